@@ -1,0 +1,224 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { LOCALES, PLANS, PORTAL_ROLES, SORT_ORDERS } from '@app/db';
+import { SCOPES } from '@app/domain';
+import { IsTimestamp } from '../common/validators';
+
+export class ProgramSettingsDto {
+  @ApiPropertyOptional({ example: ['en', 'es', 'pt-BR'], description: 'Ordered; the first is the default language', enum: LOCALES, isArray: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(3)
+  @ArrayUnique()
+  @IsIn(LOCALES, { each: true })
+  supported_locales?: string[];
+
+  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'featured' })
+  @IsOptional()
+  @IsIn(SORT_ORDERS)
+  sort_order?: string;
+
+  @ApiPropertyOptional({ example: 10, default: 10, minimum: 1, maximum: 1000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  max_active_offers?: number;
+
+  @ApiPropertyOptional({ example: 20, default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  widget_feed_limit?: number;
+
+  @ApiPropertyOptional({ example: 0.5, default: 0.5, minimum: 0, maximum: 1, description: "Service's share of the merchant fee" })
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 4 })
+  @Min(0)
+  @Max(1)
+  service_share_rate?: number;
+
+  @ApiPropertyOptional({ example: 30, default: 30, minimum: 0, maximum: 3650 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  settlement_hold_days?: number;
+}
+
+export class RateLimitsDto {
+  @ApiPropertyOptional({ example: 6000, description: 'Requests per minute per key for the offers endpoints' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  offers?: number;
+
+  @ApiPropertyOptional({ example: 6000, description: 'Requests per minute per key for the transaction endpoints' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  transactions?: number;
+
+  @ApiPropertyOptional({ example: 60, description: 'Requests per minute per key for the reporting endpoints' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  reporting?: number;
+}
+
+export class CreateInstitutionDto {
+  @ApiProperty({ example: 'Demo Bank' })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ enum: PLANS, example: 'growth' })
+  @IsIn(PLANS)
+  plan: string;
+
+  @ApiPropertyOptional({ type: ProgramSettingsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ProgramSettingsDto)
+  program?: ProgramSettingsDto;
+
+  @ApiPropertyOptional({ type: RateLimitsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RateLimitsDto)
+  rate_limits?: RateLimitsDto;
+}
+
+export class UpdateInstitutionDto {
+  @ApiPropertyOptional({ example: 'Demo Bank S.A.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: PLANS })
+  @IsOptional()
+  @IsIn(PLANS)
+  plan?: string;
+
+  @ApiPropertyOptional({ enum: ['active', 'suspended'], description: 'A suspended institution\'s keys get 403 institution_suspended' })
+  @IsOptional()
+  @IsIn(['active', 'suspended'])
+  status?: string;
+
+  @ApiPropertyOptional({ type: ProgramSettingsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ProgramSettingsDto)
+  program?: ProgramSettingsDto;
+
+  @ApiPropertyOptional({ type: RateLimitsDto, description: 'Replaces the overrides; {} clears them' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RateLimitsDto)
+  rate_limits?: RateLimitsDto;
+}
+
+export class ProgramDto {
+  @ApiProperty({ example: ['en', 'es'] }) supported_locales: string[];
+  @ApiProperty({ example: 'featured' }) sort_order: string;
+  @ApiProperty({ example: 10 }) max_active_offers: number;
+  @ApiProperty({ example: 20 }) widget_feed_limit: number;
+  @ApiProperty({ example: 0.5 }) service_share_rate: number;
+  @ApiProperty({ example: 30 }) settlement_hold_days: number;
+}
+
+export class InstitutionDto {
+  @ApiProperty({ example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' }) id: string;
+  @ApiProperty({ example: 'Demo Bank' }) name: string;
+  @ApiProperty({ example: 'growth' }) plan: string;
+  @ApiProperty({ example: 'active' }) status: string;
+  @ApiProperty() program: ProgramDto;
+  @ApiProperty({ example: { reporting: 120 } }) rate_limits: RateLimitsDto;
+  @ApiProperty({ example: 'https://bank.example/webhooks/offers', nullable: true, type: String }) webhook_url: string | null;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+}
+
+export class CreateUserDto {
+  @ApiProperty({ example: 'ana@bank.example' })
+  @IsEmail()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery staple', minLength: 12 })
+  @IsString()
+  @MinLength(12)
+  @MaxLength(200)
+  password: string;
+
+  @ApiProperty({ enum: PORTAL_ROLES, example: 'admin' })
+  @IsIn(PORTAL_ROLES)
+  role: string;
+}
+
+export class PortalUserDto {
+  @ApiProperty({ example: 'c0a8012e-7d1b-4d8a-9c55-8e2a4b1d2f3a' }) id: string;
+  @ApiProperty({ example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' }) institution_id: string;
+  @ApiProperty({ example: 'ana@bank.example' }) email: string;
+  @ApiProperty({ example: 'admin' }) role: string;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+}
+
+export class CreateApiKeyDto {
+  @ApiProperty({ example: 'production backend' })
+  @IsString()
+  @Length(1, 100)
+  name: string;
+
+  @ApiPropertyOptional({
+    enum: SCOPES,
+    isArray: true,
+    nullable: true,
+    example: ['offers', 'transactions', 'reporting'],
+    description: 'Defaults to all three; null makes a key as from before scopes (holds all three)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(SCOPES, { each: true })
+  scopes?: string[] | null;
+
+  @ApiPropertyOptional({ example: '2027-11-21T00:00:00Z', nullable: true, type: String, description: 'Defaults to one year from now; null: never' })
+  @IsOptional()
+  @IsTimestamp()
+  expires_at?: string | null;
+}
+
+export class IssuedApiKeyDto {
+  @ApiProperty({ example: '9a1f2c3d-1111-4a4a-9b9b-123456789abc' }) id: string;
+  @ApiProperty({ example: 'plo_live_q3V...Xy', description: 'The plaintext key, shown this once' }) key: string;
+  @ApiProperty({ example: 'production backend' }) name: string;
+  @ApiProperty({ example: 'plo_live_…x9Qa' }) prefix: string;
+  @ApiProperty({ example: ['offers', 'transactions', 'reporting'] }) scopes: string[];
+  @ApiProperty({ example: '2027-11-21T00:00:00.000Z', nullable: true, type: String }) expires_at: string | null;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+}

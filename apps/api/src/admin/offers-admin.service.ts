@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { fitsCurrency, toMajor, toMinor } from '@app/domain';
+import { ApiError, ErrorDetail } from '../common/api-error';
+import { Keyset, Page } from '../common/pagination';
+import { AdminOfferDto, CreateOfferDto, UpdateOfferDto } from './offers.dto';
+
+interface OfferRow {
+  id: string;
+  merchant_id: string;
+  institution_ids: string[];
+  status: string;
+  translations: Record<string, { title: string; description?: string }>;
+  min_spend: string;
+  reward_type: string;
+  cashback_amount: string;
+  cashback_percent: string | null;
+  merchant_fee_amount: string;
+  currency: string;
+  starts_at: Date;
+  expires_at: Date;
+  budget_total: string | null;
+  budget_used: string;
+  segments: string[];
+  max_redemptions_per_cardholder: number;
+  priority: number;
+  created_at: Date;
+  updated_at: Date;
+  cursor_t: string;
+}
+
+const SELECT = `
+  SELECT o.*, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t,
+         COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids
+    FROM offer o`;
+
+const MONEY_FIELDS = ['min_spend', 'cashback_amount', 'merchant_fee_amount', 'budget_total'] as const;
+
+/** Operators' offer catalogue: rewards, windows, budgets, segments and targeting. */
+@Injectable()
+export class OffersAdminService {
+  private readonly keyset: Keyset;
+
+  constructor(
+    private readonly db: DataSource,
+    config: AppConfig,
+  ) {
+    this.keyset = new Keyset(config.secretsKey, 'admin:offers');
+  }
+
+  async create(dto: CreateOfferDto): Promise<AdminOfferDto> {
+    const rewardType = dto.reward_type ?? 'fixed';
+    this.check({ ...dto, reward_type: rewardType }, dto.currency);
+    const id = await this.db.transaction(async (m) => {
+      await this.checkReferences(m, dto.merchant_id, dto.institution_ids);
+      const [row] = await m.query(
+        `INSERT INTO offer (merchant_id, status, translations, min_spend, reward_type, cashback_amount, cashback_percent,
+                            merchant_fee_amount, currency, starts_at, expires_at, budget_total, segments,
+                            max_redemptions_per_cardholder, priority, targeted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+        [
+          dto.merchant_id,
+          dto.status,
+          JSON.stringify(dto.translations),
+          toMinor(dto.min_spend, dto.currency),
+          rewardType,
+          toMinor(dto.cashback_amount, dto.currency),
+          dto.cashback_percent ?? null,
+          toMinor(dto.merchant_fee_amount ?? 0, dto.currency),
+          dto.currency,
+          dto.starts_at,
+          dto.expires_at,
+          dto.budget_total == null ? null : toMinor(dto.budget_total, dto.currency),
+          dto.segments ?? [],
+          dto.max_redemptions_per_cardholder ?? 1,
+          dto.priority ?? 0,
+          (dto.institution_ids?.length ?? 0) > 0,
+        ],
+      );
+      await this.setTargets(m, row.id, dto.institution_ids ?? []);
+      return row.id as string;
+    });
+    return this.get(id);
+  }
+
+  async update(id: string, dto: UpdateOfferDto): Promise<AdminOfferDto> {
+    await this.db.transaction(async (m) => {
+      const [cur]: OfferRow[] = await m.query(`${SELECT} WHERE o.id = $1 FOR UPDATE OF o`, [id]);
+      if (!cur) throw ApiError.notFound('offer_not_found', 'No such offer.');
+      const c = cur.currency;
+      const merged = {
+        reward_type: dto.reward_type ?? cur.reward_type,
+        cashback_percent: dto.cashback_percent !== undefined ? dto.cashback_percent : cur.cashback_percent === null ? undefined : Number(cur.cashback_percent),
+        starts_at: dto.starts_at ?? cur.starts_at.toISOString(),
+        expires_at: dto.expires_at ?? cur.expires_at.toISOString(),
+        min_spend: dto.min_spend,
+        cashback_amount: dto.cashback_amount,
+        merchant_fee_amount: dto.merchant_fee_amount,
+        budget_total: dto.budget_total,
+      };
+      this.check(merged, c);
+      if (dto.budget_total != null && toMinor(dto.budget_total, c) < Number(cur.budget_used)) {
+        throw ApiError.validation([{ field: 'budget_total', message: `must be at least the budget already used (${toMajor(cur.budget_used, c)})` }]);
+      }
+      if (dto.institution_ids) await this.checkReferences(m, cur.merchant_id, dto.institution_ids);
+      await m.query(
+        `UPDATE offer SET
+           status = COALESCE($2, status),
+           translations = COALESCE($3::jsonb, translations),
+           min_spend = COALESCE($4, min_spend),
+           reward_type = $5,
+           cashback_amount = COALESCE($6, cashback_amount),
+           cashback_percent = $7,
+           merchant_fee_amount = COALESCE($8, merchant_fee_amount),
+           starts_at = $9, expires_at = $10,
+           budget_total = CASE WHEN $11 THEN $12::bigint ELSE budget_total END,
+           segments = COALESCE($13, segments),
+           max_redemptions_per_cardholder = COALESCE($14, max_redemptions_per_cardholder),
+           priority = COALESCE($15, priority),
+           targeted = COALESCE($16, targeted),
+           updated_at = now()
+         WHERE id = $1`,
+        [
+          id,
+          dto.status ?? null,
+          dto.translations ? JSON.stringify(dto.translations) : null,
+          dto.min_spend === undefined ? null : toMinor(dto.min_spend, c),
+          merged.reward_type,
+          dto.cashback_amount === undefined ? null : toMinor(dto.cashback_amount, c),
+          merged.reward_type === 'percent' ? merged.cashback_percent : null,
+          dto.merchant_fee_amount === undefined ? null : toMinor(dto.merchant_fee_amount, c),
+          merged.starts_at,
+          merged.expires_at,
+          dto.budget_total !== undefined,
+          dto.budget_total == null ? null : toMinor(dto.budget_total, c),
+          dto.segments ?? null,
+          dto.max_redemptions_per_cardholder ?? null,
+          dto.priority ?? null,
+          dto.institution_ids ? dto.institution_ids.length > 0 : null,
+        ],
+      );
+      if (dto.institution_ids) await this.setTargets(m, id, dto.institution_ids);
+    });
+    return this.get(id);
+  }
+
+  async get(id: string): Promise<AdminOfferDto> {
+    const rows: OfferRow[] = await this.db.query(`${SELECT} WHERE o.id = $1`, [id]);
+    if (!rows[0]) throw ApiError.notFound('offer_not_found', 'No such offer.');
+    return toDto(rows[0]);
+  }
+
+  async list(limit: number, cursor?: string, filter: { status?: string; merchant_id?: string } = {}): Promise<Page<AdminOfferDto>> {
+    const after = this.keyset.decode(cursor);
+    const rows: OfferRow[] = await this.db.query(
+      `${SELECT}
+        WHERE ($1::text IS NULL OR o.status = $1) AND ($2::uuid IS NULL OR o.merchant_id = $2)
+          AND ($3::timestamptz IS NULL OR (o.created_at, o.id) < ($3::timestamptz, $4::uuid))
+        ORDER BY o.created_at DESC, o.id DESC
+        LIMIT $5`,
+      [filter.status ?? null, filter.merchant_id ?? null, after?.t ?? null, after?.id ?? null, limit + 1],
+    );
+    return this.keyset.page(rows, limit, toDto);
+  }
+
+  /** Rules that span fields: reward type vs percent, the window, decimals of the currency. */
+  private check(
+    o: {
+      reward_type: string;
+      cashback_percent?: number | null;
+      starts_at: string;
+      expires_at: string;
+      min_spend?: number;
+      cashback_amount?: number;
+      merchant_fee_amount?: number;
+      budget_total?: number | null;
+    },
+    currency: string,
+  ): void {
+    const details: ErrorDetail[] = [];
+    if (o.reward_type === 'percent' && o.cashback_percent == null) {
+      details.push({ field: 'cashback_percent', message: 'is required for a percent offer' });
+    }
+    if (o.reward_type === 'fixed' && o.cashback_percent != null) {
+      details.push({ field: 'cashback_percent', message: 'applies only to percent offers' });
+    }
+    if (Date.parse(o.starts_at) >= Date.parse(o.expires_at)) {
+      details.push({ field: 'expires_at', message: 'must be after starts_at' });
+    }
+    for (const f of MONEY_FIELDS) {
+      const v = o[f];
+      if (v != null && !fitsCurrency(v, currency)) details.push({ field: f, message: `has more decimal places than ${currency} allows` });
+    }
+    if (details.length) throw ApiError.validation(details);
+  }
+
+  private async checkReferences(m: EntityManager, merchantId: string, institutionIds: string[] = []): Promise<void> {
+    const [{ merchant, known }] = await m.query(
+      `SELECT EXISTS (SELECT 1 FROM merchant WHERE id = $1) AS merchant,
+              (SELECT count(*)::int FROM institution WHERE id = ANY($2::uuid[])) AS known`,
+      [merchantId, institutionIds],
+    );
+    const details: ErrorDetail[] = [];
+    if (!merchant) details.push({ field: 'merchant_id', message: 'no such merchant' });
+    if (known !== institutionIds.length) details.push({ field: 'institution_ids', message: 'names an unknown institution' });
+    if (details.length) throw ApiError.validation(details);
+  }
+
+  private async setTargets(m: EntityManager, offerId: string, institutionIds: string[]): Promise<void> {
+    await m.query(`DELETE FROM offer_target WHERE offer_id = $1`, [offerId]);
+    if (institutionIds.length) {
+      await m.query(`INSERT INTO offer_target (offer_id, institution_id) SELECT $1, unnest($2::uuid[])`, [offerId, institutionIds]);
+    }
+  }
+}
+
+function toDto(r: OfferRow): AdminOfferDto {
+  const c = r.currency;
+  return {
+    id: r.id,
+    merchant_id: r.merchant_id,
+    institution_ids: r.institution_ids,
+    status: r.status,
+    translations: r.translations,
+    min_spend: toMajor(r.min_spend, c),
+    reward_type: r.reward_type,
+    cashback_amount: toMajor(r.cashback_amount, c),
+    cashback_percent: r.cashback_percent === null ? null : Number(r.cashback_percent),
+    merchant_fee_amount: toMajor(r.merchant_fee_amount, c),
+    currency: c,
+    starts_at: r.starts_at.toISOString(),
+    expires_at: r.expires_at.toISOString(),
+    budget_total: r.budget_total === null ? null : toMajor(r.budget_total, c),
+    budget_used: toMajor(r.budget_used, c),
+    segments: r.segments,
+    max_redemptions_per_cardholder: r.max_redemptions_per_cardholder,
+    priority: r.priority,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}

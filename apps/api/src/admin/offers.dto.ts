@@ -1,0 +1,190 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidationOptions,
+} from 'class-validator';
+import { LOCALES, OFFER_STATUSES, REWARD_TYPES } from '@app/db';
+import { PageQuery } from '../common/pagination';
+import { IsAmount, IsCurrencyCode, IsTimestamp } from '../common/validators';
+
+/** `{ "en": {title, description}, "es": {...} }`: keys are supported locales, at least one. */
+function IsTranslations(options: ValidationOptions = {}) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTranslations',
+      target: object.constructor,
+      propertyName,
+      options: {
+        message: 'must map en, es or pt-BR to {title (1-200 chars), description (up to 2000 chars)}, at least one',
+        ...options,
+      },
+      validator: {
+        validate(v: unknown) {
+          if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+          const entries = Object.entries(v as Record<string, unknown>);
+          return (
+            entries.length > 0 &&
+            entries.every(([locale, t]) => {
+              const tr = t as { title?: unknown; description?: unknown } | null;
+              return (
+                (LOCALES as readonly string[]).includes(locale) &&
+                !!tr &&
+                typeof tr === 'object' &&
+                Object.keys(tr).every((k) => k === 'title' || k === 'description') &&
+                typeof tr.title === 'string' &&
+                tr.title.trim().length >= 1 &&
+                tr.title.length <= 200 &&
+                (tr.description === undefined || (typeof tr.description === 'string' && tr.description.length <= 2000))
+              );
+            })
+          );
+        },
+      },
+    });
+}
+
+export class CreateOfferDto {
+  @ApiProperty({ example: '3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b' })
+  @IsUUID()
+  merchant_id: string;
+
+  @ApiPropertyOptional({ type: [String], example: [], description: 'Institutions the offer is shown to; empty or absent = every institution' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ArrayUnique()
+  @IsUUID(undefined, { each: true })
+  institution_ids?: string[];
+
+  @ApiProperty({ enum: OFFER_STATUSES, example: 'active' })
+  @IsIn(OFFER_STATUSES)
+  status: string;
+
+  @ApiProperty({
+    example: {
+      en: { title: '10% back at Green Grocer', description: 'Spend 20 or more.' },
+      es: { title: '10% de reembolso en Green Grocer', description: 'Gasta 20 o más.' },
+    },
+  })
+  @IsTranslations()
+  translations: Record<string, { title: string; description?: string }>;
+
+  @ApiProperty({ example: 20, description: 'Minimum purchase, major units of currency' })
+  @IsAmount()
+  min_spend: number;
+
+  @ApiPropertyOptional({ enum: REWARD_TYPES, default: 'fixed', description: 'fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount' })
+  @IsOptional()
+  @IsIn(REWARD_TYPES)
+  reward_type?: string;
+
+  @ApiProperty({ example: 5, description: 'Fixed reward, or the cap of a percent reward (major units)' })
+  @IsAmount({ positive: true })
+  cashback_amount: number;
+
+  @ApiPropertyOptional({ example: 10, description: 'Percent of the purchase (percent offers only), 0 < x ≤ 100' })
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 4 })
+  @Min(0.0001)
+  @Max(100)
+  cashback_percent?: number;
+
+  @ApiPropertyOptional({ example: 1, default: 0, description: "Merchant's fee on top of the cashback (major units)" })
+  @IsOptional()
+  @IsAmount()
+  merchant_fee_amount?: number;
+
+  @ApiProperty({ example: 'USD' })
+  @IsCurrencyCode()
+  currency: string;
+
+  @ApiProperty({ example: '2026-11-01T00:00:00Z' })
+  @IsTimestamp()
+  starts_at: string;
+
+  @ApiProperty({ example: '2027-01-31T23:59:59Z' })
+  @IsTimestamp()
+  expires_at: string;
+
+  @ApiPropertyOptional({ example: 5000, nullable: true, type: Number, description: 'Merchant-funded cap (major units); null = unlimited' })
+  @IsOptional()
+  @IsAmount({ positive: true })
+  budget_total?: number | null;
+
+  @ApiPropertyOptional({ type: [String], example: ['premium'], description: 'Segment codes; empty = unrestricted' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Length(1, 64, { each: true })
+  segments?: string[];
+
+  @ApiPropertyOptional({ example: 1, default: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  max_redemptions_per_cardholder?: number;
+
+  @ApiPropertyOptional({ example: 0, default: 0, description: 'Higher comes first in the featured sort order' })
+  @IsOptional()
+  @IsInt()
+  @Min(-1_000_000)
+  @Max(1_000_000)
+  priority?: number;
+}
+
+/** Every field optional; merchant and currency are fixed once the offer exists. */
+export class UpdateOfferDto extends PartialType(OmitType(CreateOfferDto, ['merchant_id', 'currency'] as const)) {}
+
+export class OfferListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: OFFER_STATUSES })
+  @IsOptional()
+  @IsIn(OFFER_STATUSES)
+  status?: string;
+
+  @ApiPropertyOptional({ example: '3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b' })
+  @IsOptional()
+  @IsUUID()
+  merchant_id?: string;
+}
+
+export class AdminOfferDto {
+  @ApiProperty({ example: 'c5d8...' }) id: string;
+  @ApiProperty({ example: '3f2a...' }) merchant_id: string;
+  @ApiProperty({ type: [String], example: [] }) institution_ids: string[];
+  @ApiProperty({ example: 'active' }) status: string;
+  @ApiProperty({ example: { en: { title: '10% back', description: 'Spend 20 or more.' } } })
+  translations: Record<string, { title: string; description?: string }>;
+  @ApiProperty({ example: 20 }) min_spend: number;
+  @ApiProperty({ example: 'percent' }) reward_type: string;
+  @ApiProperty({ example: 5 }) cashback_amount: number;
+  @ApiProperty({ example: 10, nullable: true, type: Number }) cashback_percent: number | null;
+  @ApiProperty({ example: 1 }) merchant_fee_amount: number;
+  @ApiProperty({ example: 'USD' }) currency: string;
+  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) starts_at: string;
+  @ApiProperty({ example: '2027-01-31T23:59:59.000Z' }) expires_at: string;
+  @ApiProperty({ example: 5000, nullable: true, type: Number }) budget_total: number | null;
+  @ApiProperty({ example: 0 }) budget_used: number;
+  @ApiProperty({ example: ['premium'] }) segments: string[];
+  @ApiProperty({ example: 1 }) max_redemptions_per_cardholder: number;
+  @ApiProperty({ example: 0 }) priority: number;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) updated_at: string;
+}
+

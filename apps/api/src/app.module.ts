@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AppConfig, ConfigModule } from '@app/config';
+import { DbModule } from '@app/db';
+import { AdminModule } from './admin/admin.module';
+import { AuthModule } from './auth/auth.module';
+import { ErrorFilter } from './common/error.filter';
+import { loggerParams } from './common/logging';
+import { RedisModule } from './common/redis.module';
+import { HealthController } from './health/health.controller';
+import { PortalModule } from './portal/portal.module';
+
+@Module({
+  imports: [
+    ConfigModule,
+    LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerParams }),
+    DbModule,
+    RedisModule,
+    AuthModule,
+    AdminModule,
+    PortalModule,
+  ],
+  controllers: [HealthController],
+  providers: [{ provide: APP_FILTER, useClass: ErrorFilter }],
+})
+export class AppModule {}

@@ -1,0 +1,128 @@
+import { CanActivate, ExecutionContext, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import type { Request, Response } from 'express';
+import { AppConfig } from '@app/config';
+import { effectiveScopes, hashApiKey } from '@app/domain';
+import type { Plan, RateLimitOverrides } from '@app/db';
+import { ApiError } from '../common/api-error';
+import { ApiKeyPrincipal } from './auth.types';
+import { RateLimiterService } from './rate-limiter.service';
+import { RateGroup, SCOPE_KEY } from './scopes.decorator';
+
+interface KeyRow {
+  id: string;
+  name: string;
+  hint: string;
+  scopes: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  stale: boolean;
+  institution_id: string;
+  institution_name: string;
+  plan: Plan;
+  institution_status: string;
+  rate_limits: RateLimitOverrides;
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+
+/**
+ * Bearer API key → SHA-256 → one indexed lookup (key joined with its institution), then
+ * revocation, expiry, scope and the per-key, per-scope-group rate limit.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly logger = new Logger(ApiKeyGuard.name);
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly db: DataSource,
+    private readonly config: AppConfig,
+    private readonly limiter: RateLimiterService,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const res = ctx.switchToHttp().getResponse<Response>();
+    const group = this.reflector.getAllAndOverride<RateGroup>(SCOPE_KEY, [ctx.getHandler(), ctx.getClass()]);
+
+    const match = BEARER.exec(req.header('authorization') ?? '');
+    if (!match) {
+      throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthorized', 'Send the API key as: Authorization: Bearer <API_KEY>.');
+    }
+    const rows: KeyRow[] = await this.db.query(
+      `SELECT k.id, k.name, k.hint, k.scopes, k.expires_at, k.revoked_at,
+              (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale,
+              i.id AS institution_id, i.name AS institution_name, i.plan, i.status AS institution_status, i.rate_limits
+         FROM api_key k JOIN institution i ON i.id = k.institution_id
+        WHERE k.key_hash = $1`,
+      [hashApiKey(match[1])],
+    );
+    const key = rows[0];
+    if (!key) throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_token', 'The API key is not valid.');
+    if (key.revoked_at) throw ApiError.forbidden('token_revoked', 'The API key has been revoked.');
+    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw ApiError.forbidden('token_expired', 'Token expired');
+    if (key.institution_status !== 'active') {
+      throw ApiError.forbidden('institution_suspended', 'The institution is suspended; contact the service operator.');
+    }
+    const scopes = effectiveScopes(key.scopes);
+    if (group !== 'account' && !scopes.includes(group)) {
+      throw ApiError.forbidden('insufficient_scope', `The API key lacks the "${group}" scope.`);
+    }
+
+    await this.applyRateLimit(key, group, res);
+
+    if (key.stale) {
+      // Written at most once a minute per key; never on the request's critical path.
+      this.db
+        .query(
+          `UPDATE api_key SET last_used_at = now()
+            WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+          [key.id],
+        )
+        .catch((e: Error) => this.logger.warn({ err: e.message }, 'could not record key use'));
+    }
+
+    const principal: ApiKeyPrincipal = {
+      keyId: key.id,
+      keyName: key.name,
+      keyHint: key.hint,
+      scopes,
+      expiresAt: key.expires_at,
+      institutionId: key.institution_id,
+      institutionName: key.institution_name,
+      plan: key.plan,
+      rateLimits: key.rate_limits ?? {},
+    };
+    req.apiKey = principal;
+    return true;
+  }
+
+  private async applyRateLimit(key: KeyRow, group: RateGroup, res: Response): Promise<void> {
+    const limits = this.config.rateLimits;
+    const override = group === 'account' ? undefined : key.rate_limits?.[group];
+    const limit = override ?? (group === 'reporting' ? limits.reportingPerMinute : limits.defaultPerMinute);
+    let decision;
+    try {
+      decision = await this.limiter.hit(`${key.id}:${group}`, limit);
+    } catch (e) {
+      // Redis carries counters only: while it is unreachable, requests go through unlimited
+      // rather than failing (transactions must still be accepted).
+      this.logger.warn({ err: (e as Error).message }, 'rate limiter unavailable; request not limited');
+      return;
+    }
+    res.setHeader('X-RateLimit-Limit', String(decision.limit));
+    res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.allowed) {
+      throw new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        'rate_limited',
+        `Rate limit of ${decision.limit} requests per minute exceeded.`,
+        undefined,
+        { 'Retry-After': String(decision.retryAfterSeconds) },
+      );
+    }
+  }
+}

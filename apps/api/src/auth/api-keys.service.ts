@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { apiKeyHint, defaultKeyExpiry, effectiveScopes, generateApiKey, hashApiKey, Scope } from '@app/domain';
+import { ApiKey } from '@app/db';
+import { ApiError } from '../common/api-error';
+import { SecurityActivityService } from './security-activity.service';
+
+export interface IssueKeyInput {
+  name: string;
+  /** null: a key as from before scopes (all three); undefined: all three, stored explicitly. */
+  scopes?: Scope[] | null;
+  /** undefined: one year; null: no expiry. */
+  expiresAt?: Date | null;
+  createdByUserId?: string | null;
+}
+
+export interface IssuedKey {
+  id: string;
+  key: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  created_at: string;
+}
+
+/** Issues and revokes API keys; both are recorded in the institution's security activity. */
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly activity: SecurityActivityService,
+  ) {}
+
+  async issue(institutionId: string, input: IssueKeyInput, actor: { label: string; ip?: string | null }): Promise<IssuedKey> {
+    const plaintext = generateApiKey();
+    const expiresAt = input.expiresAt === undefined ? defaultKeyExpiry() : input.expiresAt;
+    const scopes = input.scopes === null ? null : [...new Set(input.scopes ?? effectiveScopes(null))];
+    return this.db.transaction(async (m) => {
+      const row = await m.getRepository(ApiKey).save(
+        m.getRepository(ApiKey).create({
+          institutionId,
+          name: input.name,
+          keyHash: hashApiKey(plaintext),
+          hint: apiKeyHint(plaintext),
+          scopes,
+          expiresAt,
+          createdByUserId: input.createdByUserId ?? null,
+        }),
+      );
+      await this.activity.record(
+        {
+          institutionId,
+          type: 'api_key.created',
+          actor: actor.label,
+          ip: actor.ip,
+          details: { key_id: row.id, name: row.name, prefix: row.hint, scopes: effectiveScopes(scopes) },
+        },
+        m,
+      );
+      return {
+        id: row.id,
+        key: plaintext,
+        name: row.name,
+        prefix: row.hint,
+        scopes: effectiveScopes(scopes),
+        expires_at: expiresAt ? expiresAt.toISOString() : null,
+        created_at: row.createdAt.toISOString(),
+      };
+    });
+  }
+
+  /** Revokes a key of the institution; revoking twice is harmless. */
+  async revoke(institutionId: string, keyId: string, actor: { label: string; ip?: string | null }): Promise<void> {
+    await this.db.transaction(async (m) => {
+      const rows: { id: string; name: string; hint: string; already: boolean }[] = await m.query(
+        `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now())
+          WHERE id = $1 AND institution_id = $2
+          RETURNING id, name, hint, (revoked_at < now()) AS already`,
+        [keyId, institutionId],
+      );
+      const row = rows[0];
+      if (!row) throw ApiError.notFound('api_key_not_found', 'No such API key.');
+      if (!row.already) {
+        await this.activity.record(
+          { institutionId, type: 'api_key.revoked', actor: actor.label, ip: actor.ip, details: { key_id: row.id, name: row.name, prefix: row.hint } },
+          m,
+        );
+      }
+    });
+  }
+}

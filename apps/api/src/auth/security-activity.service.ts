@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { SecurityEvent } from '@app/db';
+
+export type SecurityEventType =
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'webhook.secret_rotated'
+  | 'webhook.url_changed'
+  | 'login.succeeded'
+  | 'login.failed'
+  | 'login.locked';
+
+/** The institution's security activity log (SPEC Authentication item 6, DESIGN section 6). */
+@Injectable()
+export class SecurityActivityService {
+  constructor(@InjectRepository(SecurityEvent) private readonly events: Repository<SecurityEvent>) {}
+
+  /** Records an event; pass the EntityManager of an open transaction to commit with the change. */
+  async record(
+    event: { institutionId: string; type: SecurityEventType; actor: string; details?: Record<string, unknown>; ip?: string | null },
+    manager?: EntityManager,
+  ): Promise<void> {
+    await (manager ?? this.events.manager).query(
+      `INSERT INTO security_event (institution_id, type, actor, details, ip) VALUES ($1, $2, $3, $4, $5)`,
+      [event.institutionId, event.type, event.actor, JSON.stringify(event.details ?? {}), event.ip ?? null],
+    );
+  }
+}

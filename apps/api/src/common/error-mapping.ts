@@ -1,0 +1,61 @@
+import { HttpException } from '@nestjs/common';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@app/db';
+import { ApiError, ErrorBody, STATUS_CODES } from './api-error';
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+  /** True when the error was not one we meant to return: log it with its stack. */
+  unexpected: boolean;
+}
+
+/** Body-parser errors carry a `type` and a `status`. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/**
+ * Turns anything thrown into the one error shape. Unknown errors become a bare 500 with no stack,
+ * no SQL and no message from the driver.
+ */
+export function mapError(e: unknown): MappedError {
+  if (e instanceof ApiError) {
+    return {
+      status: e.getStatus(),
+      body: { error: e.code, message: e.message, ...(e.details?.length ? { details: e.details } : {}) },
+      headers: e.headers,
+      unexpected: false,
+    };
+  }
+  // Nest wraps body-parser errors in an HttpException whose cause keeps the parser's `type`.
+  const bp = ((e as { cause?: unknown })?.cause ?? e) as BodyParserError;
+  if (bp?.type === 'entity.parse.failed') {
+    return plain(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
+  if (bp?.type === 'entity.too.large') {
+    return plain(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
+  }
+  if (bp?.type === 'encoding.unsupported' || bp?.type === 'charset.unsupported') {
+    return plain(415, 'unsupported_media_type', 'The request body encoding is not supported.');
+  }
+  if (e instanceof HttpException) {
+    const status = e.getStatus();
+    if (status >= 500) return plain(status, STATUS_CODES[status] ?? 'internal_error', 'The service failed to handle the request.', true);
+    const response = e.getResponse();
+    const message =
+      typeof response === 'object' && response && typeof (response as { message?: unknown }).message === 'string'
+        ? (response as { message: string }).message
+        : e.message;
+    return plain(status, STATUS_CODES[status] ?? 'error', status === 404 ? 'No such resource.' : message);
+  }
+  if (pgErrorCode(e) === PG_UNIQUE_VIOLATION) {
+    return plain(409, 'conflict', 'A resource with the same unique value already exists.');
+  }
+  return plain(500, 'internal_error', 'An unexpected error occurred. It is safe to retry with backoff.', true);
+}
+
+function plain(status: number, error: string, message: string, unexpected = false): MappedError {
+  return { status, body: { error, message }, unexpected };
+}

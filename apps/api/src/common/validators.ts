@@ -1,0 +1,45 @@
+import { registerDecorator, ValidationOptions } from 'class-validator';
+import { CURRENCY_PATTERN } from '@app/domain';
+
+/** An amount in major units: a finite, non-negative number below 10^12. */
+export function IsAmount(options: ValidationOptions & { positive?: boolean } = {}) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isAmount',
+      target: object.constructor,
+      propertyName,
+      options: { message: options.positive ? 'must be a positive number' : 'must be a non-negative number', ...options },
+      validator: {
+        validate: (v: unknown) =>
+          typeof v === 'number' && Number.isFinite(v) && (options.positive ? v > 0 : v >= 0) && v < 1e12,
+      },
+    });
+}
+
+export function IsCurrencyCode(options: ValidationOptions = {}) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCurrencyCode',
+      target: object.constructor,
+      propertyName,
+      options: { message: 'must be an ISO 4217 code such as USD', ...options },
+      validator: { validate: (v: unknown) => typeof v === 'string' && CURRENCY_PATTERN.test(v) },
+    });
+}
+
+/** An ISO 8601 timestamp with a time part (a bare date is ambiguous about the time zone). */
+export function IsTimestamp(options: ValidationOptions = {}) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTimestamp',
+      target: object.constructor,
+      propertyName,
+      options: { message: 'must be an ISO 8601 timestamp such as 2026-11-21T10:00:00Z', ...options },
+      validator: {
+        validate: (v: unknown) =>
+          typeof v === 'string' &&
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
+          !Number.isNaN(Date.parse(v)),
+      },
+    });
+}

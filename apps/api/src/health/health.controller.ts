@@ -1,0 +1,49 @@
+import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { REDIS } from '@app/queue';
+import { register } from 'prom-client';
+
+@ApiTags('Operations')
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('health')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'health', summary: 'Liveness: the process is up' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  health() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ operationId: 'ready', summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiOkResponse({ schema: { example: { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } } } })
+  @ApiServiceUnavailableResponse({ schema: { example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'down' } } } })
+  async ready(@Res({ passthrough: true }) res: Response) {
+    const [postgres, redis] = await Promise.all([
+      withTimeout(this.db.query('SELECT 1')).then(() => 'ok', () => 'down'),
+      withTimeout(this.redis.ping()).then(() => 'ok', () => 'down'),
+    ]);
+    const ok = postgres === 'ok' && redis === 'ok';
+    res.status(ok ? 200 : 503);
+    return { status: ok ? 'ready' : 'not_ready', checks: { postgres, redis } };
+  }
+
+  @Get('metrics')
+  @ApiExcludeEndpoint()
+  @Header('Content-Type', register.contentType)
+  metrics(): Promise<string> {
+    return register.metrics();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms = 2_000): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+}

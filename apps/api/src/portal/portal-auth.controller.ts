@@ -1,0 +1,85 @@
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+import type { Request, Response } from 'express';
+import { AppConfig } from '@app/config';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { PortalAuth, PortalPrincipal } from './portal-session.guard';
+import { PortalSessionsService, SESSION_COOKIE } from './portal-sessions.service';
+
+export class LoginDto {
+  @ApiProperty({ example: 'admin@demo-bank.example' })
+  @IsEmail()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'demo-password-123' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  password: string;
+}
+
+export class PortalUserViewDto {
+  @ApiProperty({ example: 'c0a8012e-7d1b-4d8a-9c55-8e2a4b1d2f3a' }) id: string;
+  @ApiProperty({ example: 'admin@demo-bank.example' }) email: string;
+  @ApiProperty({ enum: ['admin', 'member'], example: 'admin' }) role: string;
+  @ApiProperty({ example: { id: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11', name: 'Demo Bank', plan: 'growth' } })
+  institution: { id: string; name: string; plan: string };
+}
+
+export class SessionViewDto {
+  @ApiProperty() user: PortalUserViewDto;
+  @ApiProperty({ example: 'kq3...Zt0', description: 'Send as X-CSRF-Token on every portal write' }) csrf_token: string;
+}
+
+@ApiTags('Portal')
+@Controller('portal/api')
+export class PortalAuthController {
+  constructor(
+    private readonly sessions: PortalSessionsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post('auth/login')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'portalLogin', summary: 'Log in with e-mail and password; sets the session cookie' })
+  @ApiOkResponse({ type: SessionViewDto })
+  @ApiUnauthorizedResponse({ description: '`invalid_credentials` (same answer for unknown e-mail and wrong password)', type: ErrorResponseDto })
+  @ApiTooManyRequestsResponse({ description: '`login_locked` after repeated failures', type: ErrorResponseDto })
+  async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionViewDto> {
+    const { token, principal, expiresAt } = await this.sessions.login(dto.email, dto.password, req.ip);
+    res.cookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: this.config.isProduction || req.secure,
+      path: '/portal',
+      expires: expiresAt,
+    });
+    return view(principal);
+  }
+
+  @Post('auth/logout')
+  @HttpCode(204)
+  @PortalAuth()
+  @ApiOperation({ operationId: 'portalLogout', summary: 'End the session' })
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    await this.sessions.logout(req.portalUser!.sessionId);
+    res.clearCookie(SESSION_COOKIE, { path: '/portal' });
+  }
+
+  @Get('me')
+  @PortalAuth()
+  @ApiOperation({ operationId: 'portalMe', summary: 'The logged-in user, institution and CSRF token' })
+  @ApiOkResponse({ type: SessionViewDto })
+  me(@Req() req: Request): SessionViewDto {
+    return view(req.portalUser!);
+  }
+}
+
+function view(p: PortalPrincipal): SessionViewDto {
+  return {
+    user: { id: p.userId, email: p.email, role: p.role, institution: { id: p.institutionId, name: p.institutionName, plan: p.plan } },
+    csrf_token: p.csrfToken,
+  };
+}

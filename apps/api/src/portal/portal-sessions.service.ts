@@ -1,0 +1,134 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { createHash, createHmac, randomBytes } from 'crypto';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '@app/core';
+import { safeEqual } from '@app/domain';
+import type { PortalRole } from '@app/db';
+import { ApiError } from '../common/api-error';
+import { SecurityActivityService } from '../auth/security-activity.service';
+import type { PortalPrincipal } from './portal-session.guard';
+
+export const SESSION_COOKIE = 'plo_session';
+/** After this many wrong passwords in a row the login is locked for LOCK_MINUTES. */
+export const MAX_FAILED_LOGINS = 5;
+export const LOCK_MINUTES = 15;
+
+interface UserRow {
+  id: string;
+  email: string;
+  role: PortalRole;
+  password_hash: string;
+  locked: boolean;
+  locked_seconds: number;
+  institution_id: string;
+  institution_name: string;
+  plan: string;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Portal logins: password check with lockout, opaque session tokens (only hashes stored), CSRF tokens. */
+@Injectable()
+export class PortalSessionsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: AppConfig,
+    private readonly activity: SecurityActivityService,
+  ) {}
+
+  async login(email: string, password: string, ip?: string): Promise<{ token: string; principal: PortalPrincipal; expiresAt: Date }> {
+    const [user]: UserRow[] = await this.db.query(
+      `SELECT u.id, u.email, u.role, u.password_hash,
+              (u.locked_until IS NOT NULL AND u.locked_until > now()) AS locked,
+              GREATEST(0, ceil(extract(epoch FROM u.locked_until - now())))::int AS locked_seconds,
+              i.id AS institution_id, i.name AS institution_name, i.plan
+         FROM portal_user u JOIN institution i ON i.id = u.institution_id
+        WHERE lower(u.email) = lower($1)`,
+      [email.trim()],
+    );
+    // Unknown e-mail: spend the same time on a hash so the answer's timing tells nothing.
+    const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_PASSWORD_HASH));
+    if (user?.locked) {
+      throw new ApiError(HttpStatus.TOO_MANY_REQUESTS, 'login_locked', 'Too many failed logins; try again later.', undefined, {
+        'Retry-After': String(Math.max(1, user.locked_seconds)),
+      });
+    }
+    if (!user || !ok) {
+      if (user) await this.recordFailure(user, ip);
+      throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_credentials', 'Wrong e-mail or password.');
+    }
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3_600_000);
+    const [session] = await this.db.transaction(async (m) => {
+      await m.query(`UPDATE portal_user SET failed_login_count = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`, [user.id]);
+      await this.activity.record({ institutionId: user.institution_id, type: 'login.succeeded', actor: user.email, ip }, m);
+      return m.query(`INSERT INTO session (token_hash, user_id, expires_at) VALUES ($1, $2, $3) RETURNING id`, [sha256(token), user.id, expiresAt]);
+    });
+    return {
+      token,
+      expiresAt,
+      principal: {
+        sessionId: session.id,
+        userId: user.id,
+        email: user.email,
+        role: user.role,
+        institutionId: user.institution_id,
+        institutionName: user.institution_name,
+        plan: user.plan,
+        csrfToken: this.csrfFor(token),
+      },
+    };
+  }
+
+  async resolve(token: string): Promise<PortalPrincipal | null> {
+    const [row] = await this.db.query(
+      `SELECT s.id AS session_id, u.id AS user_id, u.email, u.role, i.id AS institution_id, i.name AS institution_name, i.plan
+         FROM session s JOIN portal_user u ON u.id = s.user_id JOIN institution i ON i.id = u.institution_id
+        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      [sha256(token)],
+    );
+    if (!row) return null;
+    return {
+      sessionId: row.session_id,
+      userId: row.user_id,
+      email: row.email,
+      role: row.role,
+      institutionId: row.institution_id,
+      institutionName: row.institution_name,
+      plan: row.plan,
+      csrfToken: this.csrfFor(token),
+    };
+  }
+
+  async logout(sessionId: string): Promise<void> {
+    await this.db.query(`UPDATE session SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [sessionId]);
+  }
+
+  /** The CSRF token is a MAC of the session token: nothing more to store, useless without the cookie. */
+  csrfFor(sessionToken: string): string {
+    return createHmac('sha256', this.config.secretsKey).update(`csrf:${sessionToken}`).digest('base64url');
+  }
+
+  csrfMatches(sessionToken: string, header: string | undefined): boolean {
+    return !!header && safeEqual(header, this.csrfFor(sessionToken));
+  }
+
+  private async recordFailure(user: UserRow, ip?: string): Promise<void> {
+    const [row] = await this.db.query(
+      `UPDATE portal_user
+          SET failed_login_count = failed_login_count + 1,
+              locked_until = CASE WHEN failed_login_count + 1 >= $2 THEN now() + make_interval(mins => $3) ELSE locked_until END
+        WHERE id = $1 RETURNING failed_login_count`,
+      [user.id, MAX_FAILED_LOGINS, LOCK_MINUTES],
+    );
+    const locked = row.failed_login_count >= MAX_FAILED_LOGINS;
+    if (locked) await this.db.query(`UPDATE portal_user SET failed_login_count = 0 WHERE id = $1`, [user.id]);
+    await this.activity.record({
+      institutionId: user.institution_id,
+      type: locked ? 'login.locked' : 'login.failed',
+      actor: user.email,
+      ip,
+    });
+  }
+}

@@ -1,0 +1,140 @@
+import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import { PUBLIC_ROUTES } from './scope-matrix';
+
+describe('API-key authentication (GET /api/v1/me)', () => {
+  let api: TestApi;
+  let world: World;
+
+  beforeAll(async () => {
+    api = await startApi();
+    world = await createWorld(api);
+  });
+  afterAll(() => api.close());
+
+  it('accepts a valid key and tells the institution and key', async () => {
+    const res = await api.http.get('/api/v1/me').set('Authorization', world.auth).expect(200);
+    expect(res.body).toEqual({
+      institution: { id: world.institution.id, name: world.institution.name, plan: 'growth' },
+      key: {
+        id: world.keyId,
+        name: 'test key',
+        prefix: `plo_live_…${world.apiKey.slice(-4)}`,
+        scopes: ['offers', 'transactions', 'reporting'],
+        expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    });
+    // Default expiry: one year.
+    const days = (Date.parse(res.body.key.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(364);
+    expect(days).toBeLessThan(367);
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('key format: recognizable prefix and 256 bits of randomness', () => {
+    expect(world.apiKey).toMatch(/^plo_live_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['not Bearer', 'Basic abc'],
+    ['empty Bearer', 'Bearer '],
+  ])('401 unauthorized for %s', async (_, header) => {
+    const req = api.http.get('/api/v1/me');
+    if (header !== undefined) req.set('Authorization', header);
+    const res = await req.expect(401);
+    expect(res.body).toMatchObject({ error: 'unauthorized', request_id: res.headers['x-request-id'] });
+  });
+
+  it('401 invalid_token for an unknown key, whatever its prefix', async () => {
+    for (const token of [`plo_live_${uniq()}`, 'sk_live_whatever', 'x']) {
+      const res = await api.http.get('/api/v1/me').set('Authorization', `Bearer ${token}`).expect(401);
+      expect(res.body.error).toBe('invalid_token');
+    }
+  });
+
+  it('403 token_revoked for a revoked key', async () => {
+    const w = await createWorld(api);
+    await api.app.get(require('typeorm').DataSource).query(`UPDATE api_key SET revoked_at = now() WHERE id = $1`, [w.keyId]);
+    const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(403);
+    expect(res.body.error).toBe('token_revoked');
+  });
+
+  it('403 token_expired with message exactly "Token expired"', async () => {
+    const w = await createWorld(api, { keyExpiresAt: new Date(Date.now() + 1_000).toISOString() });
+    await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(403);
+    expect(res.body).toMatchObject({ error: 'token_expired', message: 'Token expired' });
+  });
+
+  it('a key from before scopes (NULL scopes) holds all three', async () => {
+    const w = await createWorld(api, { scopes: null });
+    const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
+    expect(res.body.key.scopes).toEqual(['offers', 'transactions', 'reporting']);
+  });
+
+  it('403 institution_suspended once an operator suspends the institution', async () => {
+    const w = await createWorld(api);
+    await api.http
+      .patch(`/admin/api/v1/institutions/${w.institution.id}`)
+      .set('Authorization', `Bearer ${api.operatorToken}`)
+      .send({ status: 'suspended' })
+      .expect(200);
+    const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(403);
+    expect(res.body.error).toBe('institution_suspended');
+  });
+
+  it('records last_used_at at most once a minute', async () => {
+    const w = await createWorld(api);
+    const db = api.app.get(require('typeorm').DataSource);
+    const read = async () => (await db.query(`SELECT last_used_at FROM api_key WHERE id = $1`, [w.keyId]))[0].last_used_at;
+    expect(await read()).toBeNull();
+    await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
+    let first: Date | null = null;
+    for (let i = 0; i < 40 && !first; i++) {
+      first = await read();
+      if (!first) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(first).toBeInstanceOf(Date);
+    await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await read()).getTime()).toBe(first!.getTime());
+  });
+});
+
+describe('scope matrix', () => {
+  let api: TestApi;
+  const keys: Record<string, string> = {};
+  let offerId: string;
+
+  beforeAll(async () => {
+    api = await startApi();
+    const base = await createWorld(api, { merchants: [{}], offers: [{}] });
+    offerId = base.offers[0].id;
+    for (const scope of ['offers', 'transactions', 'reporting']) {
+      const res = await api.http
+        .post(`/admin/api/v1/institutions/${base.institution.id}/api-keys`)
+        .set('Authorization', `Bearer ${api.operatorToken}`)
+        .send({ name: `only ${scope}`, scopes: [scope] })
+        .expect(201);
+      keys[scope] = res.body.key;
+    }
+  });
+  afterAll(() => api.close());
+
+  const cases = PUBLIC_ROUTES.flatMap((route) =>
+    ['offers', 'transactions', 'reporting'].map((keyScope) => ({ route, keyScope, allowed: route.scope === null || route.scope === keyScope })),
+  );
+
+  it.each(cases)('$route.method $route.path with a "$keyScope" key → allowed: $allowed', async ({ route, keyScope, allowed }) => {
+    const path = route.path.replace(':offer', offerId);
+    const req = api.http[route.method](path).set('Authorization', `Bearer ${keys[keyScope]}`);
+    const res = route.body === undefined ? await req : await req.send(route.body as object);
+    if (allowed) {
+      expect([401, 403]).not.toContain(res.status);
+    } else {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('insufficient_scope');
+    }
+  });
+});

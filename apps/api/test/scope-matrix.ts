@@ -1,0 +1,13 @@
+/**
+ * Every public route and the scope it needs. The scope-matrix test walks this table with keys
+ * of each single scope; each issue that adds a public route adds its row here.
+ */
+export interface RouteCase {
+  method: 'get' | 'post';
+  /** `:offer` is replaced by an existing offer id of the test world. */
+  path: string;
+  scope: 'offers' | 'transactions' | 'reporting' | null;
+  body?: unknown;
+}
+
+export const PUBLIC_ROUTES: RouteCase[] = [{ method: 'get', path: '/api/v1/me', scope: null }];

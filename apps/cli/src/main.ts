@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { ConfigError } from '@app/config';
+import { migrate } from './migrate.command';
+import { writeOpenApi } from './openapi.command';
+import { seedDemo } from './seed-demo.command';
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  migrate,
+  'seed-demo': seedDemo,
+  openapi: writeOpenApi,
+};
+
+/** Operator commands: `node dist/apps/cli/main.js <migrate|seed-demo|openapi>` (wrapped by npm scripts). */
+async function main(): Promise<void> {
+  const [name, ...args] = process.argv.slice(2);
+  const command = COMMANDS[name ?? ''];
+  if (!command) {
+    process.stderr.write(`usage: cli <${Object.keys(COMMANDS).join('|')}>\n`);
+    process.exit(2);
+  }
+  await command(args);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    const err = e as { code?: string; message?: string };
+    if (e instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+    else if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND')
+      process.stderr.write(`cannot reach PostgreSQL (${err.message}). Start it, or set DATABASE_URL. See README "Quick start".\n`);
+    else process.stderr.write(`failed: ${err.message ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

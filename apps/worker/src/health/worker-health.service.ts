@@ -1,0 +1,59 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { createServer, Server } from 'http';
+import type { Redis } from 'ioredis';
+import { collectDefaultMetrics, register } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { createRedis } from '@app/queue';
+
+/**
+ * The worker's own health: at boot it checks PostgreSQL and Redis (and refuses to start without
+ * them); /health and /ready and /metrics on WORKER_HEALTH_PORT let an orchestrator watch it.
+ */
+@Injectable()
+export class WorkerHealthService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('WorkerHealth');
+  private server?: Server;
+  private readonly redis: Redis;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: AppConfig,
+  ) {
+    this.redis = createRedis(config.redisUrl, 'fast', { lazyConnect: true });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.db.query('SELECT 1');
+    await this.redis.connect();
+    await this.redis.ping();
+    collectDefaultMetrics();
+    const port = this.config.workerHealthPort;
+    if (port > 0) {
+      this.server = createServer((req, res) => void this.handle(req.url ?? '/', res));
+      await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(port, '0.0.0.0', resolve));
+    }
+    this.logger.log(`worker ready${port > 0 ? `; health on :${port}` : ''}`);
+  }
+
+  private async handle(url: string, res: import('http').ServerResponse): Promise<void> {
+    if (url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (url === '/metrics') return void res.writeHead(200, { 'content-type': register.contentType }).end(await register.metrics());
+    if (url === '/ready') {
+      const [pg, rd] = await Promise.all([
+        this.db.query('SELECT 1').then(() => 'ok', () => 'down'),
+        this.redis.ping().then(() => 'ok', () => 'down'),
+      ]);
+      const ok = pg === 'ok' && rd === 'ok';
+      return void res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', checks: { postgres: pg, redis: rd } }));
+    }
+    res.writeHead(404).end();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.redis.disconnect();
+  }
+}

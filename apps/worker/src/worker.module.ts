@@ -1,0 +1,24 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { AppConfig, ConfigModule } from '@app/config';
+import { DbModule } from '@app/db';
+import { bullConnection } from '@app/queue';
+import { WorkerHealthService } from './health/worker-health.service';
+
+@Module({
+  imports: [
+    ConfigModule,
+    LoggerModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (c: AppConfig) => ({ pinoHttp: { level: c.logLevel, base: { app: 'worker' } } }),
+    }),
+    DbModule,
+    BullModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (c: AppConfig) => ({ connection: bullConnection(c.redisUrl) }),
+    }),
+  ],
+  providers: [WorkerHealthService],
+})
+export class WorkerModule {}

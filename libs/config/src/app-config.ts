@@ -1,0 +1,90 @@
+import { randomBytes } from 'crypto';
+import { appendFileSync, existsSync } from 'fs';
+import { resolve } from 'path';
+import { EnvVars, validateEnv } from './env';
+
+/** Typed, validated configuration. Built once per process by loadConfig(). */
+export class AppConfig {
+  readonly nodeEnv: EnvVars['NODE_ENV'];
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly port: number;
+  readonly secretsKey: Buffer;
+  readonly operatorToken: string;
+  readonly webhook: { allowPrivateUrls: boolean; retryBaseMs: number; timeoutMs: number };
+  readonly rateLimits: { defaultPerMinute: number; reportingPerMinute: number };
+  readonly migrationsRunOnBoot: boolean;
+  readonly logLevel: string;
+  readonly trustProxy?: string;
+  readonly sessionTtlHours: number;
+  readonly workerConcurrency: number;
+  readonly workerHealthPort: number;
+  readonly smtp?: { url: string; from: string };
+  readonly publicBaseUrl?: string;
+
+  constructor(env: EnvVars) {
+    this.nodeEnv = env.NODE_ENV;
+    this.databaseUrl = env.DATABASE_URL;
+    this.redisUrl = env.REDIS_URL;
+    this.port = env.PORT;
+    this.secretsKey = decodeKey(env.SECRETS_KEY!);
+    this.operatorToken = env.OPERATOR_TOKEN!;
+    this.webhook = {
+      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    };
+    this.rateLimits = {
+      defaultPerMinute: env.RATE_LIMIT_DEFAULT_PER_MINUTE,
+      reportingPerMinute: env.RATE_LIMIT_REPORTING_PER_MINUTE,
+    };
+    this.migrationsRunOnBoot = env.MIGRATIONS_RUN_ON_BOOT;
+    this.logLevel = env.LOG_LEVEL;
+    this.trustProxy = env.TRUST_PROXY;
+    this.sessionTtlHours = env.SESSION_TTL_HOURS;
+    this.workerConcurrency = env.WORKER_CONCURRENCY;
+    this.workerHealthPort = env.WORKER_HEALTH_PORT;
+    this.smtp = env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM ?? 'offers@localhost' } : undefined;
+    this.publicBaseUrl = env.PUBLIC_BASE_URL;
+  }
+
+  get isProduction(): boolean {
+    return this.nodeEnv === 'production';
+  }
+}
+
+function decodeKey(value: string): Buffer {
+  return /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+}
+
+/**
+ * Reads `.env` (when present) into process.env, validates, and returns the typed config.
+ * Outside production a missing SECRETS_KEY or OPERATOR_TOKEN is generated once into `.env`
+ * so that a newcomer's first run works; in production both are required.
+ */
+export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv } = {}): AppConfig {
+  const env = options.env ?? process.env;
+  const envFile = options.envFile ?? resolve(process.cwd(), '.env');
+  if (env === process.env && existsSync(envFile)) process.loadEnvFile(envFile);
+
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  if (nodeEnv === 'development') {
+    const generated: string[] = [];
+    if (!env.SECRETS_KEY) {
+      env.SECRETS_KEY = randomBytes(32).toString('base64');
+      generated.push(`SECRETS_KEY=${env.SECRETS_KEY}`);
+    }
+    if (!env.OPERATOR_TOKEN) {
+      env.OPERATOR_TOKEN = `op_${randomBytes(24).toString('base64url')}`;
+      generated.push(`OPERATOR_TOKEN=${env.OPERATOR_TOKEN}`);
+    }
+    if (generated.length && env === process.env) {
+      appendFileSync(envFile, `# generated for development on first run\n${generated.join('\n')}\n`, { mode: 0o600 });
+    }
+  } else if (nodeEnv === 'test') {
+    // Tests get fixed, throwaway values unless they set their own.
+    env.SECRETS_KEY ??= Buffer.alloc(32, 7).toString('base64');
+    env.OPERATOR_TOKEN ??= 'op_test_operator_token_0123456789abcdef';
+  }
+  return new AppConfig(validateEnv(env as Record<string, string | undefined>));
+}

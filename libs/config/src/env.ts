@@ -1,0 +1,135 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  validateSync,
+} from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+
+const isProd = (o: EnvVars) => o.NODE_ENV === 'production';
+
+/** The environment variables the service reads, with their rules. Validated once at boot. */
+export class EnvVars {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres:postgres@localhost:5432/offers';
+
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL = 'redis://localhost:6379';
+
+  @Transform(toInt)
+  @IsInt({ message: 'PORT must be an integer' })
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  /** 32 bytes as base64 (44 characters) or hex (64 characters). Encrypts webhook secrets, MACs cursors. */
+  @ValidateIf((o: EnvVars) => isProd(o) || o.SECRETS_KEY !== undefined)
+  @Matches(/^([A-Za-z0-9+/]{43}=|[0-9a-fA-F]{64})$/, {
+    message: 'SECRETS_KEY must be 32 bytes written as base64 (44 characters) or hex (64 characters)',
+  })
+  SECRETS_KEY?: string;
+
+  @ValidateIf((o: EnvVars) => isProd(o) || o.OPERATOR_TOKEN !== undefined)
+  @IsString()
+  @Matches(/^\S{32,}$/, { message: 'OPERATOR_TOKEN must be at least 32 characters without spaces' })
+  OPERATOR_TOKEN?: string;
+
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_URLS = false;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RETRY_BASE_MS must be an integer number of milliseconds' })
+  @Min(1)
+  WEBHOOK_RETRY_BASE_MS = 30_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_DEFAULT_PER_MINUTE = 6_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_REPORTING_PER_MINUTE = 60;
+
+  @Transform(toBool)
+  @IsBoolean()
+  MIGRATIONS_RUN_ON_BOOT = true;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Express "trust proxy" setting: which proxies may set X-Forwarded-*. Empty = trust none. */
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SESSION_TTL_HOURS = 12;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WORKER_CONCURRENCY = 8;
+
+  /** The worker's own /health and /metrics listener; 0 turns it off. */
+  @Transform(toInt)
+  @IsInt({ message: 'WORKER_HEALTH_PORT must be an integer' })
+  @Min(0)
+  @Max(65535)
+  WORKER_HEALTH_PORT = 3001;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  SMTP_FROM?: string;
+
+  @IsOptional()
+  @IsString()
+  PUBLIC_BASE_URL?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates raw environment values; throws ConfigError naming every bad variable. */
+export function validateEnv(raw: Record<string, string | undefined>): EnvVars {
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== ''));
+  const env = plainToInstance(EnvVars, defined, { exposeDefaultValues: true });
+  const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length) {
+    throw new ConfigError(
+      errors.map((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })[0]),
+    );
+  }
+  return env;
+}

@@ -1,0 +1,3 @@
+export * from './env';
+export * from './app-config';
+export * from './config.module';

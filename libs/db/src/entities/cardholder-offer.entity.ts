@@ -1,0 +1,18 @@
+import { Column, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export const ENROLLMENT_STATUSES = ['active', 'redeemed', 'expired'] as const;
+export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
+
+/** An enrollment: a cardholder of an institution added to an offer. */
+@Entity('cardholder_offer')
+export class CardholderOffer {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('uuid', { name: 'offer_id' }) offerId: string;
+  @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
+  @Column('text', { name: 'card_token', nullable: true }) cardToken: string | null;
+  @Column('text', { default: 'active' }) status: EnrollmentStatus;
+  @Column('int', { name: 'redemption_count', default: 0 }) redemptionCount: number;
+  @Column('timestamptz', { name: 'added_at', default: () => 'now()' }) addedAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+}

@@ -1,0 +1,28 @@
+import { Column, CreateDateColumn, Entity, OneToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { Program } from './program.entity';
+
+export const PLANS = ['starter', 'growth', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** Per-institution overrides of requests per minute, by scope group. */
+export interface RateLimitOverrides {
+  offers?: number;
+  transactions?: number;
+  reporting?: number;
+}
+
+@Entity('institution')
+export class Institution {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('text') name: string;
+  @Column('text') plan: Plan;
+  @Column('text', { default: 'active' }) status: 'active' | 'suspended';
+  @Column('text', { name: 'webhook_url', nullable: true }) webhookUrl: string | null;
+  /** AES-256-GCM under SECRETS_KEY; never logged, never returned. */
+  @Column('text', { name: 'webhook_secret_encrypted', nullable: true, select: false })
+  webhookSecretEncrypted: string | null;
+  @Column('jsonb', { name: 'rate_limits', default: {} }) rateLimits: RateLimitOverrides;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+  @OneToOne('Program', (p: Program) => p.institution) program?: Program;
+}

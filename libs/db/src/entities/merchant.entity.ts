@@ -1,0 +1,27 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+
+export const MERCHANT_IDENTIFIER_TYPES = ['card_acceptor', 'pix_key', 'upi_vpa', 'codi', 'psp_merchant_id'] as const;
+export type MerchantIdentifierType = (typeof MERCHANT_IDENTIFIER_TYPES)[number];
+
+@Entity('merchant')
+export class Merchant {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('text') name: string;
+  /** Lowercase code such as `groceries`. */
+  @Column('text') category: string;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @OneToMany(() => MerchantIdentifier, (i) => i.merchant) identifiers?: MerchantIdentifier[];
+}
+
+/** (type, value) is unique across the service and resolves to exactly one merchant. */
+@Entity('merchant_identifier')
+export class MerchantIdentifier {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'merchant_id' }) merchantId: string;
+  @ManyToOne(() => Merchant, (m) => m.identifiers, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'merchant_id' })
+  merchant?: Merchant;
+  @Column('text') type: MerchantIdentifierType;
+  @Column('text') value: string;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}

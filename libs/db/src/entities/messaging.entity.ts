@@ -1,0 +1,96 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type WebhookEvent = 'redemption.completed' | 'redemption.reversed';
+export const ERROR_CLASSES = ['timeout', 'dns', 'connection_refused', 'tls', 'blocked_address', 'http_status', 'network'] as const;
+export type AttemptErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** One event to send to an institution's webhook URL; also the outbox row for its queue job. */
+@Entity('webhook_delivery')
+export class WebhookDelivery {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('uuid', { name: 'redemption_id' }) redemptionId: string;
+  @Column('text') event: WebhookEvent;
+  @Column('jsonb') payload: Record<string, unknown>;
+  @Column('text', { default: 'pending' }) status: DeliveryStatus;
+  @Column('int', { name: 'attempt_count', default: 0 }) attemptCount: number;
+  @Column('int', { name: 'redelivery_count', default: 0 }) redeliveryCount: number;
+  @Column('timestamptz', { name: 'next_attempt_at', nullable: true }) nextAttemptAt: Date | null;
+  @Column('timestamptz', { name: 'enqueued_at', nullable: true }) enqueuedAt: Date | null;
+  @Column('timestamptz', { name: 'last_attempt_at', nullable: true }) lastAttemptAt: Date | null;
+  @Column('timestamptz', { name: 'delivered_at', nullable: true }) deliveredAt: Date | null;
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
+}
+
+@Entity('webhook_attempt')
+export class WebhookAttempt {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'delivery_id' }) deliveryId: string;
+  @Column('int', { name: 'attempt_number' }) attemptNumber: number;
+  @Column('text') trigger: 'automatic' | 'manual';
+  @Column('text', { nullable: true }) url: string | null;
+  @Column('timestamptz', { name: 'started_at' }) startedAt: Date;
+  @Column('int', { name: 'duration_ms' }) durationMs: number;
+  @Column('int', { name: 'http_status', nullable: true }) httpStatus: number | null;
+  @Column('text', { name: 'error_class', nullable: true }) errorClass: AttemptErrorClass | null;
+  @Column('text', { name: 'error_message', nullable: true }) errorMessage: string | null;
+  /** First 4 KiB of the response body. */
+  @Column('text', { name: 'response_excerpt', nullable: true }) responseExcerpt: string | null;
+}
+
+@Entity('inbox_message')
+export class InboxMessage {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  /** e.g. webhook.failed, api_key.expiring */
+  @Column('text') kind: string;
+  @Column('text') title: string;
+  @Column('text') body: string;
+  /** Makes a message idempotent: the same key is written once per institution. */
+  @Column('text', { name: 'dedupe_key', nullable: true }) dedupeKey: string | null;
+  @Column('timestamptz', { name: 'read_at', nullable: true }) readAt: Date | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}
+
+export const UPLOAD_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+export interface InvalidLine {
+  line: number;
+  errors: { field: string; message: string }[];
+}
+
+@Entity('csv_upload')
+export class CsvUpload {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('uuid', { name: 'uploaded_by_user_id', nullable: true }) uploadedByUserId: string | null;
+  @Column('text') filename: string;
+  @Column('int', { name: 'size_bytes' }) sizeBytes: number;
+  @Column('bytea', { nullable: true, select: false }) content: Buffer | null;
+  @Column('text', { default: 'queued' }) status: UploadStatus;
+  @Column('int', { name: 'rows_total', nullable: true }) rowsTotal: number | null;
+  @Column('int', { name: 'rows_processed', default: 0 }) rowsProcessed: number;
+  @Column('int', { default: 0 }) accepted: number;
+  @Column('int', { default: 0 }) duplicates: number;
+  @Column('jsonb', { default: [] }) invalid: InvalidLine[];
+  @Column('int', { name: 'blank_lines_skipped', default: 0 }) blankLinesSkipped: number;
+  @Column('text', { name: 'error_message', nullable: true }) errorMessage: string | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
+  @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+}
+
+export const ENGAGEMENT_KINDS = ['widget_view', 'impression', 'add_success'] as const;
+export type EngagementKind = (typeof ENGAGEMENT_KINDS)[number];
+
+@Entity('engagement_event')
+export class EngagementEvent {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint' }) id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('text') kind: EngagementKind;
+  @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
+  @Column('uuid', { name: 'offer_id', nullable: true }) offerId: string | null;
+  @Column('timestamptz', { name: 'occurred_at', default: () => 'now()' }) occurredAt: Date;
+}

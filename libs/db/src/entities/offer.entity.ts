@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { numeric } from './transformers';
+
+export const OFFER_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+export const REWARD_TYPES = ['fixed', 'percent'] as const;
+export type RewardType = (typeof REWARD_TYPES)[number];
+export type OfferTranslations = Record<string, { title: string; description: string }>;
+
+/** Money columns are integer minor units of `currency`. */
+@Entity('offer')
+export class Offer {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'merchant_id' }) merchantId: string;
+  @Column('text') status: OfferStatus;
+  @Column('jsonb') translations: OfferTranslations;
+  @Column('bigint', { name: 'min_spend', transformer: numeric }) minSpend: number;
+  @Column('text', { name: 'reward_type', default: 'fixed' }) rewardType: RewardType;
+  /** Fixed reward, or the cap of a percent reward. */
+  @Column('bigint', { name: 'cashback_amount', transformer: numeric }) cashbackAmount: number;
+  @Column('numeric', { name: 'cashback_percent', precision: 7, scale: 4, nullable: true, transformer: numeric })
+  cashbackPercent: number | null;
+  @Column('bigint', { name: 'merchant_fee_amount', default: 0, transformer: numeric }) merchantFeeAmount: number;
+  @Column('char', { length: 3 }) currency: string;
+  @Column('timestamptz', { name: 'starts_at' }) startsAt: Date;
+  @Column('timestamptz', { name: 'expires_at' }) expiresAt: Date;
+  /** Merchant-funded cap; null = unlimited. */
+  @Column('bigint', { name: 'budget_total', nullable: true, transformer: numeric }) budgetTotal: number | null;
+  @Column('bigint', { name: 'budget_used', default: 0, transformer: numeric }) budgetUsed: number;
+  /** Empty = unrestricted. */
+  @Column('text', { array: true, default: () => "'{}'" }) segments: string[];
+  @Column('int', { name: 'max_redemptions_per_cardholder', default: 1 }) maxRedemptionsPerCardholder: number;
+  @Column('int', { default: 0 }) priority: number;
+  /** False: offered to every institution; true: only to those in offer_target. */
+  @Column('boolean', { default: false }) targeted: boolean;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+}
+
+@Entity('offer_target')
+export class OfferTarget {
+  @Column('uuid', { name: 'offer_id', primary: true }) offerId: string;
+  @Column('uuid', { name: 'institution_id', primary: true }) institutionId: string;
+}

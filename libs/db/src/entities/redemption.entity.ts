@@ -1,0 +1,24 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { SettlementStatus } from '@app/domain';
+import { numeric } from './transformers';
+
+/** A qualifying purchase: at most one per transaction. Amounts in minor units of `currency`. */
+@Entity('redemption')
+export class Redemption {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('uuid', { name: 'transaction_id' }) transactionId: string;
+  @Column('uuid', { name: 'cardholder_offer_id' }) cardholderOfferId: string;
+  @Column('uuid', { name: 'offer_id' }) offerId: string;
+  @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
+  @Column('char', { length: 3 }) currency: string;
+  @Column('bigint', { name: 'purchase_amount', transformer: numeric }) purchaseAmount: number;
+  @Column('bigint', { name: 'cashback_amount', transformer: numeric }) cashbackAmount: number;
+  @Column('bigint', { name: 'merchant_funded_amount', transformer: numeric }) merchantFundedAmount: number;
+  @Column('bigint', { name: 'service_revenue_amount', transformer: numeric }) serviceRevenueAmount: number;
+  @Column('bigint', { name: 'institution_payout_amount', transformer: numeric }) institutionPayoutAmount: number;
+  @Column('text', { default: 'pending' }) status: SettlementStatus;
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
+  @Column('timestamptz', { name: 'settled_at', nullable: true }) settledAt: Date | null;
+  @Column('timestamptz', { name: 'reversed_at', nullable: true }) reversedAt: Date | null;
+}

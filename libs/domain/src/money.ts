@@ -1,0 +1,146 @@
+/**
+ * Money is held as integer minor units (cents, yen, fils) with the exponent of its currency.
+ * The API speaks decimal major units (12.5); conversion rounds half-up at the minor unit.
+ */
+
+/** ISO 4217 exponents that differ from 2. Every other three-letter code uses 2. */
+const EXPONENTS: Record<string, number> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
+  UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
+
+export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+
+export function currencyExponent(currency: string): number {
+  if (!CURRENCY_PATTERN.test(currency)) throw new RangeError(`not an ISO 4217 currency code: ${currency}`);
+  return EXPONENTS[currency] ?? 2;
+}
+
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Converts a decimal amount in major units to integer minor units, rounding half-up
+ * (away from zero). Works on the decimal digits, never on binary floating point.
+ */
+export function toMinor(amount: number | string, currency: string): number {
+  const exp = currencyExponent(currency);
+  const text = typeof amount === 'number' ? numberToPlain(amount) : amount.trim();
+  const m = DECIMAL.exec(text);
+  if (!m) throw new RangeError(`not a decimal amount: ${amount}`);
+  const [, sign, whole, frac = ''] = m;
+  const kept = (frac + '0'.repeat(exp)).slice(0, exp);
+  let minor = BigInt(whole + kept);
+  if (frac.length > exp && Number(frac[exp]) >= 5) minor += 1n;
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`amount too large: ${amount}`);
+  const n = Number(minor);
+  return sign && n !== 0 ? -n : n;
+}
+
+/** Integer minor units back to a decimal number in major units (12.5 for 1250 USD). */
+export function toMajor(minor: number | string | bigint, currency: string): number {
+  const exp = currencyExponent(currency);
+  const n = typeof minor === 'number' ? minor : Number(minor);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`minor units must be a safe integer: ${minor}`);
+  return exp === 0 ? n : Number((n / 10 ** exp).toFixed(exp));
+}
+
+/** True when the amount has no more decimal places than the currency allows. */
+export function fitsCurrency(amount: number | string, currency: string): boolean {
+  const text = typeof amount === 'number' ? numberToPlain(amount) : amount;
+  const m = DECIMAL.exec(text);
+  return !!m && (m[3]?.replace(/0+$/, '').length ?? 0) <= currencyExponent(currency);
+}
+
+/** Multiplies minor units by a rate (0.5, 0.125) and rounds half-up at the minor unit. */
+export function applyRate(minor: number, rate: number | string): number {
+  const r = String(rate);
+  const m = DECIMAL.exec(r);
+  if (!m) throw new RangeError(`not a decimal rate: ${rate}`);
+  const [, sign, whole, frac = ''] = m;
+  const scale = 10n ** BigInt(frac.length);
+  const product = BigInt(minor) * BigInt(whole + frac);
+  const rounded = (2n * product + scale) / (2n * scale);
+  return Number(sign ? -rounded : rounded);
+}
+
+function numberToPlain(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite amount: ${n}`);
+  // toString switches to exponent notation for tiny or huge values; toFixed(20) keeps digits.
+  const s = String(n);
+  return /e/i.test(s) ? n.toFixed(20).replace(/\.?0+$/, '') : s;
+}
+
+/**
+ * A currency and an integer number of its minor units. Immutable; arithmetic refuses to mix
+ * currencies so a split can never silently add euros to dollars.
+ */
+export class Money {
+  private constructor(
+    readonly minor: number,
+    readonly currency: string,
+  ) {
+    if (!Number.isSafeInteger(minor)) throw new RangeError(`minor units must be a safe integer: ${minor}`);
+    currencyExponent(currency);
+  }
+
+  static ofMinor(minor: number | string | bigint, currency: string): Money {
+    return new Money(Number(minor), currency);
+  }
+
+  static ofMajor(amount: number | string, currency: string): Money {
+    return new Money(toMinor(amount, currency), currency);
+  }
+
+  static zero(currency: string): Money {
+    return new Money(0, currency);
+  }
+
+  get major(): number {
+    return toMajor(this.minor, this.currency);
+  }
+
+  plus(other: Money): Money {
+    this.assertSame(other);
+    return new Money(this.minor + other.minor, this.currency);
+  }
+
+  minus(other: Money): Money {
+    this.assertSame(other);
+    return new Money(this.minor - other.minor, this.currency);
+  }
+
+  /** Multiplies by a decimal rate, rounding half-up at the minor unit. */
+  times(rate: number | string): Money {
+    return new Money(applyRate(this.minor, rate), this.currency);
+  }
+
+  min(other: Money): Money {
+    this.assertSame(other);
+    return this.minor <= other.minor ? this : other;
+  }
+
+  compare(other: Money): number {
+    this.assertSame(other);
+    return Math.sign(this.minor - other.minor);
+  }
+
+  equals(other: Money): boolean {
+    return this.currency === other.currency && this.minor === other.minor;
+  }
+
+  toJSON(): number {
+    return this.major;
+  }
+
+  toString(): string {
+    return `${this.major.toFixed(currencyExponent(this.currency))} ${this.currency}`;
+  }
+
+  private assertSame(other: Money): void {
+    if (other.currency !== this.currency) {
+      throw new RangeError(`currency mismatch: ${this.currency} and ${other.currency}`);
+    }
+  }
+}

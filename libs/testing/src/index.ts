@@ -1,0 +1,5 @@
+export * from './test-env';
+export * from './test-app';
+export * from './factories';
+export * from './webhook-receiver';
+export * from './wait';

@@ -1,0 +1,16 @@
+/**
+ * Environment for e2e tests (jest setupFiles): a dedicated database, quiet logs, fast webhook
+ * retries and private webhook URLs allowed for the local receiver. Set before any app loads.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/offers_test';
+
+Object.assign(process.env, {
+  NODE_ENV: 'test',
+  DATABASE_URL: TEST_DATABASE_URL,
+  REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  MIGRATIONS_RUN_ON_BOOT: 'false',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WEBHOOK_RETRY_BASE_MS: '50',
+  WORKER_HEALTH_PORT: '0',
+});

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// The whole test suite, as README and .ci/run call it (`npm test`):
+// type check, unit tests, build, OpenAPI drift check and e2e tests against real PostgreSQL and
+// Redis (and, when present, the portal's browser tests). Prints one closing line
+// "N passed, N failed" counting every test that ran.
+const { spawnSync } = require('child_process');
+const { existsSync, mkdirSync, readFileSync } = require('fs');
+const { join } = require('path');
+
+const root = join(__dirname, '..');
+const out = join(root, 'test-output');
+mkdirSync(out, { recursive: true });
+let passed = 0;
+let failed = 0;
+
+function run(title, cmd, args, env = {}) {
+  process.stdout.write(`\n=== ${title}\n`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return r.status === 0;
+}
+
+function jest(project, extra = []) {
+  const file = join(out, `jest-${project}.json`);
+  const ok = run(`jest ${project}`, process.execPath, [
+    require.resolve('jest/bin/jest.js'),
+    '--selectProjects', project, '--json', `--outputFile=${file}`, ...extra,
+  ]);
+  if (existsSync(file)) {
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+    passed += r.numPassedTests;
+    failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  } else if (!ok) failed += 1;
+  return ok;
+}
+
+const steps = [
+  () => run('type check', process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']) || (failed++, false),
+  () => jest('unit'),
+  () => run('build', 'npm', ['run', 'build']) || (failed++, false),
+  () => jest('e2e', ['--maxWorkers=2']),
+];
+if (existsSync(join(root, 'portal', 'test', 'run.js'))) {
+  steps.push(() => {
+    const file = join(out, 'portal-results.json');
+    const ok = run('portal browser tests', process.execPath, [join(root, 'portal', 'test', 'run.js'), file]);
+    if (existsSync(file)) {
+      const r = JSON.parse(readFileSync(file, 'utf8'));
+      passed += r.passed;
+      failed += r.failed;
+    } else if (!ok) failed += 1;
+    return ok;
+  });
+}
+
+let ok = true;
+for (const step of steps) ok = step() && ok;
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(ok && failed === 0 ? 0 : 1);
