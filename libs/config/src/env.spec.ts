@@ -1,0 +1,57 @@
+import { ConfigError, validateEnv } from './env';
+import { AppConfig, loadConfig } from './app-config';
+
+describe('configuration', () => {
+  const good = { NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), OPERATOR_TOKEN: 'x'.repeat(32) };
+
+  it('applies defaults', () => {
+    const env = validateEnv({ NODE_ENV: 'development' });
+    expect(env.PORT).toBe(3000);
+    expect(env.DATABASE_URL).toBe('postgres://postgres:postgres@localhost:5432/offers');
+    expect(env.REDIS_URL).toBe('redis://localhost:6379');
+    expect(env.WEBHOOK_RETRY_BASE_MS).toBe(30_000);
+    expect(env.WEBHOOK_ALLOW_PRIVATE_URLS).toBe(false);
+  });
+
+  it('converts numbers and booleans', () => {
+    const env = validateEnv({ ...good, PORT: '8080', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '50' });
+    expect(env.PORT).toBe(8080);
+    expect(env.WEBHOOK_ALLOW_PRIVATE_URLS).toBe(true);
+    expect(env.WEBHOOK_RETRY_BASE_MS).toBe(50);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ SECRETS_KEY: 'short' }, 'SECRETS_KEY'],
+    [{ OPERATOR_TOKEN: 'short' }, 'OPERATOR_TOKEN'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    [{ WEBHOOK_RETRY_BASE_MS: '0' }, 'WEBHOOK_RETRY_BASE_MS'],
+  ])('names the bad variable: %j', (override, name) => {
+    expect(() => validateEnv({ ...good, ...override })).toThrow(ConfigError);
+    try {
+      validateEnv({ ...good, ...override });
+    } catch (e) {
+      expect((e as ConfigError).message).toContain(name);
+    }
+  });
+
+  it('requires SECRETS_KEY and OPERATOR_TOKEN in production', () => {
+    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(/SECRETS_KEY[\s\S]*OPERATOR_TOKEN/);
+  });
+
+  it('accepts SECRETS_KEY as 64 hex characters and decodes it to 32 bytes', () => {
+    const config = new AppConfig(validateEnv({ ...good, SECRETS_KEY: 'ab'.repeat(32) }));
+    expect(config.secretsKey).toEqual(Buffer.alloc(32, 0xab));
+  });
+
+  it('outside production generates missing secrets (without touching a real .env here)', () => {
+    const env: NodeJS.ProcessEnv = { NODE_ENV: 'development' };
+    const config = loadConfig({ env, envFile: '/nonexistent/.env' });
+    expect(config.secretsKey).toHaveLength(32);
+    expect(config.operatorToken.length).toBeGreaterThanOrEqual(32);
+    expect(env.SECRETS_KEY).toBeDefined();
+  });
+});

@@ -1,0 +1,36 @@
+import { createHash } from 'crypto';
+import { API_KEY_PREFIX, apiKeyHint, defaultKeyExpiry, effectiveScopes, generateApiKey, hashApiKey } from './api-key';
+
+describe('api keys', () => {
+  it('have a recognizable prefix and 256 bits of base64url randomness', () => {
+    const key = generateApiKey();
+    expect(key.startsWith(API_KEY_PREFIX)).toBe(true);
+    const random = key.slice(API_KEY_PREFIX.length);
+    expect(random).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(random, 'base64url')).toHaveLength(32);
+    expect(generateApiKey()).not.toBe(key);
+  });
+
+  it('are stored as their SHA-256 only', () => {
+    const key = 'plo_live_example';
+    expect(hashApiKey(key)).toBe(createHash('sha256').update(key).digest('hex'));
+    expect(hashApiKey(key)).toHaveLength(64);
+    expect(hashApiKey(key)).not.toContain('example');
+  });
+
+  it('show a non-secret hint: prefix and last 4', () => {
+    expect(apiKeyHint('plo_live_abcdefghijklmnopWXYZ')).toBe('plo_live_…WXYZ');
+  });
+
+  it('NULL scopes (keys from before scopes) hold all three; others keep only known scopes in order', () => {
+    expect(effectiveScopes(null)).toEqual(['offers', 'transactions', 'reporting']);
+    expect(effectiveScopes(undefined)).toEqual(['offers', 'transactions', 'reporting']);
+    expect(effectiveScopes(['reporting', 'offers'])).toEqual(['offers', 'reporting']);
+    expect(effectiveScopes([])).toEqual([]);
+  });
+
+  it('expire one year later by default', () => {
+    expect(defaultKeyExpiry(new Date('2026-11-21T10:00:00Z')).toISOString()).toBe('2027-11-21T10:00:00.000Z');
+    expect(defaultKeyExpiry(new Date('2028-02-29T00:00:00Z')).toISOString()).toBe('2029-03-01T00:00:00.000Z');
+  });
+});

@@ -1,0 +1,82 @@
+import { applyRate, currencyExponent, fitsCurrency, Money, toMajor, toMinor } from './money';
+
+describe('money', () => {
+  it('knows currency exponents (2 by default, 0 and 3 where ISO 4217 says)', () => {
+    expect(currencyExponent('USD')).toBe(2);
+    expect(currencyExponent('BRL')).toBe(2);
+    expect(currencyExponent('JPY')).toBe(0);
+    expect(currencyExponent('CLP')).toBe(0);
+    expect(currencyExponent('KWD')).toBe(3);
+    expect(() => currencyExponent('usd')).toThrow(RangeError);
+    expect(() => currencyExponent('EURO')).toThrow(RangeError);
+  });
+
+  it('converts major to minor units with half-up rounding on decimal digits, not floats', () => {
+    expect(toMinor(12.5, 'USD')).toBe(1250);
+    expect(toMinor('0.1', 'USD')).toBe(10);
+    expect(toMinor(0.1 + 0.2, 'USD')).toBe(30); // 0.30000000000000004
+    expect(toMinor(1.005, 'USD')).toBe(101); // binary 1.00499999... must still round half-up
+    expect(toMinor(1.004, 'USD')).toBe(100);
+    expect(toMinor('2.675', 'USD')).toBe(268);
+    expect(toMinor(-1.005, 'USD')).toBe(-101);
+    expect(toMinor(1234.5, 'JPY')).toBe(1235);
+    expect(toMinor(1234.4, 'JPY')).toBe(1234);
+    expect(toMinor(1.2345, 'KWD')).toBe(1235);
+    expect(toMinor(0, 'USD')).toBe(0);
+    expect(toMinor(1e-7, 'USD')).toBe(0);
+    expect(() => toMinor('abc', 'USD')).toThrow(RangeError);
+    expect(() => toMinor(Number.NaN, 'USD')).toThrow(RangeError);
+  });
+
+  it('converts minor units back to major', () => {
+    expect(toMajor(1250, 'USD')).toBe(12.5);
+    expect(toMajor('199', 'USD')).toBe(1.99);
+    expect(toMajor(1235, 'JPY')).toBe(1235);
+    expect(toMajor(1235, 'KWD')).toBe(1.235);
+    expect(toMajor(-5, 'USD')).toBe(-0.05);
+  });
+
+  it('tells whether an amount fits the currency decimals', () => {
+    expect(fitsCurrency(12.5, 'USD')).toBe(true);
+    expect(fitsCurrency(12.505, 'USD')).toBe(false);
+    expect(fitsCurrency('12.500', 'USD')).toBe(true);
+    expect(fitsCurrency(12.5, 'JPY')).toBe(false);
+    expect(fitsCurrency(12, 'JPY')).toBe(true);
+  });
+
+  it('applies a rate with half-up rounding at the minor unit', () => {
+    expect(applyRate(101, 0.5)).toBe(51); // 50.5 → 51
+    expect(applyRate(100, 0.5)).toBe(50);
+    expect(applyRate(3, '0.3333')).toBe(1);
+    expect(applyRate(1999, 0.125)).toBe(250); // 249.875 → 250
+    expect(applyRate(1000, 1)).toBe(1000);
+    expect(applyRate(1000, 0)).toBe(0);
+  });
+
+  it('splits a merchant-funded amount exactly: revenue + payout = funded', () => {
+    for (const [cashback, fee, rate] of [
+      [500, 101, 0.5],
+      [1, 1, 0.5],
+      [1999, 333, 0.3333],
+      [0, 7, 0.25],
+      [1234, 0, 0.5],
+    ] as const) {
+      const funded = Money.ofMinor(cashback, 'USD').plus(Money.ofMinor(fee, 'USD'));
+      const revenue = Money.ofMinor(fee, 'USD').times(rate);
+      const payout = funded.minus(revenue);
+      expect(revenue.plus(payout).equals(funded)).toBe(true);
+      expect(payout.minor).toBeGreaterThanOrEqual(cashback);
+    }
+  });
+
+  it('Money refuses to mix currencies and serializes as major units', () => {
+    const usd = Money.ofMajor(5, 'USD');
+    expect(() => usd.plus(Money.ofMajor(5, 'EUR'))).toThrow(/currency mismatch/);
+    expect(JSON.stringify({ amount: Money.ofMajor('19.99', 'USD') })).toBe('{"amount":19.99}');
+    expect(Money.ofMajor(3, 'USD').min(Money.ofMajor(2.5, 'USD')).minor).toBe(250);
+    expect(Money.ofMajor(3, 'USD').compare(Money.ofMajor(2.5, 'USD'))).toBe(1);
+    expect(Money.zero('JPY').toString()).toBe('0 JPY');
+    expect(Money.ofMinor(1250, 'USD').toString()).toBe('12.50 USD');
+    expect(() => Money.ofMinor(1.5, 'USD')).toThrow(RangeError);
+  });
+});
