@@ -1,4 +1,4 @@
-import { INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
@@ -11,7 +11,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
-import { expressErrorHandler } from './common/error.filter';
+import { bodyParserError } from './common/error-mapping';
 import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
@@ -51,12 +51,8 @@ export async function createApiApp(options: { logger?: boolean } = {}): Promise<
     }),
   );
   app.use(cookieParser());
-  // Keep the raw body: X-Service-Signature is an HMAC of the exact bytes received.
-  const keepRaw = (req: express.Request & { rawBody?: Buffer }, _res: unknown, buf: Buffer) => {
-    req.rawBody = buf;
-  };
-  app.use('/api/v1/transactions/batch', express.json({ limit: BATCH_BODY_LIMIT, verify: keepRaw }));
-  app.use(express.json({ limit: BODY_LIMIT, verify: keepRaw }));
+  app.use('/api/v1/transactions/batch', jsonBody(BATCH_BODY_LIMIT));
+  app.use(jsonBody(BODY_LIMIT));
 
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);
@@ -66,9 +62,21 @@ export async function createApiApp(options: { logger?: boolean } = {}): Promise<
     await runMigrationsLocked(app.get(DataSource));
   }
   await app.init();
-  // After init so it follows every route: catches body-parser errors in the one error shape.
-  app.use(expressErrorHandler(new NestLogger('HttpErrors')));
   return app;
+}
+
+/**
+ * JSON body parser that keeps the raw bytes (X-Service-Signature is an HMAC of exactly what was
+ * received) and reports its failures as ApiErrors, so they reach the global filter in the one shape.
+ */
+function jsonBody(limit: string): express.RequestHandler {
+  const parse = express.json({
+    limit,
+    verify: (req: express.Request & { rawBody?: Buffer }, _res, buf) => {
+      req.rawBody = buf;
+    },
+  });
+  return (req, res, next) => parse(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
 }
 
 function parseTrustProxy(value: string): string | number | boolean {

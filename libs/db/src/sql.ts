@@ -12,3 +12,15 @@ export function pgConstraint(e: unknown): string | undefined {
   const err = e as { constraint?: string; driverError?: { constraint?: string } };
   return err?.driverError?.constraint ?? err?.constraint;
 }
+
+/**
+ * The rows of an UPDATE/DELETE … RETURNING run through TypeORM's query(): for those statements
+ * the postgres driver answers [rows, affectedCount] instead of rows. Rows are objects, never
+ * arrays, so the two shapes cannot be confused.
+ */
+export function returnedRows<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as T[];
+  }
+  return result as T[];
+}

@@ -32,7 +32,7 @@ export class ProgramSettingsDto {
   @IsIn(LOCALES, { each: true })
   supported_locales?: string[];
 
-  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'featured' })
+  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'featured', example: 'featured' })
   @IsOptional()
   @IsIn(SORT_ORDERS)
   sort_order?: string;
@@ -119,12 +119,12 @@ export class UpdateInstitutionDto {
   @Length(1, 200)
   name?: string;
 
-  @ApiPropertyOptional({ enum: PLANS })
+  @ApiPropertyOptional({ enum: PLANS, example: 'enterprise' })
   @IsOptional()
   @IsIn(PLANS)
   plan?: string;
 
-  @ApiPropertyOptional({ enum: ['active', 'suspended'], description: 'A suspended institution\'s keys get 403 institution_suspended' })
+  @ApiPropertyOptional({ enum: ['active', 'suspended'], example: 'active', description: 'A suspended institution\'s keys get 403 institution_suspended' })
   @IsOptional()
   @IsIn(['active', 'suspended'])
   status?: string;

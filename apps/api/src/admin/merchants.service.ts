@@ -18,7 +18,7 @@ interface MerchantRow {
 const SELECT = `
   SELECT m.id, m.name, m.category, m.created_at,
          to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t,
-         COALESCE((SELECT json_agg(json_build_object('id', i.id, 'type', i.type, 'value', i.value) ORDER BY i.created_at, i.id)
+         COALESCE((SELECT json_agg(json_build_object('id', i.id, 'type', i.type, 'value', i.value) ORDER BY i.type, i.value)
                      FROM merchant_identifier i WHERE i.merchant_id = m.id), '[]') AS identifiers
     FROM merchant m`;
 

@@ -87,7 +87,7 @@ export class CreateOfferDto {
   @IsAmount()
   min_spend: number;
 
-  @ApiPropertyOptional({ enum: REWARD_TYPES, default: 'fixed', description: 'fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount' })
+  @ApiPropertyOptional({ enum: REWARD_TYPES, default: 'fixed', example: 'percent', description: 'fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount' })
   @IsOptional()
   @IsIn(REWARD_TYPES)
   reward_type?: string;

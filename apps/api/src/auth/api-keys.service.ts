@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { apiKeyHint, defaultKeyExpiry, effectiveScopes, generateApiKey, hashApiKey, Scope } from '@app/domain';
-import { ApiKey } from '@app/db';
+import { ApiKey, returnedRows } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { SecurityActivityService } from './security-activity.service';
 
@@ -73,11 +73,13 @@ export class ApiKeysService {
   /** Revokes a key of the institution; revoking twice is harmless. */
   async revoke(institutionId: string, keyId: string, actor: { label: string; ip?: string | null }): Promise<void> {
     await this.db.transaction(async (m) => {
-      const rows: { id: string; name: string; hint: string; already: boolean }[] = await m.query(
+      const rows = returnedRows<{ id: string; name: string; hint: string; already: boolean }>(
+        await m.query(
         `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now())
           WHERE id = $1 AND institution_id = $2
           RETURNING id, name, hint, (revoked_at < now()) AS already`,
-        [keyId, institutionId],
+          [keyId, institutionId],
+        ),
       );
       const row = rows[0];
       if (!row) throw ApiError.notFound('api_key_not_found', 'No such API key.');

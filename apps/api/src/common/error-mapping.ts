@@ -16,6 +16,17 @@ interface BodyParserError {
   status?: number;
 }
 
+/** Turns a body-parser failure into the ApiError the client should see. */
+export function bodyParserError(e: unknown): ApiError {
+  const type = (e as BodyParserError)?.type;
+  if (type === 'entity.parse.failed') return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+  if (type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new ApiError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
+  }
+  return new ApiError(400, 'bad_request', 'The request body could not be read.');
+}
+
 /**
  * Turns anything thrown into the one error shape. Unknown errors become a bare 500 with no stack,
  * no SQL and no message from the driver.
@@ -28,17 +39,6 @@ export function mapError(e: unknown): MappedError {
       headers: e.headers,
       unexpected: false,
     };
-  }
-  // Nest wraps body-parser errors in an HttpException whose cause keeps the parser's `type`.
-  const bp = ((e as { cause?: unknown })?.cause ?? e) as BodyParserError;
-  if (bp?.type === 'entity.parse.failed') {
-    return plain(400, 'invalid_json', 'The request body is not valid JSON.');
-  }
-  if (bp?.type === 'entity.too.large') {
-    return plain(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
-  }
-  if (bp?.type === 'encoding.unsupported' || bp?.type === 'charset.unsupported') {
-    return plain(415, 'unsupported_media_type', 'The request body encoding is not supported.');
   }
   if (e instanceof HttpException) {
     const status = e.getStatus();

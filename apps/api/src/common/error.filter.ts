@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { mapError } from './error-mapping';
 
 /** Writes every error in the one shape, with the request id. */
-export function writeError(e: unknown, req: Request, res: Response, logger: Logger): void {
+function writeError(e: unknown, req: Request, res: Response, logger: Logger): void {
   const mapped = mapError(e);
   if (mapped.unexpected) {
     logger.error({ err: e, requestId: req.id }, 'unhandled error');
@@ -23,7 +23,3 @@ export class ErrorFilter implements ExceptionFilter {
   }
 }
 
-/** Express error handler for errors raised before Nest's pipeline (body parsing). */
-export function expressErrorHandler(logger: Logger) {
-  return (e: unknown, req: Request, res: Response, _next: NextFunction) => writeError(e, req, res, logger);
-}

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '@app/core';
 import { safeEqual } from '@app/domain';
-import type { PortalRole } from '@app/db';
+import { returnedRows, type PortalRole } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import type { PortalPrincipal } from './portal-session.guard';
@@ -115,12 +115,14 @@ export class PortalSessionsService {
   }
 
   private async recordFailure(user: UserRow, ip?: string): Promise<void> {
-    const [row] = await this.db.query(
-      `UPDATE portal_user
+    const [row] = returnedRows<{ failed_login_count: number }>(
+      await this.db.query(
+        `UPDATE portal_user
           SET failed_login_count = failed_login_count + 1,
               locked_until = CASE WHEN failed_login_count + 1 >= $2 THEN now() + make_interval(mins => $3) ELSE locked_until END
         WHERE id = $1 RETURNING failed_login_count`,
-      [user.id, MAX_FAILED_LOGINS, LOCK_MINUTES],
+        [user.id, MAX_FAILED_LOGINS, LOCK_MINUTES],
+      ),
     );
     const locked = row.failed_login_count >= MAX_FAILED_LOGINS;
     if (locked) await this.db.query(`UPDATE portal_user SET failed_login_count = 0 WHERE id = $1`, [user.id]);
