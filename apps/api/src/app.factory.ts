@@ -26,9 +26,11 @@ export const BATCH_BODY_LIMIT = '2mb';
  * tests alike, so tests exercise exactly what runs in production).
  */
 export async function createApiApp(options: { logger?: boolean } = {}): Promise<NestExpressApplication> {
+  // Nest's own logger stays off until pino takes over: start-up failures are reported by main.ts
+  // in one line instead of a stack trace.
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
-    bufferLogs: true,
+    logger: false,
     abortOnError: false,
   });
   const config = app.get(AppConfig);

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { AppConfig, ConfigError } from '@app/config';
+import { ConfigError, loadConfig } from '@app/config';
 import { createApiApp } from './app.factory';
 
 async function main(): Promise<void> {
+  // Validate configuration before Nest starts, so a bad value is one clear message.
+  const config = loadConfig();
   const app = await createApiApp();
-  const config = app.get(AppConfig);
   await app.listen(config.port);
 }
 

@@ -19,6 +19,30 @@ describe('rate limits', () => {
     expect(Number(me.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60);
   });
 
+  it('429 rate_limited with Retry-After once a key passes its limit; another key is unaffected', async () => {
+    // A second api instance whose default limit is 3 a minute (config is read at start).
+    process.env.RATE_LIMIT_DEFAULT_PER_MINUTE = '3';
+    const low = await startApi();
+    delete process.env.RATE_LIMIT_DEFAULT_PER_MINUTE;
+    try {
+      const [a, b] = [await createWorld(low), await createWorld(low)];
+      const remaining = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await low.http.get('/api/v1/me').set('Authorization', a.auth).expect(200);
+        remaining.push(Number(res.headers['x-ratelimit-remaining']));
+      }
+      expect(remaining).toEqual([2, 1, 0]);
+      const refused = await low.http.get('/api/v1/me').set('Authorization', a.auth).expect(429);
+      expect(refused.body).toMatchObject({ error: 'rate_limited', request_id: expect.any(String) });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(refused.headers['x-ratelimit-limit']).toBe('3');
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+      await low.http.get('/api/v1/me').set('Authorization', b.auth).expect(200);
+    } finally {
+      await low.close();
+    }
+  });
+
   it('limits per key and per scope group, and other keys are not affected', async () => {
     const { RateLimiterService } = await import('../src/auth/rate-limiter.service');
     const limiter = api.app.get(RateLimiterService);

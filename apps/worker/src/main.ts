@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { ConfigError } from '@app/config';
+import { ConfigError, loadConfig } from '@app/config';
 import { WorkerModule } from './worker.module';
 
 /** The worker: BullMQ processors in a Nest application context (no HTTP API). */
 async function main(): Promise<void> {
-  const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true, abortOnError: false });
+  loadConfig(); // fail fast, with one clear message, on bad configuration
+  // Nest's own logger stays off until pino takes over: start-up failures are reported below.
+  const app = await NestFactory.createApplicationContext(WorkerModule, { logger: false, abortOnError: false });
   app.useLogger(app.get(Logger));
   // SIGTERM / SIGINT close the processors after their running jobs, so a deploy strands nothing.
   app.enableShutdownHooks();
@@ -15,6 +17,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   const err = e as { code?: string; message?: string };
-  process.stderr.write(e instanceof ConfigError ? `${err.message}\n` : `worker failed to start: ${err.message ?? String(e)}\n`);
+  const hint = err.code === 'ECONNREFUSED' ? ' (are PostgreSQL and Redis running? see README "Quick start")' : '';
+  process.stderr.write(e instanceof ConfigError ? `${err.message}\n` : `worker failed to start: ${err.message ?? String(e)}${hint}\n`);
   process.exit(1);
 });

@@ -128,7 +128,7 @@ export function validateEnv(raw: Record<string, string | undefined>): EnvVars {
   const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
   if (errors.length) {
     throw new ConfigError(
-      errors.map((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })[0]),
+      errors.map((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` }).join('; ')),
     );
   }
   return env;
