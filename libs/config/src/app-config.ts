@@ -19,6 +19,9 @@ export class AppConfig {
   readonly sessionTtlHours: number;
   readonly workerConcurrency: number;
   readonly workerHealthPort: number;
+  readonly queuePrefix: string;
+  readonly matching: { relayGraceMs: number; relayIntervalMs: number };
+  readonly settlementSchedule: string;
   readonly smtp?: { url: string; from: string };
   readonly publicBaseUrl?: string;
 
@@ -44,6 +47,9 @@ export class AppConfig {
     this.sessionTtlHours = env.SESSION_TTL_HOURS;
     this.workerConcurrency = env.WORKER_CONCURRENCY;
     this.workerHealthPort = env.WORKER_HEALTH_PORT;
+    this.queuePrefix = env.QUEUE_PREFIX;
+    this.matching = { relayGraceMs: env.MATCH_RELAY_GRACE_MS, relayIntervalMs: env.MATCH_RELAY_INTERVAL_MS };
+    this.settlementSchedule = env.SETTLEMENT_SCHEDULE;
     this.smtp = env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM ?? 'offers@localhost' } : undefined;
     this.publicBaseUrl = env.PUBLIC_BASE_URL;
   }

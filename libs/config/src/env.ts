@@ -94,6 +94,26 @@ export class EnvVars {
   @Max(500)
   WORKER_CONCURRENCY = 8;
 
+  /** BullMQ key prefix: lets several deployments (or test databases) share one Redis. */
+  @Matches(/^[A-Za-z0-9_{}-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 letters, digits, _, -, { or }' })
+  QUEUE_PREFIX = 'bull';
+
+  /** Transactions still `received` this long after commit are re-enqueued by the worker's relay. */
+  @Transform(toInt)
+  @IsInt({ message: 'MATCH_RELAY_GRACE_MS must be an integer number of milliseconds' })
+  @Min(100)
+  MATCH_RELAY_GRACE_MS = 30_000;
+
+  /** How often the worker's relay looks for transactions committed but never matched. */
+  @Transform(toInt)
+  @IsInt({ message: 'MATCH_RELAY_INTERVAL_MS must be an integer number of milliseconds' })
+  @Min(100)
+  MATCH_RELAY_INTERVAL_MS = 5_000;
+
+  /** Cron pattern (UTC) of the scheduled settlement run. */
+  @Matches(/^\S+( \S+){4,5}$/, { message: 'SETTLEMENT_SCHEDULE must be a cron pattern such as "0 * * * *"' })
+  SETTLEMENT_SCHEDULE = '0 * * * *';
+
   /** The worker's own /health and /metrics listener; 0 turns it off. */
   @Transform(toInt)
   @IsInt({ message: 'WORKER_HEALTH_PORT must be an integer' })
