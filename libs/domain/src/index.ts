@@ -5,3 +5,6 @@ export * from './api-key';
 export * from './signing';
 export * from './settlement-state';
 export * from './cursor';
+export * from './matching';
+export * from './refunds';
+export * from './transaction-event';

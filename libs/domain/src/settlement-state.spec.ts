@@ -1,4 +1,4 @@
-import { canTransition, IllegalTransitionError, sourcesOf, transition } from './settlement-state';
+import { canTransition, IllegalTransitionError, isSettlementStatus, reversal, sourcesOf, transition } from './settlement-state';
 
 describe('settlement state machine', () => {
   it.each([
@@ -20,5 +20,21 @@ describe('settlement state machine', () => {
     expect(sourcesOf('settled')).toEqual(['pending']);
     expect(sourcesOf('reversed')).toEqual(['pending', 'settled']);
     expect(sourcesOf('pending')).toEqual([]);
+  });
+});
+
+describe('settlement reversal (refunds)', () => {
+  it('no clawback from pending; the institution payout is clawed back from settled', () => {
+    expect(reversal('pending', 562)).toEqual({ status: 'reversed', clawbackAmount: null });
+    expect(reversal('settled', 562)).toEqual({ status: 'reversed', clawbackAmount: 562 });
+  });
+
+  it('refuses to reverse a reversed entry', () => {
+    expect(() => reversal('reversed', 562)).toThrow(IllegalTransitionError);
+  });
+
+  it('isSettlementStatus', () => {
+    expect(isSettlementStatus('settled')).toBe(true);
+    expect(isSettlementStatus('paid')).toBe(false);
   });
 });

@@ -30,3 +30,17 @@ export function transition(from: SettlementStatus, to: SettlementStatus): Settle
 export function sourcesOf(to: SettlementStatus): SettlementStatus[] {
   return SETTLEMENT_STATUSES.filter((s) => ALLOWED[s].includes(to));
 }
+
+/**
+ * Reversing a settlement entry (a refund took the purchase below min_spend): allowed from pending
+ * (nothing was paid out: no clawback) and from settled (the institution's payout is clawed back).
+ * Throws IllegalTransitionError from any other status.
+ */
+export function reversal(from: SettlementStatus, institutionPayout: number): { status: 'reversed'; clawbackAmount: number | null } {
+  transition(from, 'reversed');
+  return { status: 'reversed', clawbackAmount: from === 'settled' ? institutionPayout : null };
+}
+
+export function isSettlementStatus(value: string): value is SettlementStatus {
+  return (SETTLEMENT_STATUSES as readonly string[]).includes(value);
+}

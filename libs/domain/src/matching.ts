@@ -1,0 +1,255 @@
+import { applyRate, toMinor } from './money';
+
+/**
+ * Matching rules (DESIGN section 4) and reward computation, as pure functions. The worker's
+ * chunk matcher and the simulate endpoint both decide with these, so a simulation explains
+ * exactly what matching does.
+ */
+
+/** Why an enrollment did not (or would not) produce a redemption. */
+export const NO_MATCH_REASONS = [
+  'not_enrolled',
+  'enrollment_inactive',
+  'enrolled_after_purchase',
+  'merchant_mismatch',
+  'offer_inactive',
+  'outside_offer_window',
+  'currency_mismatch',
+  'below_min_spend',
+  'redemption_limit_reached',
+  'budget_exhausted',
+  'better_offer_selected',
+] as const;
+export type NoMatchReason = (typeof NO_MATCH_REASONS)[number];
+
+/** Offer statuses under which a purchase inside the window still earns the reward. */
+const MATCHABLE_OFFER_STATUSES = ['active', 'ended'];
+
+/** The terms of an offer, money in integer minor units of `currency`. */
+export interface OfferTerms {
+  id: string;
+  merchantId: string;
+  status: string;
+  currency: string;
+  minSpend: number;
+  rewardType: 'fixed' | 'percent';
+  /** Fixed reward, or the cap of a percent reward. */
+  cashbackAmount: number;
+  /** Decimal text (e.g. "5" or "2.5000") for percent rewards, else null. */
+  cashbackPercent: string | null;
+  merchantFeeAmount: number;
+  startsAt: Date;
+  expiresAt: Date;
+  /** Merchant-funded cap; null = unlimited. */
+  budgetTotal: number | null;
+  budgetUsed: number;
+  maxRedemptionsPerCardholder: number;
+  priority: number;
+}
+
+export interface MatchingEnrollment {
+  id: string;
+  offerId: string;
+  status: string;
+  redemptionCount: number;
+  addedAt: Date;
+}
+
+/** What matching knows of a purchase. */
+export interface PurchaseFacts {
+  /** Resolved merchant, or null when unresolved. */
+  merchantId: string | null;
+  /** Net amount (purchase minus its refunds) as decimal text in major units, as sent. */
+  amount: string;
+  /** Currency as sent, or null (then the amount is read in the offer's currency). */
+  currency: string | null;
+  transactedAt: Date;
+}
+
+/** A reward in the offer's minor units. merchantFunded = serviceRevenue + institutionPayout, always. */
+export interface Reward {
+  currency: string;
+  purchaseAmount: number;
+  cashback: number;
+  merchantFunded: number;
+  serviceRevenue: number;
+  institutionPayout: number;
+}
+
+export interface Evaluation {
+  offerId: string;
+  enrollmentId: string | null;
+  qualifies: boolean;
+  reasons: NoMatchReason[];
+  reward: Reward;
+}
+
+/**
+ * Multiplies minor units by a percentage given as decimal text ("2.5" = 2.5 %), rounding half-up
+ * at the minor unit, in exact integer arithmetic.
+ */
+export function applyPercent(minor: number, percent: string): number {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(percent.trim());
+  if (!m) throw new RangeError(`not a decimal percentage: ${percent}`);
+  const [, whole, frac = ''] = m;
+  const scale = 10n ** BigInt(frac.length + 2);
+  const product = BigInt(minor) * BigInt(whole + frac);
+  const sign = product < 0n ? -1n : 1n;
+  const abs = product * sign;
+  return Number(sign * ((2n * abs + scale) / (2n * scale)));
+}
+
+/**
+ * The reward of a purchase of `purchaseMinor` (offer currency): fixed pays cashbackAmount,
+ * percent pays cashbackPercent of the purchase capped at cashbackAmount; the merchant funds the
+ * cashback plus the fee; the service keeps round(fee × shareRate); the institution gets the rest.
+ */
+export function computeReward(offer: OfferTerms, purchaseMinor: number, serviceShareRate: string | number): Reward {
+  const purchase = Math.max(0, purchaseMinor);
+  const cashback =
+    offer.rewardType === 'percent'
+      ? Math.min(offer.cashbackAmount, applyPercent(purchase, offer.cashbackPercent ?? '0'))
+      : offer.cashbackAmount;
+  const merchantFunded = cashback + offer.merchantFeeAmount;
+  const serviceRevenue = applyRate(offer.merchantFeeAmount, serviceShareRate);
+  return {
+    currency: offer.currency,
+    purchaseAmount: purchase,
+    cashback,
+    merchantFunded,
+    serviceRevenue,
+    institutionPayout: merchantFunded - serviceRevenue,
+  };
+}
+
+/**
+ * Evaluates one offer (and the cardholder's enrollment in it, or null when not enrolled) against
+ * a purchase. Every failing rule is listed, in a stable order.
+ */
+export function evaluateOffer(
+  purchase: PurchaseFacts,
+  offer: OfferTerms,
+  enrollment: MatchingEnrollment | null,
+  serviceShareRate: string | number,
+): Evaluation {
+  const reasons: NoMatchReason[] = [];
+  const purchaseMinor = toMinor(purchase.amount, offer.currency);
+  const reward = computeReward(offer, purchaseMinor, serviceShareRate);
+  if (!enrollment) {
+    reasons.push('not_enrolled');
+  } else {
+    if (enrollment.status !== 'active') reasons.push('enrollment_inactive');
+    if (enrollment.addedAt.getTime() > purchase.transactedAt.getTime()) reasons.push('enrolled_after_purchase');
+  }
+  if (purchase.merchantId !== offer.merchantId) reasons.push('merchant_mismatch');
+  if (!MATCHABLE_OFFER_STATUSES.includes(offer.status)) reasons.push('offer_inactive');
+  const t = purchase.transactedAt.getTime();
+  if (t < offer.startsAt.getTime() || t >= offer.expiresAt.getTime()) reasons.push('outside_offer_window');
+  if (purchase.currency !== null && purchase.currency !== offer.currency) reasons.push('currency_mismatch');
+  if (purchaseMinor < offer.minSpend) reasons.push('below_min_spend');
+  if (enrollment && enrollment.redemptionCount >= offer.maxRedemptionsPerCardholder) reasons.push('redemption_limit_reached');
+  if (offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal) reasons.push('budget_exhausted');
+  return { offerId: offer.id, enrollmentId: enrollment?.id ?? null, qualifies: reasons.length === 0, reasons, reward };
+}
+
+/**
+ * Order of preference between qualifying offers: the highest institution payout, then the
+ * higher offer priority, then the lower offer id (so the choice is deterministic).
+ */
+export function comparePreference(a: { reward: Reward; priority: number; offerId: string }, b: { reward: Reward; priority: number; offerId: string }): number {
+  return (
+    b.reward.institutionPayout - a.reward.institutionPayout ||
+    b.priority - a.priority ||
+    (a.offerId < b.offerId ? -1 : a.offerId > b.offerId ? 1 : 0)
+  );
+}
+
+/** The evaluation that wins (at most one redemption per transaction), or null when none qualifies. */
+export function selectBest(evaluations: Evaluation[], offers: ReadonlyMap<string, OfferTerms>): Evaluation | null {
+  const qualifying = evaluations
+    .filter((e) => e.qualifies)
+    .map((e) => ({ e, reward: e.reward, offerId: e.offerId, priority: offers.get(e.offerId)?.priority ?? 0 }));
+  qualifying.sort(comparePreference);
+  return qualifying[0]?.e ?? null;
+}
+
+/**
+ * Marks the winner `match` and every other qualifying offer `better_offer_selected`: what the
+ * simulate endpoint shows.
+ */
+export function explain(evaluations: Evaluation[], offers: ReadonlyMap<string, OfferTerms>): (Evaluation & { outcome: 'match' | 'no_match' })[] {
+  const best = selectBest(evaluations, offers);
+  return evaluations.map((e) =>
+    e === best
+      ? { ...e, outcome: 'match' as const }
+      : { ...e, qualifies: false, reasons: e.qualifies ? ['better_offer_selected' as const] : e.reasons, outcome: 'no_match' as const },
+  );
+}
+
+/** One purchase to allocate, with its candidate enrollments (any offer, any status). */
+export interface PurchaseToMatch {
+  transactionId: string;
+  facts: PurchaseFacts;
+  serviceShareRate: string;
+  enrollmentIds: string[];
+}
+
+export interface Allocation {
+  transactionId: string;
+  offerId: string;
+  enrollmentId: string;
+  reward: Reward;
+}
+
+export interface AllocationResult {
+  redemptions: Allocation[];
+  /** Budget to reserve per offer (minor units, merchant funded). */
+  budgetDeltas: Map<string, number>;
+  /** Enrollments whose count grows, with the status they end in. */
+  enrollmentUpdates: Map<string, { delta: number; status: string }>;
+}
+
+/**
+ * Allocates redemptions for purchases in the order given (the worker passes them by
+ * transacted_at, then id), against the current (locked) offer and enrollment state: each purchase
+ * takes its best qualifying offer, which then spends budget and a redemption of the enrollment
+ * before the next purchase is evaluated. An enrollment reaching its offer's
+ * max_redemptions_per_cardholder becomes `redeemed`. The inputs are not modified.
+ */
+export function allocate(
+  purchases: PurchaseToMatch[],
+  offers: ReadonlyMap<string, OfferTerms>,
+  enrollments: ReadonlyMap<string, MatchingEnrollment>,
+): AllocationResult {
+  const offerState = new Map<string, OfferTerms>();
+  const enrollmentState = new Map<string, MatchingEnrollment>();
+  const budgetDeltas = new Map<string, number>();
+  const enrollmentUpdates = new Map<string, { delta: number; status: string }>();
+  const redemptions: Allocation[] = [];
+  const offerOf = (id: string) => offerState.get(id) ?? offers.get(id);
+  const enrollmentOf = (id: string) => enrollmentState.get(id) ?? enrollments.get(id);
+
+  for (const p of purchases) {
+    const evaluations: Evaluation[] = [];
+    for (const enrollmentId of p.enrollmentIds) {
+      const enrollment = enrollmentOf(enrollmentId);
+      const offer = enrollment && offerOf(enrollment.offerId);
+      if (!enrollment || !offer) continue;
+      evaluations.push(evaluateOffer(p.facts, offer, enrollment, p.serviceShareRate));
+    }
+    const best = selectBest(evaluations, offers);
+    if (!best || !best.enrollmentId) continue;
+    const offer = offerOf(best.offerId)!;
+    const enrollment = enrollmentOf(best.enrollmentId)!;
+    const funded = best.reward.merchantFunded;
+    offerState.set(offer.id, { ...offer, budgetUsed: offer.budgetUsed + funded });
+    budgetDeltas.set(offer.id, (budgetDeltas.get(offer.id) ?? 0) + funded);
+    const count = enrollment.redemptionCount + 1;
+    const status = count >= offer.maxRedemptionsPerCardholder ? 'redeemed' : enrollment.status;
+    enrollmentState.set(enrollment.id, { ...enrollment, redemptionCount: count, status });
+    const prev = enrollmentUpdates.get(enrollment.id);
+    enrollmentUpdates.set(enrollment.id, { delta: (prev?.delta ?? 0) + 1, status });
+    redemptions.push({ transactionId: p.transactionId, offerId: offer.id, enrollmentId: enrollment.id, reward: best.reward });
+  }
+  return { redemptions, budgetDeltas, enrollmentUpdates };
+}
