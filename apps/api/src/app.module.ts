@@ -9,6 +9,7 @@ import { ErrorFilter } from './common/error.filter';
 import { loggerParams } from './common/logging';
 import { RedisModule } from './common/redis.module';
 import { HealthController } from './health/health.controller';
+import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
 
 @Module({
@@ -20,6 +21,7 @@ import { PortalModule } from './portal/portal.module';
     AuthModule,
     AdminModule,
     PortalModule,
+    OffersModule,
   ],
   controllers: [HealthController],
   providers: [{ provide: APP_FILTER, useClass: ErrorFilter }],

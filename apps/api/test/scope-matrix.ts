@@ -10,4 +10,8 @@ export interface RouteCase {
   body?: unknown;
 }
 
-export const PUBLIC_ROUTES: RouteCase[] = [{ method: 'get', path: '/api/v1/me', scope: null }];
+export const PUBLIC_ROUTES: RouteCase[] = [
+  { method: 'get', path: '/api/v1/me', scope: null },
+  { method: 'get', path: '/api/v1/offers?cardholder_token=scope-matrix-ch', scope: 'offers' },
+  { method: 'post', path: '/api/v1/offers/:offer/add', scope: 'offers', body: { cardholder_token: 'scope-matrix-ch' } },
+];

@@ -5,6 +5,7 @@ export * from './api-key';
 export * from './signing';
 export * from './settlement-state';
 export * from './cursor';
+export * from './offer-feed';
 export * from './matching';
 export * from './refunds';
 export * from './transaction-event';

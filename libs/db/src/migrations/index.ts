@@ -1,4 +1,5 @@
 import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
+import { OfferFeed1763700001000 } from './1763700001000-offer-feed';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
-export const MIGRATIONS = [InitialSchema1763700000000];
+export const MIGRATIONS = [InitialSchema1763700000000, OfferFeed1763700001000];

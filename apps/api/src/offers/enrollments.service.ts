@@ -1,0 +1,138 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { pgErrorCode } from '@app/db';
+import { decideEnrollment, EnrollmentError } from '@app/domain';
+import { ApiError } from '../common/api-error';
+import { EngagementRecorder } from './engagement-recorder.service';
+import { AddOfferDto, EnrollmentResultDto } from './offers.dto';
+import { rejectPii } from './pii';
+
+/** PostgreSQL lock_not_available: the cardholder's lock was not granted within LOCK_TIMEOUT. */
+const PG_LOCK_NOT_AVAILABLE = '55P03';
+const LOCK_TIMEOUT = '5s';
+
+interface FactsRow {
+  offer_id: string | null;
+  offered: boolean | null;
+  status: string | null;
+  starts_at: Date | null;
+  expires_at: Date | null;
+  segments: string[] | null;
+  budget_total: string | null;
+  budget_used: string | null;
+  cashback_amount: string | null;
+  merchant_fee_amount: string | null;
+  existing_id: string | null;
+  active_count: number;
+  max_active_offers: number | null;
+  now_ms: string;
+}
+
+/**
+ * Everything the add decides on, in one statement read after the cardholder's lock is held (so
+ * it sees every enrollment committed before). The active count uses cardholder_offer_unique
+ * (institution_id, cardholder_token, …) and the offer's primary key.
+ */
+const FACTS_SQL = `
+  SELECT o.id AS offer_id,
+         (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
+         o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
+         (SELECT co.id FROM cardholder_offer co
+           WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.offer_id = $3) AS existing_id,
+         (SELECT count(*)::int FROM cardholder_offer co JOIN offer a ON a.id = co.offer_id
+           WHERE co.institution_id = $1 AND co.cardholder_token = $2
+             AND co.status = 'active' AND a.expires_at > now()) AS active_count,
+         (SELECT p.max_active_offers FROM program p WHERE p.institution_id = $1) AS max_active_offers,
+         (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
+    FROM (SELECT 1) one
+    LEFT JOIN offer o ON o.id = $3`;
+
+const ERRORS: Record<EnrollmentError, () => ApiError> = {
+  offer_not_found: () => ApiError.notFound('offer_not_found', 'No such offer, or it is not offered to this institution.'),
+  offer_unavailable: () => ApiError.conflict('offer_unavailable', 'The offer is not active, has expired or has no budget left.'),
+  segment_not_eligible: () => ApiError.forbidden('segment_not_eligible', 'The offer is limited to segments that the request does not match.'),
+  max_active_offers: () => ApiError.conflict('max_active_offers', "The cardholder already holds the program's maximum of active offers."),
+};
+
+/** Default of program.max_active_offers (DESIGN section 3), should the program row be missing. */
+const DEFAULT_MAX_ACTIVE = 10;
+
+/** POST /api/v1/offers/{id}/add: enrolls a cardholder, idempotently and race-free. */
+@Injectable()
+export class EnrollmentsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly events: EngagementRecorder,
+  ) {}
+
+  /**
+   * Within one transaction holding a per-cardholder advisory lock, so concurrent adds for one
+   * cardholder run one after the other: read the facts, decide (libs/domain), insert with ON
+   * CONFLICT DO NOTHING. Adds for different cardholders never wait for each other (except on
+   * a rare 64-bit hash collision, which only serializes them).
+   */
+  async add(institutionId: string, offerId: string, dto: AddOfferDto): Promise<EnrollmentResultDto> {
+    rejectPii({ cardholder_token: dto.cardholder_token, card_token: dto.card_token });
+    const token = dto.cardholder_token;
+    let result: EnrollmentResultDto;
+    try {
+      result = await this.db.transaction(async (m) => {
+        await m.query(`SELECT set_config('lock_timeout', $3, true), pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0))`, [
+          institutionId,
+          token,
+          LOCK_TIMEOUT,
+        ]);
+        const [f]: FactsRow[] = await m.query(FACTS_SQL, [institutionId, token, offerId]);
+        const decision = decideEnrollment({
+          offer:
+            f.offer_id && f.offered
+              ? {
+                  status: f.status!,
+                  startsAt: f.starts_at!.getTime(),
+                  expiresAt: f.expires_at!.getTime(),
+                  segments: f.segments ?? [],
+                  budgetTotal: f.budget_total === null ? null : Number(f.budget_total),
+                  budgetUsed: Number(f.budget_used),
+                  cashbackAmount: Number(f.cashback_amount),
+                  merchantFeeAmount: Number(f.merchant_fee_amount),
+                }
+              : null,
+          existingEnrollmentId: f.existing_id,
+          activeCount: f.active_count,
+          maxActiveOffers: f.max_active_offers ?? DEFAULT_MAX_ACTIVE,
+          segment: dto.segment,
+          nowMs: Number(f.now_ms),
+        });
+        if (decision.outcome === 'refused') throw ERRORS[decision.error]();
+        if (decision.outcome === 'already_added') return { status: 'already_added', cardholder_offer_id: decision.cardholderOfferId };
+        const inserted: { id: string }[] = await m.query(
+          `INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token, card_token)
+           VALUES ($1, $2, $3, $4)
+           ON CONFLICT ON CONSTRAINT cardholder_offer_unique DO NOTHING
+           RETURNING id`,
+          [institutionId, offerId, token, dto.card_token ?? null],
+        );
+        if (inserted[0]) return { status: 'added', cardholder_offer_id: inserted[0].id };
+        // Only possible if an enrollment was written by a path that does not take the lock.
+        const [existing]: { id: string }[] = await m.query(
+          `SELECT id FROM cardholder_offer WHERE institution_id = $1 AND cardholder_token = $2 AND offer_id = $3`,
+          [institutionId, token, offerId],
+        );
+        return { status: 'already_added', cardholder_offer_id: existing.id };
+      });
+    } catch (e) {
+      if (pgErrorCode(e) === PG_LOCK_NOT_AVAILABLE) {
+        throw new ApiError(
+          HttpStatus.SERVICE_UNAVAILABLE,
+          'enrollment_busy',
+          'Too many concurrent adds for this cardholder; retry shortly.',
+          undefined,
+          { 'Retry-After': '1' },
+        );
+      }
+      throw e;
+    }
+    if (result.status === 'added') this.events.recordAdd(institutionId, token, offerId);
+    return result;
+  }
+}

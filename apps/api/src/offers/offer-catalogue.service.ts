@@ -1,0 +1,147 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { FeedOffer, FeedSortOrder, OfferTranslation, sortForProgram, toMajor } from '@app/domain';
+
+/** A live offer held in memory, with the parts of its feed item that never change precomputed. */
+export interface CatalogueOffer extends FeedOffer {
+  /** null: offered to every institution; else the institutions it is targeted at. */
+  targets: ReadonlySet<string> | null;
+  rewardType: string;
+  cashbackPercent: number | null;
+  minSpendMajor: number;
+  cashbackMajor: number;
+  startsAtIso: string;
+  expiresAtIso: string;
+}
+
+interface Row {
+  id: string;
+  merchant_id: string;
+  merchant_name: string;
+  category: string;
+  translations: Record<string, OfferTranslation>;
+  min_spend: string;
+  reward_type: string;
+  cashback_amount: string;
+  cashback_percent: string | null;
+  currency: string;
+  starts_at: Date;
+  expires_at: Date;
+  segments: string[];
+  max_redemptions_per_cardholder: number;
+  priority: number;
+  targets: string[] | null;
+}
+
+interface Snapshot {
+  version: bigint;
+  loadedAt: number;
+  offers: CatalogueOffer[];
+  /** Per institution and sort order: the offers it may see, in the program's order. */
+  views: Map<string, CatalogueOffer[]>;
+}
+
+/**
+ * Reload at least this often even when the version did not move: closes the small window in
+ * which a request can read a new catalogue version just before the change it announces is
+ * visible (the version is bumped at commit time by a deferred trigger).
+ */
+export const MAX_AGE_MS = 5_000;
+/** Bound on memoized per-institution views (each is an array of references). */
+const MAX_VIEWS = 10_000;
+
+/**
+ * The live offers (status active, not expired, budget left for one more redemption) with their
+ * merchant and targeting, held in memory so that a feed request costs one small indexed query
+ * for the cardholder's own rows and an in-memory pass over the offers.
+ *
+ * Freshness: every feed request reads `offer_catalogue_version` (a sequence that triggers bump
+ * whenever an offer, its targeting or its merchant changes, or an offer's budget crosses the
+ * one-more-redemption line) in the same round trip as its other reads. A version newer than the
+ * one loaded makes the request wait for a reload, so a change is visible to the next request
+ * after its commit. Time (starts_at/expires_at) is applied per request.
+ */
+@Injectable()
+export class OfferCatalogue {
+  private readonly logger = new Logger(OfferCatalogue.name);
+  private snapshot: Snapshot | null = null;
+  private loading: Promise<void> | null = null;
+
+  constructor(private readonly db: DataSource) {}
+
+  /** The offers an institution may see, in its program's order, as of `observedVersion` or later. */
+  async view(institutionId: string, order: FeedSortOrder, observedVersion: bigint): Promise<readonly CatalogueOffer[]> {
+    while (!this.snapshot || this.snapshot.version < observedVersion) {
+      await this.reload(observedVersion);
+    }
+    const snap = this.snapshot;
+    if (Date.now() - snap.loadedAt > MAX_AGE_MS && !this.loading) {
+      // Same version, just old: refresh in the background and answer from what we have.
+      void this.reload(snap.version).catch((e: Error) => this.logger.warn({ err: e.message }, 'offer catalogue refresh failed'));
+    }
+    const key = `${institutionId}|${order}`;
+    let view = snap.views.get(key);
+    if (!view) {
+      view = sortForProgram(
+        snap.offers.filter((o) => o.targets === null || o.targets.has(institutionId)),
+        order,
+      );
+      if (snap.views.size >= MAX_VIEWS) snap.views.clear();
+      snap.views.set(key, view);
+    }
+    return view;
+  }
+
+  /** One load at a time; callers that need a newer version than the one loading wait and retry. */
+  private reload(version: bigint): Promise<void> {
+    if (!this.loading) {
+      this.loading = this.load(version).finally(() => (this.loading = null));
+    }
+    return this.loading;
+  }
+
+  private async load(version: bigint): Promise<void> {
+    const started = Date.now();
+    const rows: Row[] = await this.db.query(
+      `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
+              o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
+              o.max_redemptions_per_cardholder, o.priority,
+              CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
+         FROM offer o
+         JOIN merchant m ON m.id = o.merchant_id
+        WHERE o.status = 'active'
+          AND o.expires_at > now()
+          AND (o.budget_total IS NULL OR o.budget_total - o.budget_used >= o.cashback_amount + o.merchant_fee_amount)`,
+    );
+    const offers = rows.map(toCatalogueOffer);
+    const previous = this.snapshot?.version ?? -1n;
+    this.snapshot = { version: version > previous ? version : previous, loadedAt: started, offers, views: new Map() };
+    this.logger.debug({ offers: offers.length, ms: Date.now() - started }, 'offer catalogue loaded');
+  }
+}
+
+function toCatalogueOffer(r: Row): CatalogueOffer {
+  const c = r.currency;
+  const cashbackAmount = Number(r.cashback_amount);
+  return {
+    id: r.id,
+    merchantId: r.merchant_id,
+    merchantName: r.merchant_name,
+    category: r.category,
+    translations: r.translations,
+    cashbackAmount,
+    currency: c,
+    startsAt: r.starts_at.getTime(),
+    expiresAt: r.expires_at.getTime(),
+    segments: r.segments,
+    maxRedemptionsPerCardholder: r.max_redemptions_per_cardholder,
+    priority: r.priority,
+    targets: r.targets ? new Set(r.targets) : null,
+    rewardType: r.reward_type,
+    cashbackPercent: r.cashback_percent === null ? null : Number(r.cashback_percent),
+    minSpendMajor: toMajor(r.min_spend, c),
+    cashbackMajor: toMajor(cashbackAmount, c),
+    startsAtIso: r.starts_at.toISOString(),
+    expiresAtIso: r.expires_at.toISOString(),
+  };
+}

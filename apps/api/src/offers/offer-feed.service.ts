@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import {
+  AffinitySignals,
+  effectiveFeedLimit,
+  EnrollmentState,
+  FeedSortOrder,
+  localize,
+  MAX_HINT_LENGTH,
+  MAX_HINTS,
+  parseHintList,
+  prepareHints,
+  rankByAffinity,
+  reasonText,
+  resolveLocale,
+  selectEligible,
+} from '@app/domain';
+import { ApiError, ErrorDetail } from '../common/api-error';
+import { EngagementRecorder } from './engagement-recorder.service';
+import { CatalogueOffer, OfferCatalogue } from './offer-catalogue.service';
+import { OfferPopularity } from './offer-popularity.service';
+import { FeedOfferDto, FeedQueryDto, FeedResponseDto } from './offers.dto';
+import { rejectPii } from './pii';
+
+interface CardholderRow {
+  catalogue_version: string;
+  sort_order: FeedSortOrder | null;
+  supported_locales: string[] | null;
+  widget_feed_limit: number | null;
+  /** [offer_id, status, redemption_count][] */
+  enrollments: [string, string, number][];
+  /** [merchant_id, category, purchases][] (only when personalizing) */
+  history: [string, string, number][] | null;
+}
+
+/** Program defaults (DESIGN section 3) for an institution whose program row is missing. */
+const DEFAULT_PROGRAM = { sortOrder: 'featured' as FeedSortOrder, locales: ['en'], widgetFeedLimit: 20 };
+
+/**
+ * One round trip per feed request: the catalogue version, the program, the cardholder's
+ * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
+ * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
+ * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id).
+ */
+const CARDHOLDER_SQL = `
+  SELECT (SELECT last_value FROM offer_catalogue_version)::text AS catalogue_version,
+         p.sort_order, p.supported_locales, p.widget_feed_limit,
+         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count)), '[]'::json)
+            FROM cardholder_offer co
+           WHERE co.institution_id = $1 AND co.cardholder_token = $2) AS enrollments,
+         CASE WHEN $3 THEN (
+           SELECT coalesce(json_agg(json_build_array(h.merchant_id, m.category, h.n)), '[]'::json)
+             FROM (SELECT t.merchant_id, count(*)::int AS n
+                     FROM transaction t
+                    WHERE t.institution_id = $1 AND t.cardholder_token = $2
+                      AND t.merchant_id IS NOT NULL AND t.kind = 'purchase'
+                    GROUP BY t.merchant_id) h
+             JOIN merchant m ON m.id = h.merchant_id)
+         END AS history
+    FROM (SELECT 1) one
+    LEFT JOIN program p ON p.institution_id = $1`;
+
+/** GET /api/v1/offers: the offers a cardholder may see, in the program's order or by affinity. */
+@Injectable()
+export class OfferFeedService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly catalogue: OfferCatalogue,
+    private readonly popularity: OfferPopularity,
+    private readonly events: EngagementRecorder,
+  ) {}
+
+  async feed(institutionId: string, q: FeedQueryDto): Promise<FeedResponseDto> {
+    rejectPii({ cardholder_token: q.cardholder_token });
+    const personalize = q.personalize === 'true';
+    const preferMerchants = hintList('prefer_merchants', q.prefer_merchants);
+    const preferCategories = hintList('prefer_categories', q.prefer_categories);
+
+    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER_SQL, [institutionId, q.cardholder_token, personalize]);
+    const sortOrder = row.sort_order ?? DEFAULT_PROGRAM.sortOrder;
+    const locales = row.supported_locales?.length ? row.supported_locales : DEFAULT_PROGRAM.locales;
+    const widgetLimit = row.widget_feed_limit ?? DEFAULT_PROGRAM.widgetFeedLimit;
+
+    const view = await this.catalogue.view(institutionId, sortOrder, BigInt(row.catalogue_version));
+    const enrollments = new Map<string, EnrollmentState>(row.enrollments.map(([id, status, n]) => [id, { status, redemptionCount: n }]));
+    const eligible = selectEligible(view, { nowMs: Date.now(), segment: q.segment, enrollments });
+    const limit = effectiveFeedLimit(q.limit, widgetLimit);
+    const locale = resolveLocale(q.locale, locales);
+    const programDefault = locales[0];
+
+    let offers: FeedOfferDto[];
+    if (personalize) {
+      const merchantHistory = new Map<string, number>();
+      const categoryHistory = new Map<string, number>();
+      for (const [merchantId, category, n] of row.history ?? []) {
+        merchantHistory.set(merchantId, n);
+        categoryHistory.set(category, (categoryHistory.get(category) ?? 0) + n);
+      }
+      const signals: AffinitySignals = {
+        hints: prepareHints(preferMerchants, preferCategories),
+        merchantHistory,
+        categoryHistory,
+        popularity: await this.popularity.counts(institutionId),
+      };
+      offers = rankByAffinity(eligible, signals)
+        .slice(0, limit)
+        .map(({ offer, affinity }) => ({
+          ...item(offer, locale, programDefault, enrollments),
+          reason: { code: affinity.code, text: reasonText(affinity.code, locale, offer.merchantName) },
+        }));
+    } else {
+      offers = eligible.slice(0, limit).map((o) => item(o, locale, programDefault, enrollments));
+    }
+
+    this.events.recordFeed(
+      institutionId,
+      q.cardholder_token,
+      offers.map((o) => o.id),
+    );
+    return { offers, total: eligible.length, personalized: personalize };
+  }
+}
+
+function item(o: CatalogueOffer, locale: string, programDefault: string, enrollments: ReadonlyMap<string, EnrollmentState>): FeedOfferDto {
+  const { title, description } = localize(o.translations, locale, programDefault);
+  return {
+    id: o.id,
+    title,
+    description,
+    merchant_id: o.merchantId,
+    merchant_name: o.merchantName,
+    min_spend: o.minSpendMajor,
+    cashback_amount: o.cashbackMajor,
+    currency: o.currency,
+    starts_at: o.startsAtIso,
+    expires_at: o.expiresAtIso,
+    added: enrollments.has(o.id),
+    reward_type: o.rewardType,
+    cashback_percent: o.cashbackPercent,
+  };
+}
+
+/** Parses a hint list, refusing more than MAX_HINTS items or an item longer than MAX_HINT_LENGTH. */
+function hintList(field: string, csv: string | undefined): string[] {
+  const items = parseHintList(csv);
+  const details: ErrorDetail[] = [];
+  if (items.length > MAX_HINTS) details.push({ field, message: `must list at most ${MAX_HINTS} items` });
+  if (items.some((i) => i.length > MAX_HINT_LENGTH)) details.push({ field, message: `items must be at most ${MAX_HINT_LENGTH} characters` });
+  if (details.length) throw ApiError.validation(details);
+  return items;
+}

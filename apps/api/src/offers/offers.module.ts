@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { EngagementRecorder } from './engagement-recorder.service';
+import { EnrollmentsService } from './enrollments.service';
+import { OfferCatalogue } from './offer-catalogue.service';
+import { OfferFeedService } from './offer-feed.service';
+import { OfferPopularity } from './offer-popularity.service';
+import { OffersController } from './offers.controller';
+
+/** Offer feed (GET /api/v1/offers), enrollment (POST /api/v1/offers/{id}/add) and their funnel events. */
+@Module({
+  controllers: [OffersController],
+  providers: [OfferCatalogue, OfferPopularity, OfferFeedService, EnrollmentsService, EngagementRecorder],
+  exports: [EngagementRecorder],
+})
+export class OffersModule {}

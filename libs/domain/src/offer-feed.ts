@@ -1,0 +1,360 @@
+/**
+ * Offer feed and enrollment rules (DESIGN section 4), without I/O: eligibility, the program's
+ * sort orders, the feed limit, locale fallback, personalization (affinity tiers and reasons) and
+ * the decision of an add. The api service feeds these functions rows and request values; every
+ * rule that can be stated without a database lives here and is unit-tested here.
+ */
+import { toMajor } from './money';
+
+export const FEED_LOCALES = ['en', 'es', 'pt-BR'] as const;
+export type FeedLocale = (typeof FEED_LOCALES)[number];
+export const FEED_SORT_ORDERS = ['featured', 'ending_soon', 'highest_cashback', 'newest'] as const;
+export type FeedSortOrder = (typeof FEED_SORT_ORDERS)[number];
+
+/** Bounds of the `limit` query parameter (SPEC); the program's widget_feed_limit caps it further. */
+export const FEED_LIMIT_MIN = 1;
+export const FEED_LIMIT_MAX = 100;
+
+export interface OfferTranslation {
+  title: string;
+  description?: string;
+}
+
+/** What the feed needs to know of an offer. Amounts are minor units; instants are epoch ms. */
+export interface FeedOffer {
+  id: string;
+  merchantId: string;
+  merchantName: string;
+  /** The merchant's category code (lowercase, e.g. `groceries`). */
+  category: string;
+  translations: Readonly<Record<string, OfferTranslation>>;
+  cashbackAmount: number;
+  currency: string;
+  startsAt: number;
+  expiresAt: number;
+  /** Empty = unrestricted. */
+  segments: readonly string[];
+  maxRedemptionsPerCardholder: number;
+  priority: number;
+}
+
+/** A cardholder's enrollment in one offer, as far as the feed cares. */
+export interface EnrollmentState {
+  status: string;
+  redemptionCount: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Eligibility
+// ---------------------------------------------------------------------------------------------
+
+/** Active now: starts_at ≤ now < expires_at (the status is checked where offers are loaded). */
+export function isLiveAt(offer: Pick<FeedOffer, 'startsAt' | 'expiresAt'>, nowMs: number): boolean {
+  return offer.startsAt <= nowMs && nowMs < offer.expiresAt;
+}
+
+/**
+ * Segment rule: an unrestricted offer always qualifies; a restricted one only when the request's
+ * segment is one of its segments (exact, case-sensitive match of the caller's code).
+ */
+export function segmentAllows(segments: readonly string[], segment: string | undefined | null): boolean {
+  return segments.length === 0 || (segment != null && segments.includes(segment));
+}
+
+/**
+ * Budget left for one more redemption: the budget (merchant-funded cap, null = unlimited) must
+ * still take the largest merchant-funded amount one redemption can cost, cashback_amount (the
+ * fixed reward, or the cap of a percent reward) plus the merchant fee.
+ */
+export function hasBudgetForOneMore(o: {
+  budgetTotal: number | null;
+  budgetUsed: number;
+  cashbackAmount: number;
+  merchantFeeAmount: number;
+}): boolean {
+  return o.budgetTotal === null || o.budgetTotal - o.budgetUsed >= o.cashbackAmount + o.merchantFeeAmount;
+}
+
+/** The cardholder has used this offer up: redeemed to the per-cardholder limit. */
+export function redeemedToLimit(enrollment: EnrollmentState | undefined, maxRedemptionsPerCardholder: number): boolean {
+  return !!enrollment && (enrollment.status === 'redeemed' || enrollment.redemptionCount >= maxRedemptionsPerCardholder);
+}
+
+/**
+ * Keeps, in the given order, the offers this cardholder may see now: live, passing the segment
+ * rule and not redeemed to the limit. (Targeting, status and budget are applied when the
+ * catalogue is loaded.)
+ */
+export function selectEligible<T extends FeedOffer>(
+  ordered: readonly T[],
+  ctx: { nowMs: number; segment?: string | null; enrollments: ReadonlyMap<string, EnrollmentState> },
+): T[] {
+  const out: T[] = [];
+  for (const o of ordered) {
+    if (!isLiveAt(o, ctx.nowMs)) continue;
+    if (!segmentAllows(o.segments, ctx.segment)) continue;
+    if (redeemedToLimit(ctx.enrollments.get(o.id), o.maxRedemptionsPerCardholder)) continue;
+    out.push(o);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Program sort order
+// ---------------------------------------------------------------------------------------------
+
+const byId = (a: FeedOffer, b: FeedOffer) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The program's sort orders, each ending with the offer id so that the order is total and the
+ * same on every call:
+ * - featured: priority descending, then newest (starts_at descending)
+ * - ending_soon: expires_at ascending
+ * - highest_cashback: cashback_amount descending, compared in major units (the most a cardholder
+ *   can get: the fixed reward or the cap of a percent reward)
+ * - newest: starts_at descending
+ */
+export function compareForSort(order: FeedSortOrder): (a: FeedOffer, b: FeedOffer) => number {
+  switch (order) {
+    case 'featured':
+      return (a, b) => b.priority - a.priority || b.startsAt - a.startsAt || byId(a, b);
+    case 'ending_soon':
+      return (a, b) => a.expiresAt - b.expiresAt || byId(a, b);
+    case 'highest_cashback':
+      return (a, b) => toMajor(b.cashbackAmount, b.currency) - toMajor(a.cashbackAmount, a.currency) || byId(a, b);
+    case 'newest':
+      return (a, b) => b.startsAt - a.startsAt || byId(a, b);
+  }
+}
+
+export function sortForProgram<T extends FeedOffer>(offers: readonly T[], order: FeedSortOrder): T[] {
+  return [...offers].sort(compareForSort(order));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limit and locale
+// ---------------------------------------------------------------------------------------------
+
+/** `limit` (already validated to 1–100) capped by the widget's limit; absent = the widget's limit. */
+export function effectiveFeedLimit(requested: number | undefined, widgetFeedLimit: number): number {
+  return requested === undefined ? widgetFeedLimit : Math.min(requested, widgetFeedLimit);
+}
+
+/** A well-formed language tag (BCP 47 shape), whatever the language. */
+export const LOCALE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
+
+/**
+ * Maps a requested tag onto the service's locales, forgivingly: exact tags in any case
+ * (`pt-br` → `pt-BR`), then the language alone (`es-MX` → `es`, `en-GB` → `en`, `pt` and
+ * `pt-PT` → `pt-BR`, the one Portuguese the service has). Anything else → null.
+ */
+export function normalizeLocale(tag: string | undefined | null): FeedLocale | null {
+  if (!tag) return null;
+  const lower = tag.toLowerCase();
+  const exact = FEED_LOCALES.find((l) => l.toLowerCase() === lower);
+  if (exact) return exact;
+  const language = lower.split('-')[0];
+  if (language === 'en') return 'en';
+  if (language === 'es') return 'es';
+  if (language === 'pt') return 'pt-BR';
+  return null;
+}
+
+/**
+ * SPEC: the requested language if the program offers it, else the program's first supported
+ * language (its default).
+ */
+export function resolveLocale(requested: string | undefined | null, supported: readonly string[]): string {
+  const wanted = normalizeLocale(requested);
+  return wanted && supported.includes(wanted) ? wanted : supported[0];
+}
+
+/**
+ * Title and description in `locale`; a missing translation falls back to the program's first
+ * locale, then to English, then to whatever translation the offer has (an offer always has one).
+ */
+export function localize(
+  translations: Readonly<Record<string, OfferTranslation>>,
+  locale: string,
+  programDefault: string,
+): { title: string; description: string } {
+  const t = translations[locale] ?? translations[programDefault] ?? translations.en ?? Object.values(translations)[0];
+  return { title: t?.title ?? '', description: t?.description ?? '' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Personalization
+// ---------------------------------------------------------------------------------------------
+
+/** Reason codes in precedence order: a request hint outranks history, which outranks popularity. */
+export const REASON_CODES = ['preferred_merchant', 'preferred_category', 'shopped_here', 'category_affinity', 'popular'] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** The most items one hint list may carry; more is a validation error. */
+export const MAX_HINTS = 50;
+/** The longest one hint may be. */
+export const MAX_HINT_LENGTH = 200;
+
+/** `a, b,,c ` → `['a', 'b', 'c']` (trimmed, empty items dropped, duplicates dropped). */
+export function parseHintList(csv: string | undefined | null): string[] {
+  if (!csv) return [];
+  const seen = new Set<string>();
+  for (const raw of csv.split(',')) {
+    const v = raw.trim();
+    if (v) seen.add(v);
+  }
+  return [...seen];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const foldName = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** Request hints, prepared for matching: merchant ids, merchant names (case-folded), categories. */
+export interface Hints {
+  merchantIds: ReadonlySet<string>;
+  merchantNames: ReadonlySet<string>;
+  categories: ReadonlySet<string>;
+}
+
+/** prefer_merchants holds merchant ids or names; prefer_categories holds category codes. */
+export function prepareHints(preferMerchants: readonly string[], preferCategories: readonly string[]): Hints {
+  const merchantIds = new Set<string>();
+  const merchantNames = new Set<string>();
+  for (const m of preferMerchants) {
+    if (UUID.test(m)) merchantIds.add(m.toLowerCase());
+    merchantNames.add(foldName(m));
+  }
+  return { merchantIds, merchantNames, categories: new Set(preferCategories.map((c) => c.trim().toLowerCase())) };
+}
+
+/** What is known about the cardholder and the institution's cardholders, for ranking. */
+export interface AffinitySignals {
+  hints: Hints;
+  /** The cardholder's past purchases per merchant id. */
+  merchantHistory: ReadonlyMap<string, number>;
+  /** The cardholder's past purchases per merchant category. */
+  categoryHistory: ReadonlyMap<string, number>;
+  /** Enrollments per offer id across the institution's cardholders. */
+  popularity: ReadonlyMap<string, number>;
+}
+
+export interface Affinity {
+  code: ReasonCode;
+  /** Position of the code in REASON_CODES: lower ranks first. */
+  tier: number;
+  /** Within a tier, higher ranks first (purchase counts, then popularity). */
+  strength: number;
+}
+
+/**
+ * The reason an offer suits the cardholder, by precedence: the merchant is among the request's
+ * preferred merchants; its category among the preferred categories; the cardholder has bought
+ * at the merchant; in the merchant's category; otherwise it is ranked by popularity.
+ */
+export function affinityOf(offer: FeedOffer, s: AffinitySignals): Affinity {
+  const atMerchant = s.merchantHistory.get(offer.merchantId) ?? 0;
+  const inCategory = s.categoryHistory.get(offer.category) ?? 0;
+  const popularity = s.popularity.get(offer.id) ?? 0;
+  // Strength: the cardholder's own history first, then popularity; each packed so that a higher
+  // tier-relevant signal always dominates (counts are far below 2^20 in practice and clamped).
+  const clamp = (n: number) => Math.min(n, 0xfffff);
+  const history = clamp(atMerchant) * 2 ** 20 + clamp(inCategory);
+  let code: ReasonCode;
+  if (s.hints.merchantIds.has(offer.merchantId) || s.hints.merchantNames.has(foldName(offer.merchantName))) code = 'preferred_merchant';
+  else if (s.hints.categories.has(offer.category)) code = 'preferred_category';
+  else if (atMerchant > 0) code = 'shopped_here';
+  else if (inCategory > 0) code = 'category_affinity';
+  else code = 'popular';
+  const strength = code === 'popular' ? clamp(popularity) : history;
+  return { code, tier: REASON_CODES.indexOf(code), strength };
+}
+
+/**
+ * Ranks eligible offers (given in the program's order) by affinity: tier first, then strength;
+ * equal affinity keeps the program's order (the sort is stable).
+ */
+export function rankByAffinity<T extends FeedOffer>(eligible: readonly T[], s: AffinitySignals): { offer: T; affinity: Affinity }[] {
+  return eligible
+    .map((offer) => ({ offer, affinity: affinityOf(offer, s) }))
+    .sort((a, b) => a.affinity.tier - b.affinity.tier || b.affinity.strength - a.affinity.strength);
+}
+
+const REASON_TEXT: Record<FeedLocale, Record<ReasonCode, (merchant: string) => string>> = {
+  en: {
+    preferred_merchant: (m) => `${m} is one of your preferred merchants`,
+    preferred_category: () => 'Matches a category you prefer',
+    shopped_here: (m) => `Because you shop at ${m}`,
+    category_affinity: () => 'Similar to places where you shop',
+    popular: () => 'A popular offer',
+  },
+  es: {
+    preferred_merchant: (m) => `${m} es uno de tus comercios preferidos`,
+    preferred_category: () => 'Coincide con una categoría que prefieres',
+    shopped_here: (m) => `Porque compras en ${m}`,
+    category_affinity: () => 'Similar a los lugares donde compras',
+    popular: () => 'Una oferta popular',
+  },
+  'pt-BR': {
+    preferred_merchant: (m) => `${m} é uma das suas lojas preferidas`,
+    preferred_category: () => 'Corresponde a uma categoria que você prefere',
+    shopped_here: (m) => `Porque você compra em ${m}`,
+    category_affinity: () => 'Parecida com os lugares onde você compra',
+    popular: () => 'Uma oferta popular',
+  },
+};
+
+/** The localized sentence for a reason (English when the locale is not one of the service's). */
+export function reasonText(code: ReasonCode, locale: string, merchantName: string): string {
+  const table = REASON_TEXT[(FEED_LOCALES as readonly string[]).includes(locale) ? (locale as FeedLocale) : 'en'];
+  return table[code](merchantName);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enrollment (POST /offers/{id}/add)
+// ---------------------------------------------------------------------------------------------
+
+/** Everything an add decides on, read under the cardholder's lock. */
+export interface EnrollmentFacts {
+  /** null: no such offer, or one not offered to this institution. */
+  offer: {
+    status: string;
+    startsAt: number;
+    expiresAt: number;
+    segments: readonly string[];
+    budgetTotal: number | null;
+    budgetUsed: number;
+    cashbackAmount: number;
+    merchantFeeAmount: number;
+  } | null;
+  /** The cardholder's enrollment in this offer, if any. */
+  existingEnrollmentId: string | null;
+  /** The cardholder's active offers: enrollment active and offer not expired. */
+  activeCount: number;
+  maxActiveOffers: number;
+  segment?: string | null;
+  nowMs: number;
+}
+
+export type EnrollmentError = 'offer_not_found' | 'offer_unavailable' | 'segment_not_eligible' | 'max_active_offers';
+
+export type EnrollmentDecision =
+  | { outcome: 'already_added'; cardholderOfferId: string }
+  | { outcome: 'add' }
+  | { outcome: 'refused'; error: EnrollmentError };
+
+/**
+ * The add, in this order: unknown offer → 404; an existing enrollment → already_added (the add is
+ * idempotent: a retry gets the answer of the first call, whatever changed since); an offer that
+ * is not active, not in its window or out of budget → offer_unavailable; a segment-limited offer
+ * without a matching segment → segment_not_eligible; the cardholder at the program's maximum of
+ * active offers → max_active_offers; else add.
+ */
+export function decideEnrollment(f: EnrollmentFacts): EnrollmentDecision {
+  const o = f.offer;
+  if (!o) return { outcome: 'refused', error: 'offer_not_found' };
+  if (f.existingEnrollmentId) return { outcome: 'already_added', cardholderOfferId: f.existingEnrollmentId };
+  if (o.status !== 'active' || !isLiveAt(o, f.nowMs) || !hasBudgetForOneMore(o)) return { outcome: 'refused', error: 'offer_unavailable' };
+  if (!segmentAllows(o.segments, f.segment)) return { outcome: 'refused', error: 'segment_not_eligible' };
+  if (f.activeCount >= f.maxActiveOffers) return { outcome: 'refused', error: 'max_active_offers' };
+  return { outcome: 'add' };
+}
