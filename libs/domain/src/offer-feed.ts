@@ -25,6 +25,8 @@ export interface FeedOffer {
   id: string;
   merchantId: string;
   merchantName: string;
+  /** merchantNameKey(merchantName), when precomputed (hint matching is then a set lookup). */
+  merchantNameKey?: string;
   /** The merchant's category code (lowercase, e.g. `groceries`). */
   category: string;
   translations: Readonly<Record<string, OfferTranslation>>;
@@ -207,7 +209,11 @@ export function parseHintList(csv: string | undefined | null): string[] {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const foldName = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** How merchant names compare with name hints: trimmed, inner spaces collapsed, case-folded. */
+export function merchantNameKey(name: string): string {
+  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
 
 /** Request hints, prepared for matching: merchant ids, merchant names (case-folded), categories. */
 export interface Hints {
@@ -222,7 +228,7 @@ export function prepareHints(preferMerchants: readonly string[], preferCategorie
   const merchantNames = new Set<string>();
   for (const m of preferMerchants) {
     if (UUID.test(m)) merchantIds.add(m.toLowerCase());
-    merchantNames.add(foldName(m));
+    merchantNames.add(merchantNameKey(m));
   }
   return { merchantIds, merchantNames, categories: new Set(preferCategories.map((c) => c.trim().toLowerCase())) };
 }
@@ -260,8 +266,10 @@ export function affinityOf(offer: FeedOffer, s: AffinitySignals): Affinity {
   const clamp = (n: number) => Math.min(n, 0xfffff);
   const history = clamp(atMerchant) * 2 ** 20 + clamp(inCategory);
   let code: ReasonCode;
-  if (s.hints.merchantIds.has(offer.merchantId) || s.hints.merchantNames.has(foldName(offer.merchantName))) code = 'preferred_merchant';
-  else if (s.hints.categories.has(offer.category)) code = 'preferred_category';
+  const names = s.hints.merchantNames;
+  if (s.hints.merchantIds.has(offer.merchantId) || (names.size > 0 && names.has(offer.merchantNameKey ?? merchantNameKey(offer.merchantName)))) {
+    code = 'preferred_merchant';
+  } else if (s.hints.categories.has(offer.category)) code = 'preferred_category';
   else if (atMerchant > 0) code = 'shopped_here';
   else if (inCategory > 0) code = 'category_affinity';
   else code = 'popular';

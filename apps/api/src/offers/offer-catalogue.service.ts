@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { FeedOffer, FeedSortOrder, OfferTranslation, sortForProgram, toMajor } from '@app/domain';
+import { FeedOffer, FeedSortOrder, merchantNameKey, OfferTranslation, sortForProgram, toMajor } from '@app/domain';
 
 /** A live offer held in memory, with the parts of its feed item that never change precomputed. */
 export interface CatalogueOffer extends FeedOffer {
@@ -42,11 +42,14 @@ interface Snapshot {
 }
 
 /**
- * Reload at least this often even when the version did not move: closes the small window in
- * which a request can read a new catalogue version just before the change it announces is
- * visible (the version is bumped at commit time by a deferred trigger).
+ * The version is bumped at commit time by a deferred trigger, a moment before the committed rows
+ * are visible to other sessions. A reload prompted by a new version could fall in that moment and
+ * read the rows as they were; so each such reload is confirmed by one more, in the background,
+ * this long after it.
  */
-export const MAX_AGE_MS = 5_000;
+export const CONFIRM_AFTER_MS = 250;
+/** Backstop: reload in the background when the catalogue is older than this, changed or not. */
+export const MAX_AGE_MS = 60_000;
 /** Bound on memoized per-institution views (each is an array of references). */
 const MAX_VIEWS = 10_000;
 
@@ -66,6 +69,7 @@ export class OfferCatalogue {
   private readonly logger = new Logger(OfferCatalogue.name);
   private snapshot: Snapshot | null = null;
   private loading: Promise<void> | null = null;
+  private confirmTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: DataSource) {}
 
@@ -73,12 +77,10 @@ export class OfferCatalogue {
   async view(institutionId: string, order: FeedSortOrder, observedVersion: bigint): Promise<readonly CatalogueOffer[]> {
     while (!this.snapshot || this.snapshot.version < observedVersion) {
       await this.reload(observedVersion);
+      this.scheduleConfirmation();
     }
     const snap = this.snapshot;
-    if (Date.now() - snap.loadedAt > MAX_AGE_MS && !this.loading) {
-      // Same version, just old: refresh in the background and answer from what we have.
-      void this.reload(snap.version).catch((e: Error) => this.logger.warn({ err: e.message }, 'offer catalogue refresh failed'));
-    }
+    if (Date.now() - snap.loadedAt > MAX_AGE_MS) this.refreshInBackground();
     const key = `${institutionId}|${order}`;
     let view = snap.views.get(key);
     if (!view) {
@@ -90,6 +92,21 @@ export class OfferCatalogue {
       snap.views.set(key, view);
     }
     return view;
+  }
+
+  private scheduleConfirmation(): void {
+    if (this.confirmTimer) return;
+    this.confirmTimer = setTimeout(() => {
+      this.confirmTimer = null;
+      this.refreshInBackground();
+    }, CONFIRM_AFTER_MS);
+    this.confirmTimer.unref();
+  }
+
+  /** Reloads at the current version while requests keep being answered from the loaded catalogue. */
+  private refreshInBackground(): void {
+    if (this.loading || !this.snapshot) return;
+    void this.reload(this.snapshot.version).catch((e: Error) => this.logger.warn({ err: e.message }, 'offer catalogue refresh failed'));
   }
 
   /** One load at a time; callers that need a newer version than the one loading wait and retry. */
@@ -127,6 +144,7 @@ function toCatalogueOffer(r: Row): CatalogueOffer {
     id: r.id,
     merchantId: r.merchant_id,
     merchantName: r.merchant_name,
+    merchantNameKey: merchantNameKey(r.merchant_name),
     category: r.category,
     translations: r.translations,
     cashbackAmount,

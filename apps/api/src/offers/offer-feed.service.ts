@@ -40,10 +40,11 @@ const DEFAULT_PROGRAM = { sortOrder: 'featured' as FeedSortOrder, locales: ['en'
  * One round trip per feed request: the catalogue version, the program, the cardholder's
  * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
  * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
- * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id).
+ * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). (A fresh sequence
+ * shows last_value 1 both before and after its first nextval; is_called tells the two apart.)
  */
 const CARDHOLDER_SQL = `
-  SELECT (SELECT last_value FROM offer_catalogue_version)::text AS catalogue_version,
+  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
          p.sort_order, p.supported_locales, p.widget_feed_limit,
          (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count)), '[]'::json)
             FROM cardholder_offer co
