@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { FeedOffer, FeedSortOrder, merchantNameKey, OfferTranslation, sortForProgram, toMajor } from '@app/domain';
 
@@ -65,13 +65,18 @@ const MAX_VIEWS = 10_000;
  * after its commit. Time (starts_at/expires_at) is applied per request.
  */
 @Injectable()
-export class OfferCatalogue {
+export class OfferCatalogue implements OnApplicationShutdown {
   private readonly logger = new Logger(OfferCatalogue.name);
   private snapshot: Snapshot | null = null;
   private loading: Promise<void> | null = null;
   private confirmTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: DataSource) {}
+
+  onApplicationShutdown(): void {
+    if (this.confirmTimer) clearTimeout(this.confirmTimer);
+    this.confirmTimer = null;
+  }
 
   /** The offers an institution may see, in its program's order, as of `observedVersion` or later. */
   async view(institutionId: string, order: FeedSortOrder, observedVersion: bigint): Promise<readonly CatalogueOffer[]> {

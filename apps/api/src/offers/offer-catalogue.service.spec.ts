@@ -1,0 +1,146 @@
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { CONFIRM_AFTER_MS, MAX_AGE_MS, OfferCatalogue } from './offer-catalogue.service';
+
+const INST = '11111111-1111-4111-8111-111111111111';
+const OTHER = '22222222-2222-4222-8222-222222222222';
+
+function row(id: string, over: Record<string, unknown> = {}) {
+  return {
+    id,
+    merchant_id: 'm-' + id,
+    merchant_name: 'Shop ' + id,
+    category: 'books',
+    translations: { en: { title: 'T' + id } },
+    min_spend: '2000',
+    reward_type: 'fixed',
+    cashback_amount: '500',
+    cashback_percent: null,
+    currency: 'USD',
+    starts_at: new Date('2026-01-01T00:00:00Z'),
+    expires_at: new Date('2027-01-01T00:00:00Z'),
+    segments: [],
+    max_redemptions_per_cardholder: 1,
+    priority: 0,
+    targets: null,
+    ...over,
+  };
+}
+
+function fakeDb(rows: () => unknown[]) {
+  const query = jest.fn(async () => rows());
+  return { db: { query } as unknown as DataSource, query };
+}
+
+describe('OfferCatalogue', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  const made: OfferCatalogue[] = [];
+  const catalogue = (db: DataSource) => {
+    const c = new OfferCatalogue(db);
+    made.push(c);
+    return c;
+  };
+  afterEach(() => {
+    for (const c of made.splice(0)) c.onApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  it('loads once, then answers from memory while the version stands', async () => {
+    const { db, query } = fakeDb(() => [row('a')]);
+    const c = catalogue(db);
+    await c.view(INST, 'featured', 1n);
+    await c.view(INST, 'featured', 1n);
+    await c.view(INST, 'newest', 1n);
+    expect(query).toHaveBeenCalledTimes(1);
+  });
+
+  it('reloads before answering when a request saw a newer version', async () => {
+    let rows = [row('a')];
+    const { db, query } = fakeDb(() => rows);
+    const c = catalogue(db);
+    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
+    rows = [row('a'), row('b', { priority: 5 })];
+    expect((await c.view(INST, 'featured', 2n)).map((o) => o.id)).toEqual(['b', 'a']);
+    expect(query).toHaveBeenCalledTimes(2);
+    // A request that read an older version than the one loaded does not reload.
+    await c.view(INST, 'featured', 1n);
+    expect(query).toHaveBeenCalledTimes(2);
+  });
+
+  it('concurrent requests share one load', async () => {
+    const { db, query } = fakeDb(() => [row('a')]);
+    const c = catalogue(db);
+    await Promise.all(Array.from({ length: 10 }, () => c.view(INST, 'featured', 3n)));
+    expect(query).toHaveBeenCalledTimes(1);
+  });
+
+  it('a request that needs a newer version than the load in flight waits for one more load', async () => {
+    let release!: () => void;
+    let n = 0;
+    const query = jest.fn(() => {
+      n++;
+      return n === 1 ? new Promise<unknown[]>((r) => (release = () => r([row('old')]))) : Promise.resolve([row('new')]);
+    });
+    const c = catalogue({ query } as unknown as DataSource);
+    const first = c.view(INST, 'featured', 1n);
+    const second = c.view(INST, 'featured', 2n);
+    release();
+    expect((await first).map((o) => o.id)).toEqual(['old']);
+    expect((await second).map((o) => o.id)).toEqual(['new']);
+    expect(query).toHaveBeenCalledTimes(2);
+  });
+
+  it('confirms a change-prompted load with one more load shortly after, in the background', async () => {
+    jest.useFakeTimers();
+    const { db, query } = fakeDb(() => [row('a')]);
+    const c = catalogue(db);
+    await c.view(INST, 'featured', 1n);
+    expect(query).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(CONFIRM_AFTER_MS + 1);
+    expect(query).toHaveBeenCalledTimes(2);
+    // Nothing more until the version moves or the catalogue grows old.
+    await jest.advanceTimersByTimeAsync(10 * CONFIRM_AFTER_MS);
+    expect(query).toHaveBeenCalledTimes(2);
+  });
+
+  it('refreshes in the background once older than MAX_AGE_MS, answering from memory meanwhile', async () => {
+    jest.useFakeTimers();
+    let rows = [row('a')];
+    const { db, query } = fakeDb(() => rows);
+    const c = catalogue(db);
+    await c.view(INST, 'featured', 1n);
+    await jest.advanceTimersByTimeAsync(CONFIRM_AFTER_MS + 1);
+    const loads = query.mock.calls.length;
+    rows = [row('z')];
+    jest.setSystemTime(Date.now() + MAX_AGE_MS + 1);
+    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(query).toHaveBeenCalledTimes(loads + 1);
+    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['z']);
+  });
+
+  it('a view holds the offers for everyone and those targeted at the institution, in the program order', async () => {
+    const { db } = fakeDb(() => [
+      row('everyone', { priority: 1 }),
+      row('mine', { targets: [INST, OTHER], priority: 2 }),
+      row('theirs', { targets: [OTHER], priority: 3 }),
+    ]);
+    const c = catalogue(db);
+    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['mine', 'everyone']);
+    expect((await c.view(OTHER, 'featured', 1n)).map((o) => o.id)).toEqual(['theirs', 'mine', 'everyone']);
+    const [mine] = await c.view(INST, 'featured', 1n);
+    expect(mine).toMatchObject({ minSpendMajor: 20, cashbackMajor: 5, cashbackAmount: 500, merchantNameKey: 'shop mine', startsAtIso: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('a failed load fails the request and is retried by the next one', async () => {
+    let fail = true;
+    const query = jest.fn(async () => {
+      if (fail) throw new Error('db down');
+      return [row('a')];
+    });
+    const c = catalogue({ query } as unknown as DataSource);
+    await expect(c.view(INST, 'featured', 1n)).rejects.toThrow('db down');
+    fail = false;
+    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
+  });
+});
