@@ -11,6 +11,8 @@ const common = {
 };
 
 module.exports = {
+  // Applies to every project (Jest reads it only at the top level).
+  testTimeout: 60_000,
   projects: [
     {
       ...common,
@@ -23,7 +25,6 @@ module.exports = {
       testMatch: ['<rootDir>/apps/*/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       setupFiles: ['<rootDir>/libs/testing/src/test-env.ts'],
-      testTimeout: 60_000,
     },
   ],
 };

@@ -58,3 +58,77 @@ describe('boot', () => {
     });
   });
 });
+
+describe('production bundles', () => {
+  const describeBuilt = existsSync(apiBundle) ? describe : describe.skip; // skipped only when run without a build
+  const env = (extra: Record<string, string>) => ({
+    PATH: process.env.PATH!,
+    NODE_ENV: 'test',
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL!,
+    MIGRATIONS_RUN_ON_BOOT: 'false',
+    LOG_LEVEL: 'info',
+    OPERATOR_TOKEN: OPERATOR,
+    ...extra,
+  });
+  const OPERATOR = 'op_boot_test_operator_token_0123456789';
+
+  describeBuilt('api logs', () => {
+    it('carry request ids and never the key, the password, the session or the query string', async () => {
+      const { spawn } = await import('child_process');
+      const port = 3700 + Math.floor(Math.random() * 200);
+      const child = spawn(process.execPath, [apiBundle], { cwd: root, env: env({ PORT: String(port) }) });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        const deadline = Date.now() + 20_000;
+        while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
+          if (Date.now() > deadline) throw new Error(`api did not start: ${out}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const op = { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' };
+        const inst = await (await fetch(`${base}/admin/api/v1/institutions`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Log Bank', plan: 'growth' }) })).json();
+        const key = (await (await fetch(`${base}/admin/api/v1/institutions/${inst.id}/api-keys`, { method: 'POST', headers: op, body: '{"name":"k"}' })).json()).key;
+        const password = 'log-test password 123';
+        const email = `log-${Date.now()}@bank.test`;
+        await fetch(`${base}/admin/api/v1/institutions/${inst.id}/users`, { method: 'POST', headers: op, body: JSON.stringify({ email, password, role: 'admin' }) });
+        const me = await fetch(`${base}/api/v1/me?cardholder_token=chk_secret_token_123`, { headers: { authorization: `Bearer ${key}` } });
+        const login = await fetch(`${base}/portal/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+        const cookie = login.headers.get('set-cookie')!.split(';')[0];
+        await fetch(`${base}/portal/api/me`, { headers: { cookie } });
+        await new Promise((r) => setTimeout(r, 300));
+
+        expect(out).toContain(me.headers.get('x-request-id')!);
+        for (const secret of [key, password, cookie.split('=')[1], 'chk_secret_token_123', OPERATOR]) {
+          expect(out).not.toContain(secret);
+        }
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+  });
+
+  describeBuilt('worker', () => {
+    it('boots against PostgreSQL and Redis and stops cleanly on SIGTERM', async () => {
+      const { spawn } = await import('child_process');
+      const child = spawn(process.execPath, [join(root, 'dist/apps/worker/main.js')], { cwd: root, env: env({ WORKER_HEALTH_PORT: '0' }) });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      try {
+        const deadline = Date.now() + 20_000;
+        while (!/worker ready/.test(out)) {
+          if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${out}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        child.kill('SIGTERM');
+        expect(await exit).toBe(0);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    });
+  });
+});

@@ -9,10 +9,24 @@ async function main(): Promise<void> {
   loadConfig(); // fail fast, with one clear message, on bad configuration
   // Nest's own logger stays off until pino takes over: start-up failures are reported below.
   const app = await NestFactory.createApplicationContext(WorkerModule, { logger: false, abortOnError: false });
-  app.useLogger(app.get(Logger));
-  // SIGTERM / SIGINT close the processors after their running jobs, so a deploy strands nothing.
-  app.enableShutdownHooks();
+  const logger = app.get(Logger);
+  app.useLogger(logger);
   await app.init();
+  // SIGTERM / SIGINT close the processors after their running jobs, so a deploy strands nothing,
+  // then exit 0.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.log(`${signal}: finishing running jobs, then stopping`, 'Worker');
+      app.close().then(
+        () => process.exit(0),
+        (e: Error) => {
+          process.stderr.write(`worker did not stop cleanly: ${e.message}\n`);
+          process.exit(1);
+        },
+      );
+    });
+  }
+  logger.log('worker ready', 'Worker');
 }
 
 main().catch((e: unknown) => {

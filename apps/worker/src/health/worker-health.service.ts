@@ -27,13 +27,14 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
     await this.db.query('SELECT 1');
     await this.redis.connect();
     await this.redis.ping();
-    collectDefaultMetrics();
+    // Once per process: an api and a worker (or a restarted worker) may share one process in tests.
+    if (!register.getSingleMetric('process_cpu_user_seconds_total')) collectDefaultMetrics();
     const port = this.config.workerHealthPort;
     if (port > 0) {
       this.server = createServer((req, res) => void this.handle(req.url ?? '/', res));
       await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(port, '0.0.0.0', resolve));
     }
-    this.logger.log(`worker ready${port > 0 ? `; health on :${port}` : ''}`);
+    if (port > 0) this.logger.log(`health, readiness and metrics on :${port}`);
   }
 
   private async handle(url: string, res: import('http').ServerResponse): Promise<void> {
