@@ -89,8 +89,8 @@ describe('production bundles', () => {
           await new Promise((r) => setTimeout(r, 200));
         }
         const op = { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' };
-        const inst = await (await fetch(`${base}/admin/api/v1/institutions`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Log Bank', plan: 'growth' }) })).json();
-        const key = (await (await fetch(`${base}/admin/api/v1/institutions/${inst.id}/api-keys`, { method: 'POST', headers: op, body: '{"name":"k"}' })).json()).key;
+        const inst = await (await fetch(`${base}/admin/api/v1/institutions`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Log Bank', plan: 'growth' }) })).json() as { id: string };
+        const { key } = (await (await fetch(`${base}/admin/api/v1/institutions/${inst.id}/api-keys`, { method: 'POST', headers: op, body: '{"name":"k"}' })).json()) as { key: string };
         const password = 'log-test password 123';
         const email = `log-${Date.now()}@bank.test`;
         await fetch(`${base}/admin/api/v1/institutions/${inst.id}/users`, { method: 'POST', headers: op, body: JSON.stringify({ email, password, role: 'admin' }) });
