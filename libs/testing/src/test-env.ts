@@ -13,4 +13,7 @@ Object.assign(process.env, {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_RETRY_BASE_MS: '50',
   WORKER_HEALTH_PORT: '0',
+  // Queues per test database: suites running at once against different databases (several
+  // engineers on one machine) never consume each other's jobs.
+  QUEUE_PREFIX: `test-${new URL(TEST_DATABASE_URL).pathname.slice(1)}`,
 });
