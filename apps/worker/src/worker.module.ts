@@ -5,6 +5,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { DbModule } from '@app/db';
 import { bullConnection } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
+import { PortalJobsModule } from './portal-jobs.module';
 
 @Module({
   imports: [
@@ -14,6 +15,7 @@ import { WorkerHealthService } from './health/worker-health.service';
       useFactory: (c: AppConfig) => ({ pinoHttp: { level: c.logLevel, base: { app: 'worker' } } }),
     }),
     DbModule,
+    PortalJobsModule,
     BullModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (c: AppConfig) => ({ connection: bullConnection(c.redisUrl) }),

@@ -1,2 +1,3 @@
 export * from './queues';
 export * from './redis';
+export * from './portal-jobs';

@@ -74,7 +74,9 @@ export class CsvUpload {
   @Column('int', { name: 'rows_processed', default: 0 }) rowsProcessed: number;
   @Column('int', { default: 0 }) accepted: number;
   @Column('int', { default: 0 }) duplicates: number;
+  /** The first 1,000 refused lines; invalid_count counts them all. */
   @Column('jsonb', { default: [] }) invalid: InvalidLine[];
+  @Column('int', { name: 'invalid_count', default: 0 }) invalidCount: number;
   @Column('int', { name: 'blank_lines_skipped', default: 0 }) blankLinesSkipped: number;
   @Column('text', { name: 'error_message', nullable: true }) errorMessage: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;

@@ -1,0 +1,156 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, createRedis, jobIds, QUEUES } from '@app/queue';
+import { ApiError } from '../common/api-error';
+import { Keyset } from '../common/pagination';
+import type { UploadAcceptedDto, UploadDto, UploadPageDto, UploadSummaryDto } from './portal.dto';
+
+/** Largest CSV the portal accepts (about 150,000 typical rows). */
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+interface UploadRow {
+  id: string;
+  filename: string;
+  size_bytes: number;
+  status: string;
+  rows_processed: number;
+  rows_total: number | null;
+  accepted: number;
+  duplicates: number;
+  invalid_count: number;
+  invalid?: { line: number; errors: { field: string; message: string }[] }[];
+  blank_lines_skipped: number;
+  error_message: string | null;
+  uploaded_by: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  cursor_t?: string;
+}
+
+const COLUMNS = `c.id, c.filename, c.size_bytes, c.status, c.rows_processed, c.rows_total, c.accepted, c.duplicates, c.invalid_count,
+  c.blank_lines_skipped, c.error_message, u.email AS uploaded_by, c.created_at, c.started_at, c.completed_at`;
+
+function summary(r: UploadRow): UploadSummaryDto {
+  return {
+    id: r.id,
+    filename: r.filename,
+    size_bytes: r.size_bytes,
+    status: r.status,
+    rows_processed: r.rows_processed,
+    rows_total: r.rows_total,
+    accepted: r.accepted,
+    duplicates: r.duplicates,
+    invalid_count: r.invalid_count,
+    blank_lines_skipped: r.blank_lines_skipped,
+    error_message: r.error_message,
+    uploaded_by: r.uploaded_by,
+    created_at: r.created_at.toISOString(),
+    started_at: r.started_at?.toISOString() ?? null,
+    completed_at: r.completed_at?.toISOString() ?? null,
+  };
+}
+
+/**
+ * CSV uploads: the file is stored in PostgreSQL (csv_upload.content) and handed to the worker's
+ * csv-import queue after commit. When Redis is unreachable the upload stays `queued` and the
+ * worker's relay picks it up, so an upload is never lost.
+ */
+@Injectable()
+export class CsvUploadsService implements OnModuleDestroy {
+  private readonly logger = new Logger('CsvUploads');
+  private redis?: Redis;
+  private queue?: Queue<CsvJob>;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  private get q(): Queue<CsvJob> {
+    if (!this.queue) {
+      this.redis = createRedis(this.config.redisUrl, 'fast', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      this.redis.on('error', () => undefined);
+      this.queue = new Queue<CsvJob>(QUEUES.csv, { connection: this.redis, prefix: this.config.queuePrefix });
+      this.queue.on('error', () => undefined);
+    }
+    return this.queue;
+  }
+
+  async create(
+    user: { institutionId: string; userId: string; plan: string },
+    file: { originalname: string; buffer: Buffer; size: number },
+    requestId?: string,
+  ): Promise<UploadAcceptedDto> {
+    if (user.plan !== 'growth' && user.plan !== 'enterprise') {
+      throw ApiError.forbidden('plan_required', 'CSV upload is part of the Growth and Enterprise plans. Ask your account manager to upgrade, or post transactions through the API.');
+    }
+    if (file.size === 0) throw ApiError.validation([{ field: 'file', message: 'is empty' }], 'The file is empty.');
+    const [row] = await this.db.query(
+      `INSERT INTO csv_upload (institution_id, uploaded_by_user_id, filename, size_bytes, content)
+       VALUES ($1, $2, $3, $4, $5) RETURNING id, status`,
+      [user.institutionId, user.userId, cleanFilename(file.originalname), file.size, file.buffer],
+    );
+    await this.enqueue(row.id, requestId);
+    return { id: row.id, status: row.status };
+  }
+
+  /** After commit; never fails the request (the relay retries what could not be queued). */
+  private async enqueue(uploadId: string, requestId?: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const queue = this.q;
+      await Promise.race([
+        queue.add(CSV_JOB_NAME, { uploadId, requestId }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(uploadId) }),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS))),
+      ]);
+    } catch (e) {
+      this.logger.warn(`could not enqueue CSV upload ${uploadId} (${(e as Error).message}); left for the relay`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async get(institutionId: string, id: string): Promise<UploadDto> {
+    const [row]: UploadRow[] = await this.db.query(
+      `SELECT ${COLUMNS}, c.invalid FROM csv_upload c LEFT JOIN portal_user u ON u.id = c.uploaded_by_user_id
+        WHERE c.id = $1 AND c.institution_id = $2`,
+      [id, institutionId],
+    );
+    if (!row) throw ApiError.notFound('upload_not_found', 'No such upload.');
+    return { ...summary(row), invalid: row.invalid ?? [] };
+  }
+
+  async list(institutionId: string, limit: number, cursor?: string): Promise<UploadPageDto> {
+    const keyset = new Keyset(this.config.secretsKey, `portal:uploads:${institutionId}`);
+    const after = keyset.decode(cursor);
+    const rows: (UploadRow & { cursor_t: string })[] = await this.db.query(
+      `SELECT ${COLUMNS}, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t
+         FROM csv_upload c LEFT JOIN portal_user u ON u.id = c.uploaded_by_user_id
+        WHERE c.institution_id = $1 ${after ? 'AND (c.created_at, c.id) < ($3::timestamptz, $4::uuid)' : ''}
+        ORDER BY c.created_at DESC, c.id DESC LIMIT $2`,
+      after ? [institutionId, limit + 1, after.t, after.id] : [institutionId, limit + 1],
+    );
+    return keyset.page(rows, limit, summary);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.queue?.close().catch(() => undefined);
+    this.redis?.disconnect();
+  }
+}
+
+/** The name as the user's computer had it, without folders or control characters. */
+function cleanFilename(name: string): string {
+  let n = name;
+  // busboy decodes header parameters as latin1 unless told otherwise; recover UTF-8 names.
+  const utf8 = Buffer.from(n, 'latin1').toString('utf8');
+  if (!utf8.includes('\uFFFD')) n = utf8;
+  n = n.split(/[\\/]/).pop() ?? '';
+  n = n.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  return n || 'upload.csv';
+}

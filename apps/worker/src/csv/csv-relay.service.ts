@@ -1,0 +1,55 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, jobIds, QUEUES } from '@app/queue';
+
+const RELAY_EVERY_MS = 15_000;
+/** An upload still `queued` this long after it was stored was never handed to the queue. */
+const GRACE_SECONDS = 20;
+
+/**
+ * Uploads are committed before they are queued; when Redis was unreachable at that moment the
+ * upload stays `queued`. This relay (a local timer: it must work precisely when Redis was not)
+ * queues them again; the job id is the upload's, so a job still known to BullMQ is not doubled.
+ */
+@Injectable()
+export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('CsvRelay');
+  private timer?: NodeJS.Timeout;
+  private running = false;
+
+  constructor(
+    private readonly db: DataSource,
+    @InjectQueue(QUEUES.csv) private readonly queue: Queue<CsvJob>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.runOnce(), RELAY_EVERY_MS);
+  }
+
+  async runOnce(graceSeconds = GRACE_SECONDS): Promise<number> {
+    if (this.running) return 0;
+    this.running = true;
+    try {
+      const rows: { id: string }[] = await this.db.query(
+        `SELECT id FROM csv_upload WHERE status = 'queued' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT 100`,
+        [graceSeconds],
+      );
+      for (const r of rows) {
+        await this.queue.add(CSV_JOB_NAME, { uploadId: r.id }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(r.id) });
+      }
+      if (rows.length) this.logger.log({ count: rows.length }, 'queued CSV uploads re-enqueued');
+      return rows.length;
+    } catch (e) {
+      this.logger.warn({ err: (e as Error).message }, 'CSV relay pass failed');
+      return 0;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+}
