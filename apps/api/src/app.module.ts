@@ -11,6 +11,7 @@ import { RedisModule } from './common/redis.module';
 import { HealthController } from './health/health.controller';
 import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
+import { ReportingModule } from './reporting/reporting.module';
 
 @Module({
   imports: [
@@ -21,6 +22,7 @@ import { PortalModule } from './portal/portal.module';
     AuthModule,
     AdminModule,
     PortalModule,
+    ReportingModule,
     OffersModule,
   ],
   controllers: [HealthController],

@@ -14,4 +14,7 @@ export const PUBLIC_ROUTES: RouteCase[] = [
   { method: 'get', path: '/api/v1/me', scope: null },
   { method: 'get', path: '/api/v1/offers?cardholder_token=scope-matrix-ch', scope: 'offers' },
   { method: 'post', path: '/api/v1/offers/:offer/add', scope: 'offers', body: { cardholder_token: 'scope-matrix-ch' } },
+  { method: 'get', path: '/api/v1/reporting/redemptions', scope: 'reporting' },
+  { method: 'get', path: '/api/v1/reporting/settlements', scope: 'reporting' },
+  { method: 'get', path: '/api/v1/reporting/funnel', scope: 'reporting' },
 ];
