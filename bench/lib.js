@@ -29,9 +29,9 @@ function benchEnv(extra = {}) {
   };
 }
 
-/** Builds the server bundles when missing (bench measures the production build). */
+/** Builds the server bundles (bench measures the production build of the current sources). */
 function ensureBuild() {
-  if (existsSync(join(root, 'dist/apps/api/main.js')) && existsSync(join(root, 'dist/apps/worker/main.js'))) return;
+  if (process.env.BENCH_SKIP_BUILD === '1' && existsSync(join(root, 'dist/apps/api/main.js'))) return;
   const r = spawnSync('npm', ['run', 'build:server'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('build failed');
 }

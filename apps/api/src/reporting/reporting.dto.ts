@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { SETTLEMENT_STATUSES } from '@app/domain';
 import { PageQuery, PaginationDto } from '../common/pagination';
@@ -16,17 +16,7 @@ export class WindowQuery {
   to?: string;
 }
 
-export class RedemptionsQuery extends PageQuery {
-  @ApiPropertyOptional({ example: '2026-11-01T00:00:00Z', description: 'Inclusive start (ISO 8601)' })
-  @IsOptional()
-  @IsTimestamp()
-  from?: string;
-
-  @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z', description: 'Exclusive end (ISO 8601)' })
-  @IsOptional()
-  @IsTimestamp()
-  to?: string;
-}
+export class RedemptionsQuery extends IntersectionType(PageQuery, WindowQuery) {}
 
 export class SettlementsQuery extends RedemptionsQuery {
   @ApiPropertyOptional({ enum: SETTLEMENT_STATUSES, example: 'pending' })
