@@ -12,6 +12,7 @@ import { HealthController } from './health/health.controller';
 import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
 import { ReportingModule } from './reporting/reporting.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -24,6 +25,7 @@ import { ReportingModule } from './reporting/reporting.module';
     PortalModule,
     ReportingModule,
     OffersModule,
+    WebhooksModule,
   ],
   controllers: [HealthController],
   providers: [{ provide: APP_FILTER, useClass: ErrorFilter }],

@@ -6,6 +6,7 @@ import { DbModule } from '@app/db';
 import { bullConnection } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
 import { PortalJobsModule } from './portal-jobs.module';
+import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({
   imports: [
@@ -18,8 +19,9 @@ import { PortalJobsModule } from './portal-jobs.module';
     PortalJobsModule,
     BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (c: AppConfig) => ({ connection: bullConnection(c.redisUrl) }),
+      useFactory: (c: AppConfig) => ({ connection: bullConnection(c.redisUrl), prefix: c.queuePrefix }),
     }),
+    WebhooksWorkerModule,
   ],
   providers: [WorkerHealthService],
 })

@@ -11,7 +11,14 @@ export class AppConfig {
   readonly port: number;
   readonly secretsKey: Buffer;
   readonly operatorToken: string;
-  readonly webhook: { allowPrivateUrls: boolean; retryBaseMs: number; timeoutMs: number };
+  readonly webhook: {
+    allowPrivateUrls: boolean;
+    retryBaseMs: number;
+    timeoutMs: number;
+    concurrency: number;
+    relayIntervalMs: number;
+    stuckAfterMs: number;
+  };
   readonly rateLimits: { defaultPerMinute: number; reportingPerMinute: number };
   readonly migrationsRunOnBoot: boolean;
   readonly logLevel: string;
@@ -36,6 +43,9 @@ export class AppConfig {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
+      stuckAfterMs: env.WEBHOOK_STUCK_AFTER_MS,
     };
     this.rateLimits = {
       defaultPerMinute: env.RATE_LIMIT_DEFAULT_PER_MINUTE,

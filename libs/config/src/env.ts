@@ -61,6 +61,25 @@ export class EnvVars {
   @Min(1)
   WEBHOOK_TIMEOUT_MS = 10_000;
 
+  /** Webhook attempts in flight at once per worker process (I/O-bound: receivers may take seconds). */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_CONCURRENCY must be an integer' })
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_CONCURRENCY = 100;
+
+  /** How often the worker's webhook relay looks for deliveries committed but not queued. */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RELAY_INTERVAL_MS must be an integer number of milliseconds' })
+  @Min(50)
+  WEBHOOK_RELAY_INTERVAL_MS = 1_000;
+
+  /** A pending delivery whose next attempt is this late (its job lost with Redis) is re-enqueued. */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_STUCK_AFTER_MS must be an integer number of milliseconds' })
+  @Min(100)
+  WEBHOOK_STUCK_AFTER_MS = 60_000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

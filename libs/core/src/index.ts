@@ -1,2 +1,3 @@
 export * from './password';
 export * from './secrets';
+export * from './webhooks';

@@ -9,3 +9,8 @@ export * from './offer-feed';
 export * from './matching';
 export * from './refunds';
 export * from './transaction-event';
+export * from './webhook-signing';
+export * from './webhook-verify';
+export * from './webhook-retry';
+export * from './webhook-address';
+export * from './webhook-errors';

@@ -24,8 +24,28 @@ export interface WebhookJob {
   deliveryId: string;
   /** 'automatic' for the scheduled series, 'manual' for a portal redelivery. */
   trigger: 'automatic' | 'manual';
+  /** The delivery's redelivery_count this job belongs to (0 = the automatic series). */
+  series: number;
+  /** The attempt's number within its series (1..9 automatic; 1 for a redelivery). */
+  attempt: number;
   requestId?: string;
 }
+export const WEBHOOK_JOB_NAME = 'deliver';
+
+/**
+ * One job per attempt; the retry schedule lives in the delivery engine (next attempt = a new
+ * delayed job), not in BullMQ's own retries, which only cover a failure of the job itself
+ * (database unreachable). Finished jobs are removed at once: a re-enqueue of a step already
+ * done runs and finds nothing to do (the row says so), while one still waiting or delayed is
+ * deduplicated by its id. Failed jobs stay an hour for inspection; the relay re-enqueues the
+ * delivery after that.
+ */
+export const WEBHOOK_JOB_OPTIONS = {
+  attempts: 12,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: true,
+  removeOnFail: { age: 3_600 },
+} as const;
 
 export interface SettlementJob {
   asOf?: string;

@@ -1,0 +1,102 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Req } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { Page } from '../common/pagination';
+import { uuidPipe } from '../common/uuid.pipe';
+import { PortalAuth } from '../portal/portal-session.guard';
+import {
+  DeliveryListQuery,
+  RedeliveryAcceptedDto,
+  SigningSecretDto,
+  UpdateWebhookDto,
+  WebhookDeliveryDetailDto,
+  WebhookDeliveryDto,
+  WebhookDeliveryPageDto,
+  WebhookSettingsDto,
+} from './webhooks.dto';
+import { WebhooksService } from './webhooks.service';
+
+/** The redemption webhook in the portal: URL, signing secret, delivery log, redelivery. */
+@ApiTags('Portal')
+@Controller('portal/api/webhook')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get()
+  @PortalAuth()
+  @ApiOperation({ operationId: 'portalGetWebhook', summary: 'The webhook URL and whether a signing secret is set' })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  get(@Req() req: Request): Promise<WebhookSettingsDto> {
+    return this.webhooks.settings(req.portalUser!.institutionId);
+  }
+
+  @Put()
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalSetWebhookUrl',
+    summary: 'Set (or remove, with null) the webhook URL (admins)',
+    description:
+      'https only, no credentials, and the host must resolve only to public addresses (checked again at every connection). Recorded in the security activity.',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  @ApiBadRequestResponse({ description: '`validation_failed`: not an https URL, credentials in it, or a non-public address', type: ErrorResponseDto })
+  put(@Req() req: Request, @Body() dto: UpdateWebhookDto): Promise<WebhookSettingsDto> {
+    return this.webhooks.setUrl(req.portalUser!, dto.url, req.ip);
+  }
+
+  @Post('secret')
+  @HttpCode(HttpStatus.CREATED)
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalRotateWebhookSecret',
+    summary: 'Rotate the signing secret (admins); the new secret is in this response only',
+    description: 'The next attempt of every delivery is signed with the new secret. Recorded in the security activity.',
+  })
+  @ApiCreatedResponse({ type: SigningSecretDto })
+  rotate(@Req() req: Request): Promise<SigningSecretDto> {
+    return this.webhooks.rotateSecret(req.portalUser!, req.ip);
+  }
+
+  @Get('deliveries')
+  @PortalAuth()
+  @ApiOperation({ operationId: 'portalListWebhookDeliveries', summary: 'Webhook deliveries, newest first, optionally by status (keyset paged)' })
+  @ApiOkResponse({ type: WebhookDeliveryPageDto })
+  @ApiBadRequestResponse({ description: 'Bad status, cursor or limit (`validation_failed`)', type: ErrorResponseDto })
+  list(@Req() req: Request, @Query() q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
+    return this.webhooks.list(req.portalUser!.institutionId, q);
+  }
+
+  @Get('deliveries/:id')
+  @PortalAuth()
+  @ApiOperation({ operationId: 'portalGetWebhookDelivery', summary: 'One delivery with its payload and every attempt' })
+  @ApiOkResponse({ type: WebhookDeliveryDetailDto })
+  @ApiNotFoundResponse({ description: '`delivery_not_found` (also for another institution\'s delivery)', type: ErrorResponseDto })
+  detail(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<WebhookDeliveryDetailDto> {
+    return this.webhooks.detail(req.portalUser!.institutionId, id);
+  }
+
+  @Post('deliveries/:id/redeliver')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @PortalAuth()
+  @ApiOperation({
+    operationId: 'portalRedeliverWebhook',
+    summary: 'Send a delivery again: one manual attempt, same payload and X-Service-Delivery-Id',
+    description: 'For delivered, failed or skipped deliveries, once a URL and signing secret are set. Any portal user may redeliver.',
+  })
+  @ApiAcceptedResponse({ type: RedeliveryAcceptedDto })
+  @ApiNotFoundResponse({ description: '`delivery_not_found`', type: ErrorResponseDto })
+  @ApiConflictResponse({ description: '`delivery_in_progress` (still pending) or `webhook_not_configured`', type: ErrorResponseDto })
+  redeliver(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<RedeliveryAcceptedDto> {
+    return this.webhooks.redeliver(req.portalUser!.institutionId, id, req.id as string | undefined);
+  }
+}

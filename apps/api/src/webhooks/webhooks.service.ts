@@ -1,0 +1,185 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { checkWebhookUrl, encryptSecret, Resolver, WebhookOutbox } from '@app/core';
+import { returnedRows } from '@app/db';
+import { generateWebhookSecret } from '@app/domain';
+import { SecurityActivityService } from '../auth/security-activity.service';
+import { ApiError } from '../common/api-error';
+import { Keyset, Page } from '../common/pagination';
+import type { PortalPrincipal } from '../portal/portal-session.guard';
+import {
+  DeliveryListQuery,
+  RedeliveryAcceptedDto,
+  WebhookAttemptDto,
+  WebhookDeliveryDetailDto,
+  WebhookDeliveryDto,
+  WebhookSettingsDto,
+} from './webhooks.dto';
+
+interface DeliveryRow {
+  id: string;
+  event: string;
+  status: string;
+  status_reason: string | null;
+  redemption_id: string;
+  attempt_count: number;
+  redelivery_count: number;
+  created_at: Date;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  payload?: Record<string, unknown>;
+  cursor_t: string;
+}
+
+const DELIVERY_COLUMNS = `id, event, status, status_reason, redemption_id, attempt_count, redelivery_count, created_at,
+  last_attempt_at, next_attempt_at, delivered_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function toDto(r: DeliveryRow): WebhookDeliveryDto {
+  return {
+    id: r.id,
+    event: r.event,
+    status: r.status,
+    status_reason: r.status_reason,
+    redemption_id: r.redemption_id,
+    attempt_count: r.attempt_count,
+    redelivery_count: r.redelivery_count,
+    created_at: r.created_at.toISOString(),
+    last_attempt_at: iso(r.last_attempt_at),
+    next_attempt_at: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+    delivered_at: iso(r.delivered_at),
+  };
+}
+
+/** Webhook settings, signing secret, delivery log and redelivery for the portal (DESIGN sections 5 and 6). */
+@Injectable()
+export class WebhooksService {
+  /** Test hook: a stubbed DNS for the save-time SSRF check. */
+  resolver?: Resolver;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: AppConfig,
+    private readonly security: SecurityActivityService,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  async settings(institutionId: string): Promise<WebhookSettingsDto> {
+    const [row] = await this.db.query(
+      `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set FROM institution WHERE id = $1`,
+      [institutionId],
+    );
+    return { url: row?.webhook_url ?? null, secret_set: !!row?.secret_set };
+  }
+
+  async setUrl(p: PortalPrincipal, raw: string | null, ip: string | undefined): Promise<WebhookSettingsDto> {
+    let url: string | null = null;
+    if (raw !== null) {
+      const verdict = await checkWebhookUrl(raw.trim(), { allowPrivate: this.config.webhook.allowPrivateUrls, resolver: this.resolver });
+      if (!verdict.ok) throw ApiError.validation([{ field: 'url', message: verdict.message }], 'The webhook URL is not allowed.');
+      url = verdict.url.href;
+    }
+    await this.db.transaction(async (m) => {
+      const rows = returnedRows<{ previous: string | null }>(
+        await m.query(
+          `UPDATE institution i SET webhook_url = $2, updated_at = now()
+             FROM (SELECT id, webhook_url AS previous FROM institution WHERE id = $1 FOR UPDATE) old
+            WHERE i.id = old.id RETURNING old.previous`,
+          [p.institutionId, url],
+        ),
+      );
+      const previous = rows[0]?.previous ?? null;
+      if (previous === url) return;
+      await this.security.record(
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.url_changed',
+          actor: p.email,
+          // Hosts only: a URL's path or query may carry the receiver's own secret.
+          details: { from_host: previous ? new URL(previous).host : null, to_host: url ? new URL(url).host : null },
+          ip,
+        },
+        m,
+      );
+    });
+    return this.settings(p.institutionId);
+  }
+
+  async rotateSecret(p: PortalPrincipal, ip: string | undefined): Promise<{ signing_secret: string }> {
+    const secret = generateWebhookSecret();
+    const stored = encryptSecret(secret, this.config.secretsKey);
+    await this.db.transaction(async (m) => {
+      await m.query(`UPDATE institution SET webhook_secret_encrypted = $2, updated_at = now() WHERE id = $1`, [p.institutionId, stored]);
+      await this.security.record({ institutionId: p.institutionId, type: 'webhook.secret_rotated', actor: p.email, ip }, m);
+    });
+    return { signing_secret: secret };
+  }
+
+  async list(institutionId: string, q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
+    const keyset = new Keyset(this.config.secretsKey, `portal:webhook-deliveries:${institutionId}`);
+    const after = keyset.decode(q.cursor);
+    const limit = q.limit ?? 100;
+    const params: unknown[] = [institutionId, limit + 1];
+    let where = 'institution_id = $1';
+    if (q.status) where += ` AND status = $${params.push(q.status)}`;
+    if (after) where += ` AND (created_at, id) < ($${params.push(after.t)}::timestamptz, $${params.push(after.id)}::uuid)`;
+    const rows: DeliveryRow[] = await this.db.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+    );
+    return keyset.page(rows, limit, toDto);
+  }
+
+  async detail(institutionId: string, id: string): Promise<WebhookDeliveryDetailDto> {
+    const [row]: DeliveryRow[] = await this.db.query(
+      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_delivery WHERE id = $1 AND institution_id = $2`,
+      [id, institutionId],
+    );
+    if (!row) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
+    const attempts: (Omit<WebhookAttemptDto, 'started_at'> & { started_at: Date })[] = await this.db.query(
+      `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt
+         FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
+      [id],
+    );
+    return { ...toDto(row), payload: row.payload ?? {}, attempts: attempts.map((a) => ({ ...a, started_at: a.started_at.toISOString() })) };
+  }
+
+  /**
+   * One manual attempt with the same payload and delivery id. Allowed once the delivery has
+   * settled (delivered, failed or skipped) and a URL and signing secret are set. The row is the
+   * outbox: if Redis refuses the job now, the worker's relay queues it.
+   */
+  async redeliver(institutionId: string, id: string, requestId?: string): Promise<RedeliveryAcceptedDto> {
+    const rows = returnedRows<{ redelivery_count: number }>(
+      await this.db.query(
+        `UPDATE webhook_delivery d
+            SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
+                status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
+           FROM institution i
+          WHERE d.id = $1 AND d.institution_id = $2 AND i.id = d.institution_id
+            AND d.status IN ('delivered', 'failed', 'skipped')
+            AND i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL
+          RETURNING d.redelivery_count`,
+        [id, institutionId],
+      ),
+    );
+    if (!rows.length) {
+      const [state] = await this.db.query(
+        `SELECT d.status, i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL AS configured
+           FROM webhook_delivery d JOIN institution i ON i.id = d.institution_id WHERE d.id = $1 AND d.institution_id = $2`,
+        [id, institutionId],
+      );
+      if (!state) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
+      if (state.status === 'pending') {
+        throw ApiError.conflict('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or failed.');
+      }
+      throw new ApiError(HttpStatus.CONFLICT, 'webhook_not_configured', 'Set a webhook URL and rotate a signing secret first.');
+    }
+    const series = rows[0].redelivery_count;
+    await this.outbox.enqueueSteps([{ id, series, attempt: 1, nextAttemptAt: null }], requestId);
+    return { id, status: 'pending', redelivery: series };
+  }
+}

@@ -1,0 +1,6 @@
+export * from './ssrf-guard';
+export * from './webhook-http';
+export * from './webhook-store';
+export * from './webhook-outbox';
+export * from './webhook-delivery.service';
+export * from './webhooks-core.module';

@@ -1,0 +1,175 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import {
+  decideAfterAttempt,
+  serializeWebhookPayload,
+  signWebhook,
+  WEBHOOK_HEADERS,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_USER_AGENT,
+} from '@app/domain';
+import type { WebhookJob } from '@app/queue';
+import { decryptSecret } from '../secrets';
+import { Resolver } from './ssrf-guard';
+import { SendResult, WebhookHttpClient } from './webhook-http';
+import { WebhookOutbox } from './webhook-outbox';
+import { AttemptRecord, ClaimedDelivery } from './webhook-store';
+
+export type AttemptOutcome =
+  | { kind: 'done' }
+  | { kind: 'busy'; until: Date }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'attempted'; status: string | null; attemptNumber: number | null; httpStatus: number | null; recorded: boolean };
+
+const INTERRUPTED_MESSAGE = 'interrupted: the worker stopped during this attempt and no outcome was recorded (the receiver may have got it)';
+
+/**
+ * One webhook attempt, end to end (DESIGN section 5): re-read and lease the delivery row, sign the
+ * body (serialized once; the same bytes are signed and sent), POST it through the SSRF-guarded
+ * client, record the attempt and the delivery's new state in one statement, and queue the next
+ * attempt when one is due. Safe to run twice for the same job: only the holder of the step's lease
+ * sends, and a step already done is a no-op.
+ */
+@Injectable()
+export class WebhookDeliveryService implements OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookDelivery');
+  private http: WebhookHttpClient;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly outbox: WebhookOutbox,
+  ) {
+    this.http = new WebhookHttpClient({
+      allowPrivate: config.webhook.allowPrivateUrls,
+      timeoutMs: config.webhook.timeoutMs,
+      maxSockets: Math.max(16, config.webhook.concurrency),
+    });
+  }
+
+  /** Test hook: route DNS through a stub (the SSRF tests resolve names to private addresses). */
+  useResolver(resolver: Resolver): void {
+    this.http.close();
+    this.http = new WebhookHttpClient({
+      allowPrivate: this.config.webhook.allowPrivateUrls,
+      timeoutMs: this.config.webhook.timeoutMs,
+      resolver,
+    });
+  }
+
+  async attempt(job: WebhookJob): Promise<AttemptOutcome> {
+    const store = this.outbox.store;
+    const claim = await store.claim({ deliveryId: job.deliveryId, series: job.series, attempt: job.attempt });
+    if (claim.kind === 'done') return { kind: 'done' };
+    if (claim.kind === 'busy') return { kind: 'busy', until: claim.until };
+    if (claim.kind === 'interrupted') {
+      this.logger.warn(`delivery ${job.deliveryId}: attempt ${job.attempt} of series ${job.series} was interrupted; recording it`);
+      const started = claim.startedAt;
+      const result: SendResult = {
+        ok: false,
+        startedAt: started,
+        durationMs: Math.max(0, Math.min(2_147_483_647, Date.now() - started.getTime())),
+        httpStatus: null,
+        errorClass: 'network',
+        errorMessage: INTERRUPTED_MESSAGE,
+        responseExcerpt: null,
+        retryAfterMs: null,
+      };
+      return this.finish(job, claim.token, claim.url, result, job.deliveryId);
+    }
+
+    const d = claim.delivery;
+    if (!d.webhookUrl) return this.skip(d, 'no_webhook_url');
+    if (!d.secretEncrypted) return this.skip(d, 'no_signing_secret');
+    let secret: string;
+    try {
+      secret = decryptSecret(d.secretEncrypted, this.config.secretsKey);
+    } catch {
+      this.logger.error(`delivery ${d.id}: the institution's signing secret cannot be decrypted (SECRETS_KEY changed?)`);
+      return this.skip(d, 'signing_secret_unreadable');
+    }
+
+    const body = serializeWebhookPayload(d.payload);
+    const headers = {
+      ...signWebhook(body, secret, Math.floor(Date.now() / 1000)),
+      [WEBHOOK_HEADERS.event]: d.event,
+      [WEBHOOK_HEADERS.deliveryId]: d.id,
+      'User-Agent': WEBHOOK_USER_AGENT,
+    };
+    const result = await this.http.post(d.webhookUrl, body, headers);
+    return this.finish(job, d.token, d.webhookUrl, result, d.id);
+  }
+
+  private async skip(d: ClaimedDelivery, reason: string): Promise<AttemptOutcome> {
+    await this.outbox.store.skip(d.id, d.token, reason);
+    return { kind: 'skipped', reason };
+  }
+
+  private async finish(job: WebhookJob, token: string, url: string | null, result: SendResult, deliveryId: string): Promise<AttemptOutcome> {
+    const decision = decideAfterAttempt({
+      trigger: job.trigger,
+      attempt: job.attempt,
+      ok: result.ok,
+      httpStatus: result.httpStatus,
+      retryAfterMs: result.retryAfterMs,
+      baseMs: this.config.webhook.retryBaseMs,
+    });
+    const nextAttemptAt = decision.outcome === 'retry' ? new Date(Date.now() + decision.delayMs) : null;
+    const rec: AttemptRecord = {
+      deliveryId,
+      token,
+      outcome: decision.outcome,
+      trigger: job.trigger,
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+      httpStatus: result.httpStatus,
+      errorClass: result.errorClass,
+      errorMessage: result.errorMessage,
+      responseExcerpt: result.responseExcerpt,
+      url,
+      nextAttemptAt,
+      statusReason: decision.outcome === 'failed' ? decision.reason : null,
+      alertBody: decision.outcome === 'failed' && decision.alert ? alertBody(deliveryId, decision.reason, result) : null,
+    };
+    const saved = await this.recordWithRetry(rec);
+    if (!saved.recorded) {
+      // The lease was taken over (this worker stalled past it): the other claimant logged this attempt.
+      this.logger.warn(`delivery ${deliveryId}: outcome of attempt ${job.attempt} (series ${job.series}) not recorded: lease lost`);
+    } else if (nextAttemptAt) {
+      const step = { id: deliveryId, series: job.series, attempt: job.attempt + 1, nextAttemptAt };
+      if (!(await this.outbox.add([step], job.requestId))) {
+        await this.outbox.store.markUnqueued(step).catch(() => undefined); // the relay takes it from here
+      }
+    }
+    return { kind: 'attempted', status: saved.status, attemptNumber: saved.attemptNumber, httpStatus: result.httpStatus, recorded: saved.recorded };
+  }
+
+  /** The outcome must not be lost to a blip: a few tries within the lease before giving up. */
+  private async recordWithRetry(rec: AttemptRecord) {
+    for (let i = 0; ; i++) {
+      try {
+        return await this.outbox.store.record(rec);
+      } catch (e) {
+        if (i >= 4) throw e;
+        this.logger.warn(`delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying`);
+        await new Promise((r) => setTimeout(r, 250 * 2 ** i));
+      }
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.http.close();
+  }
+}
+
+function alertBody(deliveryId: string, reason: string, last: SendResult): string {
+  const lastError = last.httpStatus !== null ? `HTTP ${last.httpStatus}` : (last.errorClass ?? 'error');
+  const why =
+    reason === 'gone'
+      ? `Your endpoint answered 410 Gone, so no further attempts will be made.`
+      : `All ${WEBHOOK_MAX_ATTEMPTS} attempts over about two hours failed (last: ${lastError}).`;
+  return (
+    `Delivery ${deliveryId} could not be delivered. ${why} ` +
+    `Open it under Webhooks → Deliveries to see every attempt; once your endpoint works, use Redeliver ` +
+    `(same payload and X-Service-Delivery-Id, so your deduplication still applies).`
+  );
+}

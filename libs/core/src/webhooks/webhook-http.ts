@@ -1,0 +1,151 @@
+import http, { IncomingMessage } from 'http';
+import https from 'https';
+import { checkWebhookUrlShape, classifyNetworkError, describeNetworkError, parseRetryAfter, WebhookErrorClass } from '@app/domain';
+import { guardedLookup, Resolver } from './ssrf-guard';
+
+/** First bytes of a response kept in the attempt log. */
+export const RESPONSE_EXCERPT_BYTES = 4096;
+/** A response body longer than this is not read further (the socket is dropped instead of drained). */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+export interface SendResult {
+  ok: boolean;
+  startedAt: Date;
+  durationMs: number;
+  httpStatus: number | null;
+  errorClass: WebhookErrorClass | null;
+  errorMessage: string | null;
+  responseExcerpt: string | null;
+  retryAfterMs: number | null;
+}
+
+export interface WebhookHttpOptions {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  /** Test hook: a stubbed DNS. */
+  resolver?: Resolver;
+  maxSockets?: number;
+}
+
+/**
+ * Sends one webhook POST. One deadline covers DNS, connect, TLS, the status line and the (capped)
+ * body read; redirects are never followed (a 3xx is a failed attempt); only a 2xx is success. The
+ * connection's DNS lookup is the SSRF guard's, so the socket connects only to checked addresses.
+ * Keep-alive agents reuse connections to the same receiver.
+ */
+export class WebhookHttpClient {
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+  private readonly lookup: ReturnType<typeof guardedLookup>;
+
+  constructor(private readonly options: WebhookHttpOptions) {
+    this.lookup = guardedLookup({ allowPrivate: options.allowPrivate, resolver: options.resolver });
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 16, timeout: 60_000, scheduling: 'lifo' as const };
+    this.httpAgent = new http.Agent(agentOptions);
+    this.httpsAgent = new https.Agent(agentOptions);
+  }
+
+  async post(rawUrl: string, body: Buffer, headers: Record<string, string>): Promise<SendResult> {
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const done = (r: Omit<SendResult, 'startedAt' | 'durationMs'>): SendResult => ({
+      ...r,
+      startedAt,
+      durationMs: Math.max(0, Math.round(performance.now() - t0)),
+    });
+
+    const shape = checkWebhookUrlShape(rawUrl, { allowPrivate: this.options.allowPrivate });
+    if (!shape.ok) {
+      return done({ ok: false, httpStatus: null, errorClass: 'blocked_address', errorMessage: `URL refused: ${shape.message}`, responseExcerpt: null, retryAfterMs: null });
+    }
+    const url = shape.url;
+    const isHttps = url.protocol === 'https:';
+
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      const finish = (r: Omit<SendResult, 'startedAt' | 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(done(r));
+      };
+      const fail = (err: NodeJS.ErrnoException) =>
+        finish({ ok: false, httpStatus: null, errorClass: classifyNetworkError(err), errorMessage: describeNetworkError(err), responseExcerpt: null, retryAfterMs: null });
+
+      const req = (isHttps ? https : http).request({
+        protocol: url.protocol,
+        hostname: shape.hostname,
+        port: url.port || (isHttps ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+        agent: isHttps ? this.httpsAgent : this.httpAgent,
+        lookup: this.lookup as never,
+        ...(isHttps ? { servername: shape.ipLiteral ? undefined : shape.hostname } : {}),
+      });
+
+      // Before the status line, the deadline is a timeout; after it, the status decides (a 2xx
+      // whose body stalls was still answered in time).
+      let onDeadline = () => fail(Object.assign(new Error(`no response within ${this.options.timeoutMs} ms`), { code: 'WEBHOOK_TIMEOUT' }));
+      const timer = setTimeout(() => {
+        onDeadline();
+        req.destroy();
+      }, this.options.timeoutMs);
+
+      req.on('error', fail);
+      req.on('response', (res: IncomingMessage) => {
+        onDeadline = this.readResponse(res, finish);
+      });
+      req.end(body);
+    });
+  }
+
+  /** Reads the capped body; returns the function that completes the attempt with what was read. */
+  private readResponse(res: IncomingMessage, finish: (r: Omit<SendResult, 'startedAt' | 'durationMs'>) => void): () => void {
+    const status = res.statusCode ?? 0;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let seen = 0;
+    const complete = () => {
+      const excerpt = chunks.length ? Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') : null;
+      const ok = status >= 200 && status < 300;
+      let errorMessage: string | null = null;
+      if (!ok) {
+        errorMessage =
+          status >= 300 && status < 400
+            ? `HTTP ${status}: redirect not followed${res.headers.location ? ` (Location: ${String(res.headers.location).slice(0, 300)})` : ''}`
+            : `HTTP ${status}`;
+      }
+      finish({
+        ok,
+        httpStatus: status,
+        errorClass: ok ? null : 'http_status',
+        errorMessage,
+        responseExcerpt: excerpt,
+        retryAfterMs: parseRetryAfter(res.headers['retry-after'], Date.now()),
+      });
+    };
+    res.on('data', (c: Buffer) => {
+      seen += c.length;
+      if (kept < RESPONSE_EXCERPT_BYTES) {
+        const part = c.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+      if (seen > DRAIN_LIMIT_BYTES) {
+        res.destroy();
+        complete();
+      }
+    });
+    res.on('end', complete);
+    // A receiver that sent its status but then stalls or drops the body: the status decides.
+    res.on('error', complete);
+    res.on('aborted', complete);
+    return complete;
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

@@ -1,0 +1,160 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { createRedis, jobIds, QUEUES, WEBHOOK_JOB_NAME, WEBHOOK_JOB_OPTIONS, WebhookJob } from '@app/queue';
+import { StepRef, WebhookStore } from './webhook-store';
+
+const ENQUEUE_TIMEOUT_MS = 3_000;
+const RELAY_BATCH = 1_000;
+/** A row younger than this is left to the code that committed it (it enqueues right after commit). */
+const FRESH_GRACE_MS = 250;
+
+/**
+ * Hands delivery steps to the webhooks queue. PostgreSQL is the source of truth: a step is added to
+ * BullMQ only after its row is committed, under a job id derived from the delivery, its series and
+ * the attempt (`wh-<id>-r<series>-a<n>`), so adding it twice is harmless. Never fails its caller:
+ * when Redis is unreachable the rows stay unqueued and the worker's relay enqueues them later.
+ *
+ * Matching calls `enqueue(deliveryIds)` right after committing new deliveries (fresh rows: series 0,
+ * attempt 1); without that call the relay still picks them up within WEBHOOK_RELAY_INTERVAL_MS.
+ */
+@Injectable()
+export class WebhookOutbox implements OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookOutbox');
+  private redis?: Redis;
+  private queue?: Queue<WebhookJob>;
+  private lastWarning = 0;
+  readonly store: WebhookStore;
+
+  constructor(
+    db: DataSource,
+    private readonly config: AppConfig,
+  ) {
+    this.store = new WebhookStore(db, config.webhook.timeoutMs + 15_000);
+  }
+
+  private get q(): Queue<WebhookJob> {
+    if (!this.queue) {
+      this.redis = createRedis(this.config.redisUrl, 'fast', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      this.redis.on('error', () => undefined); // reported by enqueue failures, not per reconnect attempt
+      this.queue = new Queue<WebhookJob>(QUEUES.webhooks, { connection: this.redis, prefix: this.config.queuePrefix });
+      this.queue.on('error', () => undefined);
+    }
+    return this.queue;
+  }
+
+  warmUp(): void {
+    void this.q;
+  }
+
+  /** Whether the connection is usable; waits a little for one still connecting (the first call). */
+  private async ready(waitMs = 1_000): Promise<boolean> {
+    const redis = this.redis!;
+    if (redis.status === 'ready') return true;
+    if (!['connecting', 'connect', 'wait', 'reconnecting'].includes(redis.status)) return false;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => (redis.off('ready', onReady), resolve(false)), waitMs);
+      const onReady = () => (clearTimeout(timer), resolve(true));
+      redis.once('ready', onReady);
+    });
+  }
+
+  /** New deliveries just committed (first attempt of the automatic series). Resolves false if left to the relay. */
+  async enqueue(deliveryIds: readonly string[], requestId?: string): Promise<boolean> {
+    const steps = deliveryIds.map((id) => ({ id, series: 0, attempt: 1, nextAttemptAt: null }));
+    return this.enqueueSteps(steps, requestId);
+  }
+
+  /**
+   * Adds the jobs for these steps (delayed until their next_attempt_at), then marks the rows as
+   * queued. Resolves false when Redis refused them (they stay for the relay).
+   */
+  async enqueueSteps(steps: readonly StepRef[], requestId?: string, mark: 'unqueued' | 'touch' | 'none' = 'unqueued'): Promise<boolean> {
+    if (!steps.length) return true;
+    if (!(await this.add(steps, requestId))) return false;
+    try {
+      if (mark === 'unqueued') await this.store.markEnqueued([...steps]);
+      else if (mark === 'touch') await this.store.touchEnqueued([...steps]);
+    } catch (e) {
+      // The jobs are queued; the marks only spare the relay some work.
+      this.warn(`could not mark ${steps.length} deliveries as queued (${(e as Error).message})`);
+    }
+    return true;
+  }
+
+  /** Adds the jobs only. */
+  async add(steps: readonly StepRef[], requestId?: string): Promise<boolean> {
+    const queue = this.q;
+    if (!(await this.ready())) {
+      this.warn(`redis not ready (${this.redis!.status}); ${steps.length} webhook deliveries left for the relay`);
+      return false;
+    }
+    const now = Date.now();
+    const jobs = steps.map((s) => ({
+      name: WEBHOOK_JOB_NAME,
+      data: { deliveryId: s.id, series: s.series, attempt: s.attempt, trigger: s.series === 0 ? ('automatic' as const) : ('manual' as const), requestId },
+      opts: {
+        ...WEBHOOK_JOB_OPTIONS,
+        jobId: jobIds.webhook(s.id, s.series, s.attempt),
+        delay: s.nextAttemptAt ? Math.max(0, s.nextAttemptAt.getTime() - now) : 0,
+      },
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        queue.addBulk(jobs),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS))),
+      ]);
+      return true;
+    } catch (e) {
+      this.warn(`could not enqueue ${steps.length} webhook deliveries (${(e as Error).message}); left for the relay`);
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * One relay pass (the worker runs it every WEBHOOK_RELAY_INTERVAL_MS): deliveries committed but
+   * never queued, then steps whose job was lost. Returns how many were handed to the queue.
+   */
+  async relayOnce(): Promise<{ unqueued: number; overdue: number }> {
+    let unqueued = 0;
+    for (;;) {
+      const steps = await this.store.unqueued(RELAY_BATCH, FRESH_GRACE_MS);
+      if (!steps.length || !(await this.enqueueSteps(steps, undefined, 'unqueued'))) break;
+      unqueued += steps.length;
+      if (steps.length < RELAY_BATCH) break;
+    }
+    const late = await this.store.overdue(RELAY_BATCH, this.config.webhook.stuckAfterMs);
+    // Due now: drop the (past) next_attempt_at so they run at once.
+    const overdue = late.length && (await this.enqueueSteps(late.map((s) => ({ ...s, nextAttemptAt: null })), undefined, 'touch')) ? late.length : 0;
+    if (overdue) this.logger.warn(`re-enqueued ${overdue} overdue webhook deliveries (jobs lost or late)`);
+    return { unqueued, overdue };
+  }
+
+  /** Jobs waiting to run (waiting, prioritized, delayed); null when Redis cannot tell. */
+  async backlog(): Promise<number | null> {
+    try {
+      const c = await this.q.getJobCounts('wait', 'prioritized', 'delayed');
+      return Object.values(c).reduce((a, b) => a + b, 0);
+    } catch {
+      return null;
+    }
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 1_000) return;
+    this.lastWarning = now;
+    this.logger.warn(message);
+  }
+
+  /** After onModuleDestroy, when the worker's processors have finished their jobs. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue?.close().catch(() => undefined);
+    this.redis?.disconnect();
+  }
+}

@@ -1,0 +1,355 @@
+import { randomUUID } from 'crypto';
+import { DataSource } from 'typeorm';
+import { returnedRows } from '@app/db';
+import type { WebhookErrorClass } from '@app/domain';
+import { BatchWriter } from './batch-writer';
+
+/**
+ * The delivery rows' state changes, all in SQL and all conditional on the step they belong to, so
+ * a duplicate or late job can never act twice. Claims and outcomes of concurrent attempts are
+ * written together (group commit): one statement and one commit for many attempts.
+ */
+
+export interface ClaimRequest {
+  deliveryId: string;
+  series: number;
+  attempt: number;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  institutionId: string;
+  event: string;
+  payload: Record<string, unknown>;
+  /** attempt_count before this attempt (its attempt number is this + 1). */
+  attemptCount: number;
+  webhookUrl: string | null;
+  secretEncrypted: string | null;
+  token: string;
+}
+
+export type ClaimResult =
+  | { kind: 'claimed'; delivery: ClaimedDelivery }
+  /** Not in this database, or the step was already done (delivered, retried, redelivered since). */
+  | { kind: 'done' }
+  /** Another worker holds the attempt; try again after `until`. */
+  | { kind: 'busy'; until: Date }
+  /** An earlier claim expired without an outcome: its worker died mid-attempt. */
+  | { kind: 'interrupted'; token: string; startedAt: Date; url: string | null; institutionId: string };
+
+export interface AttemptRecord {
+  deliveryId: string;
+  token: string;
+  /** delivered | retry (pending with a next attempt) | failed (final, unless delivered before). */
+  outcome: 'delivered' | 'retry' | 'failed';
+  trigger: 'automatic' | 'manual';
+  startedAt: Date;
+  durationMs: number;
+  httpStatus: number | null;
+  errorClass: WebhookErrorClass | null;
+  errorMessage: string | null;
+  responseExcerpt: string | null;
+  url: string | null;
+  nextAttemptAt: Date | null;
+  statusReason: string | null;
+  /** Inbox message body when the institution is to be alerted (written once per delivery). */
+  alertBody: string | null;
+}
+
+export interface RecordResult {
+  recorded: boolean;
+  attemptNumber: number | null;
+  status: string | null;
+}
+
+export interface StepRef {
+  id: string;
+  series: number;
+  attempt: number;
+  nextAttemptAt: Date | null;
+}
+
+const CLAIM_SQL = `
+WITH req AS (
+  SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::uuid[]) AS r(id, series, attempt, token)
+), cur AS (
+  SELECT d.id, d.institution_id, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token, d.lease_until,
+         d.lease_started_at, d.lease_url, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired
+    FROM webhook_delivery d
+   WHERE d.id IN (SELECT id FROM req)
+   ORDER BY d.id
+     FOR UPDATE OF d
+), claimed AS (
+  UPDATE webhook_delivery d
+     SET lease_token = req.token,
+         lease_until = now() + make_interval(secs => $5::float8 / 1000),
+         lease_started_at = now(),
+         lease_url = i.webhook_url
+    FROM req, cur, institution i
+   WHERE d.id = req.id AND cur.id = d.id AND i.id = d.institution_id
+     AND cur.status = 'pending' AND cur.redelivery_count = req.series AND cur.series_attempt_count = req.attempt - 1
+     AND cur.lease_token IS NULL
+  RETURNING d.id, d.institution_id, d.event, d.payload, d.attempt_count, i.webhook_url, i.webhook_secret_encrypted
+)
+SELECT req.id, req.series, req.attempt, req.token,
+       cur.id IS NOT NULL AS found, cur.institution_id AS cur_institution_id, cur.status, cur.redelivery_count,
+       cur.series_attempt_count, cur.lease_token, cur.lease_until, cur.lease_started_at, cur.lease_url, cur.lease_expired,
+       claimed.id IS NOT NULL AS claimed, claimed.institution_id, claimed.event, claimed.payload, claimed.attempt_count,
+       claimed.webhook_url, claimed.webhook_secret_encrypted
+  FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id`;
+
+const RECORD_SQL = `
+WITH r AS (
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
+                       $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[])
+    AS x(id, token, outcome, trigger, started_at, duration_ms, http_status, error_class, error_message, excerpt, url, next_at, reason, alert_body)
+), d AS (
+  UPDATE webhook_delivery d
+     SET attempt_count = d.attempt_count + 1,
+         series_attempt_count = d.series_attempt_count + 1,
+         status = CASE r.outcome WHEN 'delivered' THEN 'delivered' WHEN 'retry' THEN 'pending'
+                  ELSE CASE WHEN d.delivered_at IS NOT NULL THEN 'delivered' ELSE 'failed' END END,
+         delivered_at = CASE WHEN r.outcome = 'delivered' THEN COALESCE(d.delivered_at, now()) ELSE d.delivered_at END,
+         next_attempt_at = r.next_at,
+         enqueued_at = CASE WHEN r.outcome = 'retry' THEN now() ELSE d.enqueued_at END,
+         last_attempt_at = r.started_at,
+         status_reason = CASE WHEN r.outcome = 'failed' AND d.delivered_at IS NOT NULL THEN d.status_reason ELSE r.reason END,
+         lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
+    FROM r
+   WHERE d.id = r.id AND d.lease_token = r.token
+  RETURNING d.id, d.institution_id, d.attempt_count, d.status
+), a AS (
+  INSERT INTO webhook_attempt (delivery_id, attempt_number, trigger, url, started_at, duration_ms, http_status,
+                               error_class, error_message, response_excerpt)
+  SELECT d.id, d.attempt_count, r.trigger, r.url, r.started_at, r.duration_ms, r.http_status, r.error_class,
+         r.error_message, r.excerpt
+    FROM d JOIN r ON r.id = d.id
+), m AS (
+  INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
+  SELECT d.institution_id, 'webhook.failed', 'A redemption webhook could not be delivered', r.alert_body, 'webhook.failed:' || d.id
+    FROM d JOIN r ON r.id = d.id
+   WHERE r.alert_body IS NOT NULL
+  ON CONFLICT (institution_id, dedupe_key) DO NOTHING
+)
+SELECT id, attempt_count, status FROM d`;
+
+/** Runs `write` on items whose ids are unique within the call; a repeated id waits for the next round. */
+async function byUniqueId<I extends { deliveryId: string }, O>(items: I[], write: (unique: I[]) => Promise<Map<string, O>>, fallback: O): Promise<O[]> {
+  const out: O[] = new Array(items.length);
+  let rest = items.map((item, index) => ({ item, index }));
+  while (rest.length) {
+    const seen = new Set<string>();
+    const round: typeof rest = [];
+    const later: typeof rest = [];
+    for (const e of rest) (seen.has(e.item.deliveryId) ? later : (seen.add(e.item.deliveryId), round)).push(e);
+    const results = await write(round.map((e) => e.item));
+    for (const e of round) out[e.index] = results.get(e.item.deliveryId) ?? fallback;
+    rest = later;
+  }
+  return out;
+}
+
+export class WebhookStore {
+  private readonly claims: BatchWriter<ClaimRequest, ClaimResult>;
+  private readonly records: BatchWriter<AttemptRecord, RecordResult>;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly leaseMs: number,
+  ) {
+    this.claims = new BatchWriter((items) => this.claimBatch(items), { maxBatch: 200, maxInFlight: 3 });
+    this.records = new BatchWriter((items) => this.recordBatch(items), { maxBatch: 200, maxInFlight: 3 });
+  }
+
+  /** Re-reads the row and takes the attempt's lease when the step is still to be done. */
+  claim(req: ClaimRequest): Promise<ClaimResult> {
+    return this.claims.submit(req);
+  }
+
+  /** Writes an attempt's outcome (attempt row, delivery state, alert) if the lease is still ours. */
+  record(rec: AttemptRecord): Promise<RecordResult> {
+    return this.records.submit(rec);
+  }
+
+  private async claimBatch(items: ClaimRequest[]): Promise<ClaimResult[]> {
+    return byUniqueId(
+      items,
+      async (unique) => {
+        const tokens = unique.map(() => randomUUID());
+        const rows: ClaimRow[] = await this.db.query(CLAIM_SQL, [
+          unique.map((i) => i.deliveryId),
+          unique.map((i) => i.series),
+          unique.map((i) => i.attempt),
+          tokens,
+          this.leaseMs,
+        ]);
+        return new Map(rows.map((r) => [r.id, toClaimResult(r)]));
+      },
+      { kind: 'done' },
+    );
+  }
+
+  private async recordBatch(items: AttemptRecord[]): Promise<RecordResult[]> {
+    const missing: RecordResult = { recorded: false, attemptNumber: null, status: null };
+    return byUniqueId(
+      items,
+      async (u) => {
+        const rows: { id: string; attempt_count: number; status: string }[] = await this.db.query(RECORD_SQL, [
+          u.map((i) => i.deliveryId),
+          u.map((i) => i.token),
+          u.map((i) => i.outcome),
+          u.map((i) => i.trigger),
+          u.map((i) => i.startedAt.toISOString()),
+          u.map((i) => i.durationMs),
+          u.map((i) => i.httpStatus),
+          u.map((i) => i.errorClass),
+          u.map((i) => i.errorMessage),
+          u.map((i) => i.responseExcerpt),
+          u.map((i) => i.url),
+          u.map((i) => i.nextAttemptAt?.toISOString() ?? null),
+          u.map((i) => i.statusReason),
+          u.map((i) => i.alertBody),
+        ]);
+        return new Map(rows.map((r) => [r.id, { recorded: true, attemptNumber: r.attempt_count, status: r.status }]));
+      },
+      missing,
+    );
+  }
+
+  /**
+   * No URL or no usable secret: the delivery is `skipped` (a delivery that already went through
+   * stays `delivered`), visible in the portal and redeliverable once the settings are fixed.
+   */
+  async skip(deliveryId: string, token: string, reason: string): Promise<boolean> {
+    const res = await this.db.query(
+      `UPDATE webhook_delivery
+          SET status = CASE WHEN delivered_at IS NOT NULL THEN 'delivered' ELSE 'skipped' END,
+              status_reason = CASE WHEN delivered_at IS NOT NULL THEN status_reason ELSE $3 END,
+              next_attempt_at = NULL, lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
+        WHERE id = $1 AND lease_token = $2
+        RETURNING id`,
+      [deliveryId, token, reason],
+    );
+    return returnedRows(res).length > 0;
+  }
+
+  /** Marks steps as handed to the queue (only rows still waiting for exactly that step). */
+  async markEnqueued(steps: StepRef[]): Promise<void> {
+    if (!steps.length) return;
+    await this.db.query(
+      `UPDATE webhook_delivery d
+          SET enqueued_at = now(), next_attempt_at = COALESCE(d.next_attempt_at, now())
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt)
+        WHERE d.id = r.id AND d.status = 'pending' AND d.enqueued_at IS NULL
+          AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
+      [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
+    );
+  }
+
+  /** The queue refused a step (Redis down): leave it to the relay. */
+  async markUnqueued(step: StepRef): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_delivery SET enqueued_at = NULL
+        WHERE id = $1 AND status = 'pending' AND redelivery_count = $2 AND series_attempt_count = $3 - 1`,
+      [step.id, step.series, step.attempt],
+    );
+  }
+
+  /** Outbox: pending deliveries never handed to the queue (the partial index webhook_delivery_unqueued_idx). */
+  async unqueued(limit: number, graceMs: number): Promise<StepRef[]> {
+    const rows: StepRow[] = await this.db.query(
+      `SELECT id, redelivery_count, series_attempt_count, next_attempt_at FROM webhook_delivery
+        WHERE status = 'pending' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $2::float8 / 1000)
+        ORDER BY created_at LIMIT $1`,
+      [limit, graceMs],
+    );
+    return rows.map(toStep);
+  }
+
+  /**
+   * Pending deliveries whose next attempt is overdue by more than `lateMs` and that were not
+   * (re-)enqueued within `lateMs`, with no attempt in flight: their job was lost (Redis lost its
+   * data, or a crash between commit and enqueue). Re-enqueueing one whose job still exists is
+   * harmless: the job id is the same, and a step already done is a no-op.
+   */
+  async overdue(limit: number, lateMs: number): Promise<StepRef[]> {
+    const rows: StepRow[] = await this.db.query(
+      `SELECT id, redelivery_count, series_attempt_count, next_attempt_at FROM webhook_delivery
+        WHERE status = 'pending'
+          AND next_attempt_at < now() - make_interval(secs => $2::float8 / 1000)
+          AND enqueued_at < now() - make_interval(secs => $2::float8 / 1000)
+          AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at LIMIT $1`,
+      [limit, lateMs],
+    );
+    return rows.map(toStep);
+  }
+
+  /** After re-enqueueing overdue steps: not again for another `lateMs`. */
+  async touchEnqueued(steps: StepRef[]): Promise<void> {
+    if (!steps.length) return;
+    await this.db.query(
+      `UPDATE webhook_delivery d SET enqueued_at = now()
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt)
+        WHERE d.id = r.id AND d.status = 'pending' AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
+      [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
+    );
+  }
+}
+
+interface StepRow {
+  id: string;
+  redelivery_count: number;
+  series_attempt_count: number;
+  next_attempt_at: Date | null;
+}
+
+const toStep = (r: StepRow): StepRef => ({ id: r.id, series: r.redelivery_count, attempt: r.series_attempt_count + 1, nextAttemptAt: r.next_attempt_at });
+
+interface ClaimRow {
+  id: string;
+  series: number;
+  attempt: number;
+  token: string;
+  found: boolean;
+  cur_institution_id: string | null;
+  status: string | null;
+  redelivery_count: number | null;
+  series_attempt_count: number | null;
+  lease_token: string | null;
+  lease_until: Date | null;
+  lease_started_at: Date | null;
+  lease_url: string | null;
+  lease_expired: boolean | null;
+  claimed: boolean;
+  institution_id: string | null;
+  event: string | null;
+  payload: Record<string, unknown> | null;
+  attempt_count: number | null;
+  webhook_url: string | null;
+  webhook_secret_encrypted: string | null;
+}
+
+function toClaimResult(r: ClaimRow): ClaimResult {
+  if (r.claimed) {
+    return {
+      kind: 'claimed',
+      delivery: {
+        id: r.id,
+        institutionId: r.institution_id!,
+        event: r.event!,
+        payload: r.payload!,
+        attemptCount: r.attempt_count!,
+        webhookUrl: r.webhook_url,
+        secretEncrypted: r.webhook_secret_encrypted,
+        token: r.token,
+      },
+    };
+  }
+  const sameStep = r.found && r.status === 'pending' && r.redelivery_count === r.series && r.series_attempt_count === r.attempt - 1;
+  if (!sameStep) return { kind: 'done' };
+  if (r.lease_token && r.lease_expired) {
+    return { kind: 'interrupted', token: r.lease_token, startedAt: r.lease_started_at ?? new Date(), url: r.lease_url, institutionId: r.cur_institution_id! };
+  }
+  return { kind: 'busy', until: r.lease_until ?? new Date(Date.now() + 1_000) };
+}
