@@ -9,9 +9,11 @@ import { ErrorFilter } from './common/error.filter';
 import { loggerParams } from './common/logging';
 import { RedisModule } from './common/redis.module';
 import { HealthController } from './health/health.controller';
+import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
 import { ReportingModule } from './reporting/reporting.module';
+import { TransactionsModule } from './transactions/transactions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
@@ -25,6 +27,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PortalModule,
     ReportingModule,
     OffersModule,
+    TransactionsModule,
+    MerchantsModule,
     WebhooksModule,
   ],
   controllers: [HealthController],

@@ -2,10 +2,14 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
+import { TransactionsCoreModule } from '@app/core';
 import { DbModule } from '@app/db';
-import { bullConnection } from '@app/queue';
+import { bullConnection, QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
 import { PortalJobsModule } from './portal-jobs.module';
+import { MatchingProcessor } from './matching/matching.processor';
+import { WorkerSchedulesService } from './matching/worker-schedules.service';
+import { SettlementProcessor } from './settlement/settlement.processor';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({
@@ -21,8 +25,10 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
       inject: [AppConfig],
       useFactory: (c: AppConfig) => ({ connection: bullConnection(c.redisUrl), prefix: c.queuePrefix }),
     }),
+    BullModule.registerQueue({ name: QUEUES.settlement }),
+    TransactionsCoreModule,
     WebhooksWorkerModule,
   ],
-  providers: [WorkerHealthService],
+  providers: [WorkerHealthService, MatchingProcessor, SettlementProcessor, WorkerSchedulesService],
 })
 export class WorkerModule {}

@@ -16,9 +16,30 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 /** Match a chunk of committed transactions (up to MATCH_CHUNK ids). */
 export interface MatchJob {
   transactionIds: string[];
+  /** The request that posted them (a group-committed chunk of single posts carries several). */
   requestId?: string;
+  requestIds?: string[];
+  /** 'ingest' when enqueued after commit by the api, 'relay' when re-enqueued by the worker's relay. */
+  origin?: 'ingest' | 'relay' | 'split';
 }
 export const MATCH_CHUNK = 1_000;
+export const MATCH_JOB_NAME = 'match';
+
+/**
+ * Matching jobs: retried with backoff (a deadlock or a lost connection is transient); completed
+ * jobs are kept a few minutes so a re-enqueue with the same id is ignored meanwhile; failed ones
+ * a week for inspection (the transactions stay `received` and the relay retries them).
+ */
+export const MATCH_JOB_OPTIONS = {
+  attempts: 6,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: { age: 300, count: 5_000 },
+  removeOnFail: { age: 7 * 86_400 },
+} as const;
+
+/** The settlement run's job scheduler (cron pattern from SETTLEMENT_SCHEDULE). */
+export const SETTLEMENT_SCHEDULER_ID = 'settlement-run';
+export const SETTLEMENT_JOB_NAME = 'settle';
 
 export interface WebhookJob {
   deliveryId: string;
@@ -60,6 +81,10 @@ export interface CsvJob {
 /** Stable job ids. BullMQ refuses ':' in custom ids. */
 export const jobIds = {
   match: (firstTransactionId: string) => `match-${firstTransactionId}`,
+  /** The relay re-enqueues the oldest stuck rows; the same first row gives the same id while retained. */
+  rematch: (firstTransactionId: string) => `rematch-${firstTransactionId}`,
+  /** Halves of a chunk that kept failing, so one bad row cannot hold back a thousand. */
+  split: (parentJobId: string, half: 'a' | 'b') => `${parentJobId}-${half}`,
   webhook: (deliveryId: string, series: number, attempt: number) => `wh-${deliveryId}-r${series}-a${attempt}`,
   csv: (uploadId: string) => `csv-${uploadId}`,
 };

@@ -1,0 +1,189 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { INSTRUMENT_TYPES, MERCHANT_IDENTIFIER_TYPES, NO_MATCH_REASONS, TRANSACTION_TYPES } from '@app/domain';
+
+/**
+ * Documentation of the transaction event (both published shapes). Validation is done by
+ * parseTransactionEvent (libs/domain), shared by the single, batch, simulate and CSV paths.
+ */
+export class TransactionEventDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).' })
+  institution_id?: string;
+
+  @ApiProperty({ example: 'chk_7Hq2LmP9xQ', maxLength: 256, description: 'Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.' })
+  cardholder_token: string;
+
+  @ApiPropertyOptional({ example: 'ctk_4f9a2b7c1d', maxLength: 256, description: 'Tokenized card number (card-rail alias of instrument_token). Send this or instrument_token.' })
+  card_token?: string;
+
+  @ApiPropertyOptional({ example: 'wlt_a81c33', maxLength: 256, description: 'Card token, or wallet/account token. Send this or card_token.' })
+  instrument_token?: string;
+
+  @ApiPropertyOptional({ enum: INSTRUMENT_TYPES, description: 'Defaults to `card` when card_token is sent.' })
+  instrument_type?: string;
+
+  @ApiPropertyOptional({ example: '000123456789012', maxLength: 200, description: 'Preferred. The merchant identifier carried by your record; resolved to the service merchant.' })
+  merchant_identifier?: string;
+
+  @ApiPropertyOptional({ enum: MERCHANT_IDENTIFIER_TYPES, default: 'card_acceptor' })
+  merchant_identifier_type?: string;
+
+  @ApiPropertyOptional({ example: '000123456789012', maxLength: 200, description: 'Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.' })
+  card_acceptor_id?: string;
+
+  @ApiPropertyOptional({ example: '5411', description: 'Merchant category code (4 digits). Reserved for enrichment; not used for matching.' })
+  mcc?: string;
+
+  @ApiPropertyOptional({ example: 'GROCER #12 SAO PAULO', maxLength: 200, description: 'Reserved for fallback resolution; not matched on.' })
+  merchant_descriptor?: string;
+
+  @ApiPropertyOptional({ example: 'visa', maxLength: 50 })
+  network?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.' })
+  merchant_id?: string;
+
+  @ApiProperty({ example: 42.9, description: 'Positive, in major units of the offer’s currency, at most 4 decimal places.' })
+  amount: number;
+
+  @ApiPropertyOptional({ example: 'USD', description: 'ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.' })
+  currency?: string;
+
+  @ApiProperty({ example: 'txn-2026-11-21-000042', maxLength: 200, description: 'Your unique reference: the idempotency key, unique per institution. Earlier shape: `transaction_id`.' })
+  transaction_ref: string;
+
+  @ApiPropertyOptional({ deprecated: true, description: 'Earlier shape of transaction_ref.' })
+  transaction_id?: string;
+
+  @ApiProperty({ example: '2026-11-21T10:15:00Z', description: 'ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.' })
+  transacted_at: string;
+
+  @ApiPropertyOptional({ deprecated: true, description: 'Earlier shape of transacted_at.' })
+  timestamp?: string;
+
+  @ApiPropertyOptional({ enum: TRANSACTION_TYPES, default: 'purchase', description: 'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.' })
+  transaction_type?: string;
+
+  @ApiPropertyOptional({ example: 'txn-2026-11-20-000017', description: 'Required for refunds: the transaction_ref of the purchase refunded.' })
+  original_transaction_ref?: string;
+}
+
+export class TransactionAcceptedDto {
+  @ApiProperty({ format: 'uuid', example: '5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b' }) id: string;
+  @ApiProperty({ example: 'txn-2026-11-21-000042' }) transaction_ref: string;
+  @ApiProperty({ enum: ['accepted'], example: 'accepted' }) status: 'accepted';
+}
+
+export class TransactionDuplicateDto {
+  @ApiProperty({ format: 'uuid', example: '5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b', description: 'The id of the transaction first stored with this reference.' }) id: string;
+  @ApiProperty({ example: 'txn-2026-11-21-000042' }) transaction_ref: string;
+  @ApiProperty({ enum: ['duplicate'], example: 'duplicate' }) status: 'duplicate';
+}
+
+export class TransactionBatchDto {
+  @ApiProperty({ type: [TransactionEventDto], minItems: 1, maxItems: 1000 })
+  transactions: TransactionEventDto[];
+}
+
+export class InvalidItemErrorDto {
+  @ApiProperty({ example: 'amount' }) field: string;
+  @ApiProperty({ example: 'must be a positive number (major units, such as 12.5)' }) message: string;
+}
+
+export class InvalidItemDto {
+  @ApiProperty({ example: 3 }) index: number;
+  @ApiProperty({ type: [InvalidItemErrorDto] }) errors: InvalidItemErrorDto[];
+}
+
+export class BatchResultDto {
+  @ApiProperty({ example: 5 }) received: number;
+  @ApiProperty({ example: 2 }) accepted: number;
+  @ApiProperty({ example: 2 }) duplicates: number;
+  @ApiProperty({ type: [Number], example: [1, 4], description: 'Indexes of items whose transaction_ref was already stored or repeated earlier in the batch.' })
+  duplicate_indexes: number[];
+  @ApiProperty({ type: [InvalidItemDto] }) invalid: InvalidItemDto[];
+}
+
+export class SimulatedMerchantDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'Corner Grocer' }) name: string;
+}
+
+export class EvaluationDto {
+  @ApiProperty({ format: 'uuid' }) offer_id: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The cardholder’s enrollment, or null when not enrolled.' }) cardholder_offer_id: string | null;
+  @ApiProperty({ enum: ['match', 'no_match'] }) outcome: 'match' | 'no_match';
+  @ApiProperty({ enum: NO_MATCH_REASONS, isArray: true, example: ['below_min_spend'] }) reasons: string[];
+  @ApiProperty({ example: 'USD' }) currency: string;
+  @ApiProperty({ example: 5, description: 'What the cardholder would get (offer currency, major units).' }) cashback_amount: number;
+  @ApiProperty({ example: 5.5, description: 'What the institution would be paid.' }) institution_payout_amount: number;
+}
+
+export class SimulatedRefundDto {
+  @ApiProperty() original_found: boolean;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) redemption_id: string | null;
+  @ApiProperty({ description: 'True when storing this refund would reverse the purchase’s redemption.' }) would_reverse: boolean;
+}
+
+export class SimulationResultDto {
+  @ApiProperty({ description: 'True when matching would create a redemption now.' }) matched: boolean;
+  @ApiProperty({ type: SimulatedMerchantDto, nullable: true }) merchant: SimulatedMerchantDto | null;
+  @ApiProperty({ description: 'True when this transaction_ref is already stored (a real post would answer `duplicate`).' }) duplicate: boolean;
+  @ApiProperty({ type: [EvaluationDto] }) evaluations: EvaluationDto[];
+  @ApiPropertyOptional({ type: SimulatedRefundDto, description: 'For transaction_type refund only.' }) refund?: SimulatedRefundDto;
+}
+
+const now = '2026-11-21T10:15:00Z';
+/** Request examples shown in Swagger. */
+export const EVENT_EXAMPLES = {
+  current: {
+    summary: 'Current shape',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      card_token: 'ctk_4f9a2b7c1d',
+      merchant_identifier: '000123456789012',
+      merchant_identifier_type: 'card_acceptor',
+      mcc: '5411',
+      amount: 42.9,
+      transaction_ref: 'txn-2026-11-21-000042',
+      transacted_at: now,
+    },
+  },
+  pix: {
+    summary: 'Instant payment (PIX key)',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      instrument_token: 'acct_19ab',
+      instrument_type: 'account',
+      merchant_identifier: 'loja@pix.example',
+      merchant_identifier_type: 'pix_key',
+      amount: 120,
+      transaction_ref: 'pix-e2e-0001',
+      transacted_at: now,
+    },
+  },
+  earlier: {
+    summary: 'Earlier shape',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      card_token: 'ctk_4f9a2b7c1d',
+      merchant_id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
+      amount: 42.9,
+      currency: 'USD',
+      timestamp: now,
+      transaction_id: 'txn-2026-11-21-000042',
+    },
+  },
+  refund: {
+    summary: 'Refund of an earlier purchase',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      card_token: 'ctk_4f9a2b7c1d',
+      card_acceptor_id: '000123456789012',
+      amount: 30,
+      transaction_ref: 'txn-2026-11-22-000007',
+      transacted_at: '2026-11-22T09:00:00Z',
+      transaction_type: 'refund',
+      original_transaction_ref: 'txn-2026-11-21-000042',
+    },
+  },
+};

@@ -1,0 +1,19 @@
+import { Module, OnApplicationBootstrap } from '@nestjs/common';
+import { MatchQueue, TransactionsCoreModule } from '@app/core';
+import { SignatureService } from './signature.service';
+import { TransactionsController } from './transactions.controller';
+import { TransactionsService } from './transactions.service';
+
+/** POST /api/v1/transactions, /batch and /simulate. */
+@Module({
+  imports: [TransactionsCoreModule],
+  controllers: [TransactionsController],
+  providers: [TransactionsService, SignatureService],
+})
+export class TransactionsModule implements OnApplicationBootstrap {
+  constructor(private readonly matchQueue: MatchQueue) {}
+
+  onApplicationBootstrap(): void {
+    this.matchQueue.warmUp();
+  }
+}

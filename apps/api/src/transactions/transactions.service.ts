@@ -1,0 +1,97 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { IngestionService, SimulationResult, SimulationService } from '@app/core';
+import { FieldError, parseTransactionEvent, TransactionEvent } from '@app/domain';
+import { ApiError } from '../common/api-error';
+import { BatchResultDto, TransactionAcceptedDto, TransactionDuplicateDto } from './transactions.dto';
+
+export const MAX_BATCH = 1_000;
+
+export interface RequestContext {
+  institutionId: string;
+  requestId?: string;
+}
+
+/** Public transaction ingestion: validation in the domain, writes and matching in libs/core. */
+@Injectable()
+export class TransactionsService {
+  constructor(
+    private readonly ingestion: IngestionService,
+    private readonly simulation: SimulationService,
+  ) {}
+
+  /** 202 accepted (new) or 200 duplicate (the id first stored under this transaction_ref). */
+  async submit(ctx: RequestContext, body: unknown): Promise<{ status: number; body: TransactionAcceptedDto | TransactionDuplicateDto }> {
+    const event = this.parseOne(ctx, body);
+    const r = await this.ingestion.submitOne(ctx.institutionId, event, ctx.requestId);
+    return r.duplicate
+      ? { status: HttpStatus.OK, body: { id: r.id, transaction_ref: event.transactionRef, status: 'duplicate' } }
+      : { status: HttpStatus.ACCEPTED, body: { id: r.id, transaction_ref: event.transactionRef, status: 'accepted' } };
+  }
+
+  async submitBatch(ctx: RequestContext, body: unknown): Promise<BatchResultDto> {
+    const items = batchItems(body);
+    const events: (TransactionEvent | null)[] = [];
+    const invalid: BatchResultDto['invalid'] = [];
+    const now = Date.now();
+    items.forEach((item, index) => {
+      const r = parseTransactionEvent(item, { institutionId: ctx.institutionId, now });
+      if (r.ok) events.push(r.event);
+      else {
+        events.push(null);
+        invalid.push({ index, errors: r.errors.map(({ field, message }) => ({ field, message })) });
+      }
+    });
+    const outcome = await this.ingestion.submitMany(ctx.institutionId, events, 'batch', ctx.requestId);
+    return {
+      received: items.length,
+      accepted: outcome.accepted.length,
+      duplicates: outcome.duplicates.length,
+      duplicate_indexes: outcome.duplicates,
+      invalid,
+    };
+  }
+
+  simulate(ctx: RequestContext, body: unknown): Promise<SimulationResult> {
+    return this.simulation.simulate(ctx.institutionId, this.parseOne(ctx, body));
+  }
+
+  /**
+   * One event, or the error: PII → 400 pii_rejected; other field errors → 400 validation_failed;
+   * only an institution_id of another institution → 403 institution_mismatch.
+   */
+  private parseOne(ctx: RequestContext, body: unknown): TransactionEvent {
+    const r = parseTransactionEvent(body, { institutionId: ctx.institutionId });
+    if (r.ok) return r.event;
+    throw errorFor(r.errors);
+  }
+}
+
+function errorFor(errors: FieldError[]): ApiError {
+  const details = errors.map(({ field, message }) => ({ field, message }));
+  if (errors.some((e) => e.code === 'pii_rejected')) {
+    return new ApiError(
+      HttpStatus.BAD_REQUEST,
+      'pii_rejected',
+      'A token field holds what looks like personal data (an e-mail address or a card number); send opaque tokens only.',
+      details,
+    );
+  }
+  if (errors.every((e) => e.code === 'institution_mismatch')) {
+    return ApiError.forbidden('institution_mismatch', 'institution_id differs from the institution of the API key.');
+  }
+  return ApiError.validation(details);
+}
+
+/** `{"transactions": [1..1000 items]}`, else 400 validation_failed. */
+function batchItems(body: unknown): unknown[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw ApiError.validation([{ field: 'body', message: 'must be a JSON object with a transactions array' }]);
+  }
+  const extra = Object.keys(body).filter((k) => k !== 'transactions');
+  if (extra.length) throw ApiError.validation(extra.map((field) => ({ field, message: 'is not an accepted field' })));
+  const items = (body as { transactions?: unknown }).transactions;
+  if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH) {
+    throw ApiError.validation([{ field: 'transactions', message: `must be an array of 1 to ${MAX_BATCH.toLocaleString('en-US')} transaction events` }]);
+  }
+  return items;
+}

@@ -1,0 +1,63 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { AppConfig } from '@app/config';
+import { MatchingService, MatchQueue } from '@app/core';
+import { jobIds, MatchJob, QUEUES } from '@app/queue';
+
+/**
+ * Matching jobs: one chunk of up to MATCH_CHUNK transaction ids per job, matched set-based by
+ * MatchingService. Safe to run twice (only `received` rows are claimed); ids unknown to this
+ * database are ignored. A chunk that still fails on its last attempt is split in two and
+ * re-enqueued, so a single bad row ends up alone instead of holding back its whole chunk.
+ */
+@Processor(QUEUES.matching)
+export class MatchingProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger('MatchingProcessor');
+
+  constructor(
+    private readonly matching: MatchingService,
+    private readonly queue: MatchQueue,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.workerConcurrency;
+  }
+
+  async process(job: Job<MatchJob>): Promise<unknown> {
+    const ids = job.data.transactionIds ?? [];
+    const started = Date.now();
+    try {
+      const stats = await this.matching.matchChunk(ids);
+      if (stats.claimed < stats.requested) {
+        this.logger.debug({ jobId: job.id, requested: stats.requested, claimed: stats.claimed }, 'ids already processed, held by another run, or not in this database');
+      }
+      this.logger.log(
+        { jobId: job.id, origin: job.data.origin, requestId: job.data.requestId, requestIds: job.data.requestIds, ...stats, ms: Date.now() - started },
+        'chunk matched',
+      );
+      return stats;
+    } catch (e) {
+      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (last && ids.length > 1) {
+        const half = Math.ceil(ids.length / 2);
+        const parent = String(job.id);
+        const [a, b] = await Promise.all([
+          this.queue.enqueue(ids.slice(0, half), { origin: 'split', requestId: job.data.requestId }, () => jobIds.split(parent, 'a')),
+          this.queue.enqueue(ids.slice(half), { origin: 'split', requestId: job.data.requestId }, () => jobIds.split(parent, 'b')),
+        ]);
+        this.logger.error({ jobId: job.id, err: (e as Error).message, size: ids.length, requeued: a && b }, 'chunk failed on every attempt; split in two');
+        if (a && b) return { split: true };
+      }
+      throw e;
+    }
+  }
+
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<MatchJob> | undefined, err: Error): void {
+    this.logger.warn({ jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'matching attempt failed');
+  }
+}

@@ -1,0 +1,125 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { TransactionEvent } from '@app/domain';
+import { MatchQueue } from '../matching/match-queue';
+import { GroupCommitter } from './group-commit';
+import { NewTransaction, TransactionSource, TransactionStore } from './transaction-store';
+
+export interface SubmitResult {
+  id: string;
+  duplicate: boolean;
+}
+
+interface SingleItem extends NewTransaction {
+  requestId?: string;
+}
+
+/** Input indexes of the rows written and of the duplicates (stored before, or repeated in the input). */
+export interface BatchOutcome {
+  accepted: number[];
+  duplicates: number[];
+}
+
+/** Single posts coalesced per write: enough to pass the commit ceiling, small enough to stay fast. */
+const GROUP = { maxBatch: 500, maxInFlight: 4 };
+
+/**
+ * Ingestion, shared by the single, batch and CSV paths: rows are committed first (set-based
+ * insert, duplicates decided by the unique (institution_id, transaction_ref)), then handed to
+ * matching after commit. The caller is answered only once its row is committed; the enqueue never
+ * makes the caller fail (the relay covers a Redis outage).
+ */
+@Injectable()
+export class IngestionService {
+  private readonly logger = new Logger('Ingestion');
+  private readonly singles: GroupCommitter<SingleItem, SubmitResult>;
+
+  constructor(
+    private readonly store: TransactionStore,
+    private readonly matchQueue: MatchQueue,
+  ) {
+    this.singles = new GroupCommitter((items) => this.writeSingles(items), GROUP);
+  }
+
+  /** One transaction (POST /api/v1/transactions): group-committed with concurrent posts. */
+  submitOne(institutionId: string, event: TransactionEvent, requestId?: string): Promise<SubmitResult> {
+    return this.singles.submit({ institutionId, event, requestId });
+  }
+
+  /**
+   * Many transactions of one institution in one statement. `events[i]` null = invalid item
+   * (skipped). A reference repeated inside the input is accepted once (first occurrence), later
+   * occurrences are duplicates, like references already stored.
+   */
+  async submitMany(
+    institutionId: string,
+    events: readonly (TransactionEvent | null)[],
+    source: Exclude<TransactionSource, 'api'>,
+    requestId?: string,
+  ): Promise<BatchOutcome> {
+    const firstByRef = new Map<string, number>();
+    const duplicates: number[] = [];
+    const toInsert: number[] = [];
+    events.forEach((e, i) => {
+      if (!e) return;
+      if (firstByRef.has(e.transactionRef)) duplicates.push(i);
+      else {
+        firstByRef.set(e.transactionRef, i);
+        toInsert.push(i);
+      }
+    });
+    const ids = await this.store.insert(
+      toInsert.map((i) => ({ institutionId, event: events[i]! })),
+      source,
+    );
+    const accepted: number[] = [];
+    const newIds: string[] = [];
+    ids.forEach((id, n) => {
+      if (id) {
+        accepted.push(toInsert[n]);
+        newIds.push(id);
+      } else duplicates.push(toInsert[n]);
+    });
+    duplicates.sort((a, b) => a - b);
+    void this.matchQueue.enqueue(newIds, { requestId, origin: 'ingest' });
+    return { accepted, duplicates };
+  }
+
+  /** The group write of single posts: one insert, then the original ids of the duplicates. */
+  private async writeSingles(items: SingleItem[]): Promise<SubmitResult[]> {
+    // Concurrent posts of one reference in the same group: the first is written, the rest are its duplicates.
+    const first = new Map<string, number>();
+    const unique: SingleItem[] = [];
+    items.forEach((it, i) => {
+      const k = TransactionStore.key(it.institutionId, it.event.transactionRef);
+      if (!first.has(k)) {
+        first.set(k, i);
+        unique.push(it);
+      }
+    });
+    const ids = await this.store.insert(unique, 'api');
+    const idByKey = new Map<string, string>();
+    const missing: { institutionId: string; transactionRef: string }[] = [];
+    const newIds: string[] = [];
+    unique.forEach((it, n) => {
+      const k = TransactionStore.key(it.institutionId, it.event.transactionRef);
+      if (ids[n]) {
+        idByKey.set(k, ids[n]!);
+        newIds.push(ids[n]!);
+      } else missing.push({ institutionId: it.institutionId, transactionRef: it.event.transactionRef });
+    });
+    const originals = await this.store.findIds(missing);
+    const requestIds = [...new Set(items.map((i) => i.requestId).filter((r): r is string => !!r))].slice(0, 20);
+    void this.matchQueue.enqueue(newIds, { requestIds, origin: 'ingest' });
+    return items.map((it, i) => {
+      const k = TransactionStore.key(it.institutionId, it.event.transactionRef);
+      const own = first.get(k) === i ? idByKey.get(k) : undefined;
+      if (own) return { id: own, duplicate: false };
+      const original = idByKey.get(k) ?? originals.get(k);
+      if (!original) {
+        this.logger.error('a duplicate transaction_ref whose original row cannot be found');
+        throw new Error('duplicate without original');
+      }
+      return { id: original, duplicate: true };
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { TransactionEvent } from '@app/domain';
+
+export type TransactionSource = 'api' | 'batch' | 'csv';
+
+/** A validated event and the institution it belongs to (always the API key's or the upload's). */
+export interface NewTransaction {
+  institutionId: string;
+  event: TransactionEvent;
+}
+
+const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
+
+/**
+ * The transaction table's write path. One set-based statement per call, whatever the number of
+ * rows: `INSERT … SELECT FROM unnest(17 arrays) ON CONFLICT DO NOTHING RETURNING` (17 bind
+ * parameters, not 17,000), so the unique (institution_id, transaction_ref) decides duplicates
+ * atomically even under concurrent posts of the same reference.
+ */
+@Injectable()
+export class TransactionStore {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Inserts the rows (which must not repeat an (institution, ref) among themselves) and returns,
+   * per row, the new id or null when the reference was already stored. Committed on return.
+   */
+  async insert(rows: readonly NewTransaction[], source: TransactionSource): Promise<(string | null)[]> {
+    if (!rows.length) return [];
+    const cols: unknown[][] = Array.from({ length: 16 }, () => new Array(rows.length));
+    rows.forEach(({ institutionId, event: e }, i) => {
+      cols[0][i] = institutionId;
+      cols[1][i] = e.transactionRef;
+      cols[2][i] = e.cardholderToken;
+      cols[3][i] = e.instrumentToken;
+      cols[4][i] = e.instrumentType;
+      cols[5][i] = e.merchantIdentifier;
+      cols[6][i] = e.merchantIdentifierType;
+      cols[7][i] = e.merchantId;
+      cols[8][i] = e.mcc;
+      cols[9][i] = e.merchantDescriptor;
+      cols[10][i] = e.network;
+      cols[11][i] = e.amount;
+      cols[12][i] = e.currency;
+      cols[13][i] = e.transactedAt;
+      cols[14][i] = e.kind;
+      cols[15][i] = e.originalTransactionRef;
+    });
+    const inserted: { id: string; institution_id: string; transaction_ref: string }[] = await this.db.query(
+      `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+                                merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
+                                network, amount, currency, transacted_at, kind, original_transaction_ref, source)
+       SELECT u.*, $17::text
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[],
+                     $9::text[], $10::text[], $11::text[], $12::numeric[], $13::text[], $14::timestamptz[], $15::text[],
+                     $16::text[]) AS u
+       ON CONFLICT (institution_id, transaction_ref) DO NOTHING
+       RETURNING id, institution_id, transaction_ref`,
+      [...cols, source],
+    );
+    const ids = new Map(inserted.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));
+    return rows.map((r) => ids.get(key(r.institutionId, r.event.transactionRef)) ?? null);
+  }
+
+  /** The stored ids of (institution, ref) pairs; missing pairs are absent from the map. */
+  async findIds(pairs: readonly { institutionId: string; transactionRef: string }[]): Promise<Map<string, string>> {
+    if (!pairs.length) return new Map();
+    const rows: { id: string; institution_id: string; transaction_ref: string }[] = await this.db.query(
+      `SELECT t.id, t.institution_id, t.transaction_ref
+         FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, transaction_ref)
+         JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.transaction_ref`,
+      [pairs.map((p) => p.institutionId), pairs.map((p) => p.transactionRef)],
+    );
+    return new Map(rows.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));
+  }
+
+  static key = key;
+}

@@ -1,0 +1,44 @@
+import type { OfferTerms } from '@app/domain';
+
+/** The offer columns matching decides on (alias `o`); bigint and numeric arrive as text. */
+export const OFFER_TERMS_COLUMNS = `o.id, o.merchant_id, o.status, o.currency, o.min_spend, o.reward_type, o.cashback_amount,
+  o.cashback_percent::text AS cashback_percent, o.merchant_fee_amount, o.starts_at, o.expires_at, o.budget_total,
+  o.budget_used, o.max_redemptions_per_cardholder, o.priority`;
+
+export interface OfferRow {
+  id: string;
+  merchant_id: string;
+  status: string;
+  currency: string;
+  min_spend: string;
+  reward_type: 'fixed' | 'percent';
+  cashback_amount: string;
+  cashback_percent: string | null;
+  merchant_fee_amount: string;
+  starts_at: Date;
+  expires_at: Date;
+  budget_total: string | null;
+  budget_used: string;
+  max_redemptions_per_cardholder: number;
+  priority: number;
+}
+
+export function toOfferTerms(r: OfferRow): OfferTerms {
+  return {
+    id: r.id,
+    merchantId: r.merchant_id,
+    status: r.status,
+    currency: r.currency,
+    minSpend: Number(r.min_spend),
+    rewardType: r.reward_type,
+    cashbackAmount: Number(r.cashback_amount),
+    cashbackPercent: r.cashback_percent,
+    merchantFeeAmount: Number(r.merchant_fee_amount),
+    startsAt: r.starts_at,
+    expiresAt: r.expires_at,
+    budgetTotal: r.budget_total === null ? null : Number(r.budget_total),
+    budgetUsed: Number(r.budget_used),
+    maxRedemptionsPerCardholder: r.max_redemptions_per_cardholder,
+    priority: r.priority,
+  };
+}

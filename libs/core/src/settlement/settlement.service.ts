@@ -1,0 +1,61 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { sourcesOf } from '@app/domain';
+
+export interface SettlementRunResult {
+  runId: string;
+  settled: number;
+}
+
+/** Entries settled per statement: bounded transactions and lock sets, however large the backlog. */
+const BATCH = 5_000;
+const DEFAULT_HOLD_DAYS = 30;
+
+/**
+ * Settles pending entries whose hold has passed: entry created_at + the program's
+ * settlement_hold_days ≤ as_of. The transition is guarded by the state machine (only from the
+ * statuses that may become `settled`), the settlement entry and its redemption move together, and
+ * entries another run holds are skipped, so concurrent or repeated runs never settle twice. Uses
+ * the partial index on pending entries.
+ */
+@Injectable()
+export class SettlementService {
+  private readonly logger = new Logger('Settlement');
+
+  constructor(private readonly db: DataSource) {}
+
+  async run(asOf: Date, trigger: 'schedule' | 'operator'): Promise<SettlementRunResult> {
+    const [run]: { id: string }[] = await this.db.query(`INSERT INTO settlement_run (as_of, trigger) VALUES ($1, $2) RETURNING id`, [asOf, trigger]);
+    let settled = 0;
+    for (;;) {
+      const [{ n }]: { n: number }[] = await this.db.query(
+        `WITH due AS (
+           SELECT e.id
+             FROM settlement_entry e
+             LEFT JOIN program p ON p.institution_id = e.institution_id
+            WHERE e.status = 'pending'
+              AND e.created_at <= $1::timestamptz
+              AND e.created_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int))
+            ORDER BY e.created_at
+            LIMIT $4
+              FOR NO KEY UPDATE OF e SKIP LOCKED
+         ), s AS (
+           UPDATE settlement_entry e SET status = 'settled', settled_at = now(), settlement_run_id = $2
+             FROM due WHERE e.id = due.id AND e.status = ANY($3::text[])
+           RETURNING e.redemption_id
+         ), r AS (
+           UPDATE redemption r SET status = 'settled', settled_at = now()
+             FROM s WHERE r.id = s.redemption_id AND r.status = ANY($3::text[])
+           RETURNING r.id
+         )
+         SELECT (SELECT count(*) FROM s)::int AS n, (SELECT count(*) FROM r)::int AS redemptions`,
+        [asOf, run.id, sourcesOf('settled'), BATCH, DEFAULT_HOLD_DAYS],
+      );
+      settled += n;
+      if (n < BATCH) break;
+    }
+    await this.db.query(`UPDATE settlement_run SET settled_count = $2 WHERE id = $1`, [run.id, settled]);
+    this.logger.log({ runId: run.id, trigger, asOf: asOf.toISOString(), settled }, 'settlement run finished');
+    return { runId: run.id, settled };
+  }
+}

@@ -1,0 +1,29 @@
+import { Global, Module } from '@nestjs/common';
+import { IngestionService } from './ingestion/ingestion.service';
+import { TransactionStore } from './ingestion/transaction-store';
+import { MatchQueue } from './matching/match-queue';
+import { MatchRelayService } from './matching/match-relay.service';
+import { MatchingService } from './matching/matching.service';
+import { SimulationService } from './matching/simulation.service';
+import { MerchantResolver } from './merchants/merchant-resolver';
+import { SettlementService } from './settlement/settlement.service';
+
+const SERVICES = [
+  TransactionStore,
+  IngestionService,
+  MatchQueue,
+  MatchingService,
+  MatchRelayService,
+  SimulationService,
+  MerchantResolver,
+  SettlementService,
+];
+
+/**
+ * Transactions, matching and settlement services shared by the api and the worker (needs the
+ * global DbModule and ConfigModule). Global so that any module of either app (transactions,
+ * admin, portal CSV upload, worker processors) can inject them.
+ */
+@Global()
+@Module({ providers: SERVICES, exports: SERVICES })
+export class TransactionsCoreModule {}
