@@ -485,6 +485,8 @@ describe('redemption webhooks', () => {
     let admin: Portal;
 
     beforeAll(async () => {
+      // Only the strict worker may see this describe's deliveries (both share the database).
+      await worker.close();
       const saved = { ...process.env };
       Object.assign(process.env, { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', QUEUE_PREFIX: `e2e-webhooks-strict-${process.pid}` });
       try {
@@ -513,6 +515,7 @@ describe('redemption webhooks', () => {
       await q.obliterate({ force: true }).catch(() => undefined);
       await q.close();
       await strictApi?.close();
+      worker = await startWorker();
     });
 
     it.each([

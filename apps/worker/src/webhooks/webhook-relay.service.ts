@@ -1,19 +1,28 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Client } from 'pg';
 import { AppConfig } from '@app/config';
 import { WebhookOutbox } from '@app/core';
 
+const CHANNEL = 'webhook_outbox';
+
 /**
- * The webhook outbox relay: every WEBHOOK_RELAY_INTERVAL_MS it enqueues deliveries committed but
- * never queued (Redis was down, or a process died between commit and enqueue) and re-enqueues
- * pending steps whose job was lost. Every worker runs it; job ids make concurrent relays harmless.
+ * The webhook outbox relay. New delivery rows notify channel `webhook_outbox` when their
+ * transaction commits (a trigger, see migration 1763700003100); the relay listens and hands them to
+ * the queue at once. Every WEBHOOK_RELAY_INTERVAL_MS it also makes a full pass: deliveries
+ * committed but never queued (Redis was down, a notification was missed, a process died between
+ * commit and enqueue) and pending steps whose job was lost. Every worker runs it; job ids make
+ * concurrent relays harmless. Passes never overlap: a notification during a pass runs one more.
  */
 @Injectable()
 export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('WebhookRelay');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private again = false;
   private stopped = false;
   private lastError = 0;
+  private listener?: Client;
+  private reconnectTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -22,27 +31,82 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
 
   onApplicationBootstrap(): void {
     this.outbox.warmUp();
+    void this.listen();
     this.schedule(0);
+  }
+
+  /** A LISTEN connection of its own; reconnects after a loss (the interval pass covers the gap). */
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.config.databaseUrl });
+    client.on('error', () => this.relisten(client));
+    client.on('end', () => this.relisten(client));
+    client.on('notification', () => this.kick());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.listener = client;
+      this.kick(); // rows committed while not listening
+    } catch (e) {
+      this.warn(`webhook relay cannot listen for new deliveries (${(e as Error).message}); relying on the interval`);
+      this.relisten(client);
+    }
+  }
+
+  private relisten(client: Client): void {
+    if (this.listener === client) this.listener = undefined;
+    client.removeAllListeners('end');
+    void client.end().catch(() => undefined);
+    if (this.stopped || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.listen();
+    }, 2_000);
+    this.reconnectTimer.unref();
+  }
+
+  /** New deliveries were committed: a pass now (or right after the one running). */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.run(0);
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => this.schedule(this.config.webhook.relayIntervalMs));
-    }, ms);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.run(250), ms);
     this.timer.unref();
   }
 
-  private async tick(): Promise<void> {
+  /** One pass; `freshGraceMs` 0 when notified (the committing code is done with its rows). */
+  private run(freshGraceMs: number): void {
+    this.again = false;
+    this.running = this.tick(freshGraceMs).finally(() => {
+      this.running = undefined;
+      if (this.again) this.kick();
+      else this.schedule(this.config.webhook.relayIntervalMs);
+    });
+  }
+
+  private async tick(freshGraceMs: number): Promise<void> {
     try {
-      const { unqueued } = await this.outbox.relayOnce();
-      if (unqueued) this.logger.log({ unqueued }, 'webhook deliveries handed to the queue by the relay');
+      const { unqueued } = await this.outbox.relayOnce({ freshGraceMs });
+      if (unqueued) this.logger.debug({ unqueued }, 'webhook deliveries handed to the queue by the relay');
     } catch (e) {
-      const now = Date.now();
-      if (now - this.lastError > 10_000) {
-        this.lastError = now;
-        this.logger.warn(`webhook relay pass failed: ${(e as Error).message}`);
-      }
+      this.warn(`webhook relay pass failed: ${(e as Error).message}`);
+    }
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastError > 10_000) {
+      this.lastError = now;
+      this.logger.warn(message);
     }
   }
 
@@ -50,6 +114,13 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) {
+      listener.removeAllListeners('end');
+      await listener.end().catch(() => undefined);
+    }
     await this.running;
   }
 }

@@ -8,7 +8,7 @@ import { StepRef, WebhookStore } from './webhook-store';
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
 const RELAY_BATCH = 1_000;
-/** A row younger than this is left to the code that committed it (it enqueues right after commit). */
+/** On the interval pass, a row younger than this is left to whoever is enqueueing it right now. */
 const FRESH_GRACE_MS = 250;
 
 /**
@@ -17,8 +17,9 @@ const FRESH_GRACE_MS = 250;
  * the attempt (`wh-<id>-r<series>-a<n>`), so adding it twice is harmless. Never fails its caller:
  * when Redis is unreachable the rows stay unqueued and the worker's relay enqueues them later.
  *
- * Matching calls `enqueue(deliveryIds)` right after committing new deliveries (fresh rows: series 0,
- * attempt 1); without that call the relay still picks them up within WEBHOOK_RELAY_INTERVAL_MS.
+ * New delivery rows need no call from the code that writes them: their commit notifies the worker's
+ * relay (a trigger on webhook_delivery), which enqueues them at once; `enqueue(deliveryIds)` is there
+ * for a caller that wants to hand them over itself.
  */
 @Injectable()
 export class WebhookOutbox implements OnApplicationShutdown {
@@ -120,10 +121,10 @@ export class WebhookOutbox implements OnApplicationShutdown {
    * One relay pass (the worker runs it every WEBHOOK_RELAY_INTERVAL_MS): deliveries committed but
    * never queued, then steps whose job was lost. Returns how many were handed to the queue.
    */
-  async relayOnce(): Promise<{ unqueued: number; overdue: number }> {
+  async relayOnce(options: { freshGraceMs?: number } = {}): Promise<{ unqueued: number; overdue: number }> {
     let unqueued = 0;
     for (;;) {
-      const steps = await this.store.unqueued(RELAY_BATCH, FRESH_GRACE_MS);
+      const steps = await this.store.unqueued(RELAY_BATCH, options.freshGraceMs ?? FRESH_GRACE_MS);
       if (!steps.length || !(await this.enqueueSteps(steps, undefined, 'unqueued'))) break;
       unqueued += steps.length;
       if (steps.length < RELAY_BATCH) break;

@@ -1,7 +1,8 @@
 import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { OfferFeed1763700001000 } from './1763700001000-offer-feed';
 import { WebhookDeliveryLease1763700003000 } from './1763700003000-webhook-delivery-lease';
+import { WebhookOutboxNotify1763700003100 } from './1763700003100-webhook-outbox-notify';
 import { Portal1763700004000 } from './1763700004000-portal';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
-export const MIGRATIONS = [InitialSchema1763700000000, OfferFeed1763700001000, WebhookDeliveryLease1763700003000, Portal1763700004000];
+export const MIGRATIONS = [InitialSchema1763700000000, OfferFeed1763700001000, WebhookDeliveryLease1763700003000, WebhookOutboxNotify1763700003100, Portal1763700004000];
