@@ -59,10 +59,10 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
       case 'attempted': {
         const outcome = r.status === 'pending' ? 'retry' : (r.status ?? 'lost');
         outcomes.inc({ outcome });
-        this.logger.log(
-          { deliveryId: job.data.deliveryId, series: job.data.series, attempt: r.attemptNumber, httpStatus: r.httpStatus, status: r.status, requestId: job.data.requestId },
-          'webhook attempt',
-        );
+        // Every attempt is in the attempt log (database); the process log keeps the failures.
+        const line = { deliveryId: job.data.deliveryId, series: job.data.series, attempt: r.attemptNumber, httpStatus: r.httpStatus, status: r.status, requestId: job.data.requestId };
+        if (outcome === 'delivered') this.logger.debug(line, 'webhook delivered');
+        else this.logger.log(line, outcome === 'failed' ? 'webhook failed' : 'webhook attempt failed');
         return { status: r.status, attempt: r.attemptNumber };
       }
     }
