@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { QUEUES } from '@app/queue';
+import { CsvImportProcessor } from './csv/csv-import.processor';
 import { CsvRelayService } from './csv/csv-relay.service';
 import { KeyRemindersProcessor } from './reminders/key-reminders.processor';
 import { KeyRemindersService } from './reminders/key-reminders.service';
@@ -8,7 +9,7 @@ import { KeyRemindersService } from './reminders/key-reminders.service';
 /** The portal's background work: CSV imports (and their relay) and API-key expiry reminders. */
 @Module({
   imports: [BullModule.registerQueue({ name: QUEUES.csv }, { name: QUEUES.reminders })],
-  providers: [CsvRelayService, KeyRemindersService, KeyRemindersProcessor],
+  providers: [CsvImportProcessor, CsvRelayService, KeyRemindersService, KeyRemindersProcessor],
   exports: [KeyRemindersService, CsvRelayService],
 })
 export class PortalJobsModule {}

@@ -1,0 +1,73 @@
+import { api, Page, qs, Schemas } from '../api';
+import { Badge, Empty, ErrorBox, Loading, PageHeader, Pager, Time, useCursor, useLoad } from '../ui';
+
+type Event = Schemas['SecurityEventDto'];
+
+const LABELS: Record<string, [string, 'green' | 'amber' | 'red' | 'grey' | 'blue']> = {
+  'api_key.created': ['API key created', 'blue'],
+  'api_key.revoked': ['API key revoked', 'amber'],
+  'webhook.secret_rotated': ['Signing secret rotated', 'amber'],
+  'webhook.url_changed': ['Webhook URL changed', 'blue'],
+  'login.succeeded': ['Signed in', 'green'],
+  'login.failed': ['Failed sign-in', 'red'],
+  'login.locked': ['Sign-in locked', 'red'],
+};
+
+function describe(e: Event): string {
+  const d = e.details as Record<string, unknown>;
+  if (e.type.startsWith('api_key.')) return [d.name && `“${d.name}”`, d.prefix, Array.isArray(d.scopes) && `scopes: ${(d.scopes as string[]).join(', ')}`].filter(Boolean).join(' · ');
+  if (e.type === 'webhook.url_changed') return [d.from !== undefined && `from ${d.from ?? 'none'}`, d.to !== undefined && `to ${d.to ?? 'none'}`, d.url && `${d.url}`].filter(Boolean).join(' ');
+  return '';
+}
+
+export function ActivityPage() {
+  const pager = useCursor();
+  const list = useLoad(() => api<Page<Event>>('GET', `/security-activity${qs({ limit: 50, cursor: pager.cursor })}`), [pager.cursor]);
+  return (
+    <>
+      <PageHeader title="Security activity" description="Keys created and revoked, webhook secret and URL changes, and sign-ins at your institution." />
+      <section className="card">
+        {list.loading && !list.data ? (
+          <Loading label="Loading activity…" />
+        ) : list.error ? (
+          <ErrorBox message={list.error} onRetry={list.reload} />
+        ) : !list.data?.data.length ? (
+          <Empty title="No activity yet" />
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">Details</th>
+                  <th scope="col">IP address</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((e) => {
+                  const [label, tone] = LABELS[e.type] ?? [e.type, 'grey'];
+                  return (
+                    <tr key={e.id}>
+                      <td data-label="When">
+                        <Time iso={e.created_at} />
+                      </td>
+                      <td data-label="Event">
+                        <Badge tone={tone}>{label}</Badge>
+                      </td>
+                      <td data-label="Who">{e.actor}</td>
+                      <td data-label="Details">{describe(e) || <span className="muted">—</span>}</td>
+                      <td data-label="IP address">{e.ip ?? <span className="muted">—</span>}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager hasPrev={pager.hasPrev} next={list.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => list.data?.pagination.next_cursor && pager.next(list.data.pagination.next_cursor)} />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,274 @@
+import { useState } from 'react';
+import { api, errorMessage, Page, qs, Schemas } from '../api';
+import { Badge, CopyButton, Dialog, Empty, ErrorBox, Loading, Notice, PageHeader, Pager, Time, useCursor, useLoad } from '../ui';
+
+type Key = Schemas['PortalApiKeyDto'];
+type Issued = Schemas['PortalIssuedApiKeyDto'];
+const SCOPES: { id: string; label: string; help: string }[] = [
+  { id: 'offers', label: 'Offers', help: 'Offer feed and enrollment' },
+  { id: 'transactions', label: 'Transactions', help: 'Transaction posts, batch, simulate, merchant mapping' },
+  { id: 'reporting', label: 'Reporting', help: 'Redemptions, settlements, funnel' },
+];
+
+function inOneYear(): string {
+  const d = new Date();
+  d.setFullYear(d.getFullYear() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+function StateBadge({ k }: { k: Key }) {
+  if (k.state === 'revoked') return <Badge tone="grey">Revoked</Badge>;
+  if (k.state === 'expired') return <Badge tone="red">Expired</Badge>;
+  if (k.state === 'expiring_soon') return <Badge tone="amber">Expires in {k.days_to_expiry} {k.days_to_expiry === 1 ? 'day' : 'days'}</Badge>;
+  return <Badge tone="green">Active</Badge>;
+}
+
+function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: Issued) => void; onCancel: () => void }) {
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['offers', 'transactions', 'reporting']);
+  const [expires, setExpires] = useState(inOneYear());
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const today = new Date().toISOString().slice(0, 10);
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (!scopes.length) return setError('Choose at least one scope.');
+    setBusy(true);
+    setError(null);
+    try {
+      // The chosen day, end of day UTC.
+      const body = { name: name.trim(), scopes, expires_at: `${expires}T23:59:59Z` };
+      onCreated(await api<Issued>('POST', '/api-keys', body));
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="stack" aria-label="Create an API key">
+      <label>
+        Name
+        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. production backend" autoFocus />
+        <span className="hint">Say where the key will live, so your team recognises it later.</span>
+      </label>
+      <fieldset>
+        <legend>Scopes</legend>
+        {SCOPES.map((s) => (
+          <label key={s.id} className="check">
+            <input
+              type="checkbox"
+              name="scope"
+              value={s.id}
+              checked={scopes.includes(s.id)}
+              onChange={(e) => setScopes((cur) => (e.target.checked ? [...cur, s.id] : cur.filter((x) => x !== s.id)))}
+            />
+            <span>
+              <strong>{s.label}</strong> <span className="muted">— {s.help}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <label>
+        Expires on
+        <input type="date" value={expires} min={today} onChange={(e) => setExpires(e.target.value)} required />
+        <span className="hint">One year by default. We remind your team 14 days, 3 days and on the day before it stops working.</span>
+      </label>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <div className="row end">
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Reveal({ issued, onDone }: { issued: Issued; onDone: () => void }) {
+  return (
+    <div className="stack">
+      <Notice kind="warning">
+        <strong>Copy this key now. You will not see it again.</strong> We store only a fingerprint of it; if you lose it, create a new key.
+      </Notice>
+      <div className="secret-box">
+        <code data-testid="new-key">{issued.key}</code>
+        <CopyButton text={issued.key} label="Copy key" />
+      </div>
+      <p className="muted">
+        Scopes: {issued.scopes.join(', ')} · expires <Time iso={issued.expires_at} dateOnly />. Send it as <code>Authorization: Bearer &lt;key&gt;</code>; check it
+        with <code>GET /api/v1/me</code>.
+      </p>
+      <div className="row end">
+        <button type="button" onClick={onDone}>
+          I have stored the key
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
+  const pager = useCursor();
+  const list = useLoad(() => api<Page<Key>>('GET', `/api-keys${qs({ limit: 50, cursor: pager.cursor })}`), [pager.cursor]);
+  const [creating, setCreating] = useState(false);
+  const [issued, setIssued] = useState<Issued | null>(null);
+  const [revoking, setRevoking] = useState<Key | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const [flash, setFlash] = useState<string | null>(null);
+
+  async function revoke() {
+    if (!revoking) return;
+    setRevokeError(null);
+    try {
+      await api('DELETE', `/api-keys/${revoking.id}`);
+      setFlash(`Key “${revoking.name}” revoked. Calls with it now get 403 token_revoked.`);
+      setRevoking(null);
+      list.reload();
+    } catch (e) {
+      setRevokeError(errorMessage(e));
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description="Keys authenticate your systems with the offers API. Each key has scopes and an expiry date."
+        actions={
+          isAdmin ? (
+            <button type="button" onClick={() => setCreating(true)}>
+              + Create key
+            </button>
+          ) : undefined
+        }
+      />
+      {!isAdmin && <Notice>Only admins of your institution can create or revoke keys. You can see them here.</Notice>}
+      {flash && <Notice kind="success">{flash}</Notice>}
+
+      <section className="card" aria-labelledby="keys-title">
+        <h2 id="keys-title" className="visually-hidden">
+          Your keys
+        </h2>
+        {list.loading && !list.data ? (
+          <Loading label="Loading keys…" />
+        ) : list.error ? (
+          <ErrorBox message={list.error} onRetry={list.reload} />
+        ) : !list.data?.data.length ? (
+          <Empty title="No API keys yet">{isAdmin ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}</Empty>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Created</th>
+                  {isAdmin && (
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  )}
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((k) => (
+                  <tr key={k.id} className={k.state === 'revoked' ? 'dim' : undefined}>
+                    <td data-label="Name">
+                      <strong>{k.name}</strong>
+                    </td>
+                    <td data-label="Key">
+                      <code>{k.prefix}</code>
+                    </td>
+                    <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                    <td data-label="Status">
+                      <StateBadge k={k} />
+                    </td>
+                    <td data-label="Expires">{k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}</td>
+                    <td data-label="Last used">{k.last_used_at ? <Time iso={k.last_used_at} /> : <span className="muted">Never</span>}</td>
+                    <td data-label="Created">
+                      <span>
+                        <Time iso={k.created_at} dateOnly />
+                        <span className="muted small block">{k.created_by ?? 'operator'}</span>
+                      </span>
+                    </td>
+                    {isAdmin && (
+                      <td className="right">
+                        {k.state !== 'revoked' && (
+                          <button type="button" className="danger small" onClick={() => (setRevokeError(null), setRevoking(k))} aria-label={`Revoke ${k.name}`}>
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager hasPrev={pager.hasPrev} next={list.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => list.data?.pagination.next_cursor && pager.next(list.data.pagination.next_cursor)} />
+      </section>
+
+      <section className="card guide" aria-labelledby="rotation">
+        <h2 id="rotation">Rotating a key without downtime</h2>
+        <ol>
+          <li>Create a new key with the same scopes.</li>
+          <li>Deploy it next to the old one and switch your systems over.</li>
+          <li>Confirm calls succeed with the new key (<code>GET /api/v1/me</code> names the key in use).</li>
+          <li>Revoke the old key. Its calls get 403 from then on.</li>
+        </ol>
+        <p className="muted">Rotate at least once a year, and at once if a key may have leaked.</p>
+      </section>
+
+      <Dialog open={creating && !issued} title="Create an API key" onClose={() => setCreating(false)}>
+        <CreateKeyForm
+          onCancel={() => setCreating(false)}
+          onCreated={(k) => {
+            setIssued(k);
+            setCreating(false);
+            list.reload();
+          }}
+        />
+      </Dialog>
+      <Dialog open={!!issued} title="Your new API key" onClose={() => setIssued(null)}>
+        {issued && <Reveal issued={issued} onDone={() => setIssued(null)} />}
+      </Dialog>
+      <Dialog open={!!revoking} title="Revoke this key?" onClose={() => setRevoking(null)}>
+        {revoking && (
+          <div className="stack">
+            <p>
+              <strong>{revoking.name}</strong> (<code>{revoking.prefix}</code>) will stop working at once: every call with it gets <code>403 token_revoked</code>. This cannot
+              be undone.
+            </p>
+            {revokeError && (
+              <p role="alert" className="error">
+                {revokeError}
+              </p>
+            )}
+            <div className="row end">
+              <button type="button" className="secondary" onClick={() => setRevoking(null)} autoFocus>
+                Keep key
+              </button>
+              <button type="button" className="danger" onClick={revoke}>
+                Revoke key
+              </button>
+            </div>
+          </div>
+        )}
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,193 @@
+import { useEffect, useState } from 'react';
+import { api, errorMessage } from '../api';
+import { Link } from '../router';
+import { CopyButton, Dialog, ErrorBox, Loading, Notice, PageHeader, useLoad } from '../ui';
+
+interface WebhookSettings {
+  url: string | null;
+  secret_set: boolean;
+}
+
+const SNIPPET = `const crypto = require('crypto');
+
+// rawBody: the exact bytes received; secret: your whsec_… value
+function verify(rawBody, headers, secret) {
+  const ts = headers['x-service-timestamp'];
+  if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false; // replay
+  const expected = 'sha256=' + crypto.createHmac('sha256', secret)
+    .update(ts + '.' + rawBody).digest('hex');
+  const got = headers['x-service-signature-v2'] || '';
+  return got.length === expected.length &&
+    crypto.timingSafeEqual(Buffer.from(got), Buffer.from(expected));
+}`;
+
+export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
+  const settings = useLoad(() => api<WebhookSettings>('GET', '/webhook'), []);
+  const [url, setUrl] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [confirmRotate, setConfirmRotate] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [rotateError, setRotateError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (settings.data) setUrl(settings.data.url ?? '');
+  }, [settings.data]);
+
+  async function save(e: React.FormEvent) {
+    e.preventDefault();
+    setSaving(true);
+    setSaveError(null);
+    setSaved(null);
+    try {
+      const r = await api<WebhookSettings>('PUT', '/webhook', { url: url.trim() === '' ? null : url.trim() });
+      settings.set(r);
+      setSaved(r.url ? 'Webhook URL saved. New redemptions are sent there.' : 'Webhook URL removed. Deliveries are recorded as skipped until you set one.');
+    } catch (err) {
+      setSaveError(errorMessage(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  async function rotate() {
+    setRotateError(null);
+    try {
+      const r = await api<{ signing_secret: string }>('POST', '/webhook/secret');
+      setSecret(r.signing_secret);
+      setConfirmRotate(false);
+      if (settings.data) settings.set({ ...settings.data, secret_set: true });
+    } catch (e) {
+      setRotateError(errorMessage(e));
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Webhook"
+        description={
+          <>
+            We POST a signed <code>redemption.completed</code> event to your URL when a purchase earns cashback. See every attempt under{' '}
+            <Link to="/deliveries">Deliveries</Link>.
+          </>
+        }
+      />
+      {!isAdmin && <Notice>Only admins can change the webhook URL or rotate the signing secret.</Notice>}
+      {settings.loading && !settings.data ? (
+        <Loading label="Loading webhook settings…" />
+      ) : settings.error ? (
+        <ErrorBox message={settings.error} onRetry={settings.reload} />
+      ) : (
+        <>
+          <section className="card" aria-labelledby="url-title">
+            <h2 id="url-title">Endpoint URL</h2>
+            <form onSubmit={save} className="stack">
+              <label>
+                URL
+                <input
+                  type="url"
+                  inputMode="url"
+                  placeholder="https://hooks.your-bank.example/offers"
+                  value={url}
+                  onChange={(e) => setUrl(e.target.value)}
+                  disabled={!isAdmin}
+                  aria-describedby="url-hint"
+                />
+                <span className="hint" id="url-hint">
+                  https only, without a user name or password in it. Leave empty to stop sending.
+                </span>
+              </label>
+              {saveError && (
+                <p role="alert" className="error">
+                  {saveError}
+                </p>
+              )}
+              {saved && <Notice kind="success">{saved}</Notice>}
+              {isAdmin && (
+                <div className="row end">
+                  <button type="submit" disabled={saving}>
+                    {saving ? 'Saving…' : 'Save URL'}
+                  </button>
+                </div>
+              )}
+            </form>
+          </section>
+
+          <section className="card" aria-labelledby="secret-title">
+            <div className="row">
+              <h2 id="secret-title">Signing secret</h2>
+              {settings.data?.secret_set ? <span className="badge green">Set</span> : <span className="badge amber">Not set</span>}
+            </div>
+            <p className="muted">
+              Every delivery is signed with this secret so you can tell it comes from us. {settings.data?.secret_set ? 'Its value was shown once, when it was created.' : 'Create one before going live: deliveries cannot be signed without it.'}
+            </p>
+            {isAdmin && (
+              <button type="button" className="secondary" onClick={() => (setRotateError(null), setConfirmRotate(true))}>
+                {settings.data?.secret_set ? 'Rotate secret' : 'Create secret'}
+              </button>
+            )}
+          </section>
+        </>
+      )}
+
+      <section className="card guide" aria-labelledby="verify-title">
+        <h2 id="verify-title">Verifying a delivery</h2>
+        <ol>
+          <li>
+            Read <code>X-Service-Timestamp</code> (Unix seconds) and reject it when it is more than 5 minutes off your clock.
+          </li>
+          <li>
+            Compute <code>sha256=</code> + hex HMAC-SHA256 of <code>&lt;timestamp&gt;.&lt;raw body&gt;</code> with your secret (the whole <code>whsec_…</code> string as the key).
+          </li>
+          <li>
+            Compare it with <code>X-Service-Signature-V2</code> in constant time. Answer 2xx within 10 seconds; anything else is retried up to 8 times over about two hours.
+          </li>
+          <li>
+            Deduplicate on <code>X-Service-Delivery-Id</code>: a redelivery carries the same id.
+          </li>
+        </ol>
+        <pre className="code">{SNIPPET}</pre>
+        <p className="muted small">The full guide with more languages is in the service documentation (docs/webhooks.md).</p>
+      </section>
+
+      <Dialog open={confirmRotate} title={settings.data?.secret_set ? 'Rotate the signing secret?' : 'Create a signing secret?'} onClose={() => setConfirmRotate(false)}>
+        <div className="stack">
+          {settings.data?.secret_set && <p>Deliveries are signed with the new secret from now on; your receiver must switch to it. The old secret stops being used at once.</p>}
+          {rotateError && (
+            <p role="alert" className="error">
+              {rotateError}
+            </p>
+          )}
+          <div className="row end">
+            <button type="button" className="secondary" onClick={() => setConfirmRotate(false)} autoFocus>
+              Cancel
+            </button>
+            <button type="button" onClick={rotate}>
+              {settings.data?.secret_set ? 'Rotate secret' : 'Create secret'}
+            </button>
+          </div>
+        </div>
+      </Dialog>
+      <Dialog open={!!secret} title="Your new signing secret" onClose={() => setSecret(null)}>
+        {secret && (
+          <div className="stack">
+            <Notice kind="warning">
+              <strong>Copy this secret now. You will not see it again.</strong> Store it where your webhook receiver reads its configuration.
+            </Notice>
+            <div className="secret-box">
+              <code data-testid="new-secret">{secret}</code>
+              <CopyButton text={secret} label="Copy secret" />
+            </div>
+            <div className="row end">
+              <button type="button" onClick={() => setSecret(null)}>
+                I have stored the secret
+              </button>
+            </div>
+          </div>
+        )}
+      </Dialog>
+    </>
+  );
+}
