@@ -51,7 +51,7 @@ export const CONFIRM_AFTER_MS = 250;
 /** Backstop: reload in the background when the catalogue is older than this, changed or not. */
 export const MAX_AGE_MS = 60_000;
 /** Bound on memoized per-institution views (each is an array of references). */
-const MAX_VIEWS = 10_000;
+const MAX_VIEWS = 2_000;
 
 /**
  * The live offers (status active, not expired, budget left for one more redemption) with their
