@@ -1,36 +1,10 @@
 import { useState } from 'react';
-import { api, errorMessage, Page, qs } from '../api';
+import { api, errorMessage, Page, qs, Schemas } from '../api';
 import { Link, useRouter } from '../router';
 import { Badge, Empty, ErrorBox, Loading, Notice, PageHeader, Pager, Time, useCursor, useLoad } from '../ui';
 
-export interface Delivery {
-  id: string;
-  event: string;
-  status: string;
-  status_reason: string | null;
-  redemption_id: string;
-  attempt_count: number;
-  redelivery_count: number;
-  created_at: string;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-}
-interface Attempt {
-  attempt_number: number;
-  trigger: string;
-  url: string | null;
-  started_at: string;
-  duration_ms: number;
-  http_status: number | null;
-  error_class: string | null;
-  error_message: string | null;
-  response_excerpt: string | null;
-}
-interface DeliveryDetail extends Delivery {
-  payload: Record<string, unknown>;
-  attempts: Attempt[];
-}
+export type Delivery = Schemas['WebhookDeliveryDto'];
+type DeliveryDetail = Schemas['WebhookDeliveryDetailDto'];
 
 const STATUSES = ['', 'pending', 'delivered', 'failed', 'skipped'];
 const REASONS: Record<string, string> = {

@@ -1,12 +1,9 @@
 import { useEffect, useState } from 'react';
-import { api, errorMessage } from '../api';
+import { api, errorMessage, Schemas } from '../api';
 import { Link } from '../router';
 import { CopyButton, Dialog, ErrorBox, Loading, Notice, PageHeader, useLoad } from '../ui';
 
-interface WebhookSettings {
-  url: string | null;
-  secret_set: boolean;
-}
+type WebhookSettings = Schemas['WebhookSettingsDto'];
 
 const SNIPPET = `const crypto = require('crypto');
 
@@ -54,7 +51,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
   async function rotate() {
     setRotateError(null);
     try {
-      const r = await api<{ signing_secret: string }>('POST', '/webhook/secret');
+      const r = await api<Schemas['SigningSecretDto']>('POST', '/webhook/secret');
       setSecret(r.signing_secret);
       setConfirmRotate(false);
       if (settings.data) settings.set({ ...settings.data, secret_set: true });
