@@ -11,7 +11,8 @@ const RESCHEDULE_MS = 10 * 60_000;
 /**
  * The worker's periodic work:
  * - the settlement run, a BullMQ job scheduler (cron SETTLEMENT_SCHEDULE, UTC) so that exactly one
- *   worker runs each occurrence; upserted at boot and again every few minutes;
+ *   worker runs each occurrence; upserted at boot, after every reconnection to Redis and every few
+ *   minutes (a Redis that lost its data gets it back);
  * - the matching relay, a local timer (it must work precisely when Redis has been unreliable, so
  *   it does not depend on Redis to be triggered; a PostgreSQL advisory lock keeps it to one
  *   worker at a time).
@@ -31,6 +32,8 @@ export class WorkerSchedulesService implements OnApplicationBootstrap, OnApplica
 
   async onApplicationBootstrap(): Promise<void> {
     await this.schedule();
+    // After a reconnection Redis may have come back empty (restarted without persistence): declare again.
+    (await this.settlementQueue.getBackend().client).on('ready', () => void this.schedule());
     this.scheduleTimer = setInterval(() => void this.schedule(), RESCHEDULE_MS);
     this.relayTimer = setInterval(() => void this.relayPass(), this.config.matching.relayIntervalMs);
   }
