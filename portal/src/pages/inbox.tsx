@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api, errorMessage, Page, qs, Schemas } from '../api';
+import { Link } from '../router';
 import { Badge, Empty, ErrorBox, Loading, PageHeader, Pager, relative, Time, useCursor, useLoad } from '../ui';
 
 type Message = Schemas['InboxMessageDto'];
@@ -88,6 +89,8 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
                     ))}
                     <p className="muted small">
                       Received <Time iso={m.created_at} />
+                      {' · '}
+                      {m.kind.startsWith('webhook') ? <Link to="/deliveries?status=failed">Open failed deliveries</Link> : <Link to="/keys">Open API keys</Link>}
                     </p>
                   </div>
                 )}
