@@ -130,21 +130,40 @@ export class ReportingService {
   }
 
   /**
-   * Funnel counters over raw events: index-only scans of (institution_id, kind, occurred_at)
-   * INCLUDE (cardholder_token), and of redemption's report index.
+   * Funnel counters: whole UTC hours from engagement_hourly, the partial hours at the window's
+   * edges from the raw events; distinct cardholders over whole UTC days from
+   * engagement_daily_cardholder plus the raw views of the partial days (see the roll-up migration).
    */
   async funnel(institutionId: string, from?: string, to?: string): Promise<FunnelDto> {
     const end = to ? new Date(to) : new Date();
     const start = from ? new Date(from) : new Date(end.getTime() - FUNNEL_DEFAULT_DAYS * 86_400_000);
     if (start >= end) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
+    const hours = splitWindow(start, end, 3_600_000);
+    const days = splitWindow(start, end, 86_400_000);
+    const count = (kind: string) => `
+      (SELECT COALESCE(sum(count), 0) FROM engagement_hourly
+        WHERE institution_id = $1 AND kind = '${kind}' AND hour >= $4 AND hour < $5)
+      + (SELECT count(*) FROM engagement_event
+          WHERE institution_id = $1 AND kind = '${kind}'
+            AND ((occurred_at >= $2 AND occurred_at < $6) OR (occurred_at >= $7 AND occurred_at < $3)))`;
     const [row] = await this.db.query(
-      `SELECT
-         (SELECT count(*) FROM engagement_event WHERE institution_id = $1 AND kind = 'widget_view' AND occurred_at >= $2 AND occurred_at < $3)::int AS widget_views,
-         (SELECT count(DISTINCT cardholder_token) FROM engagement_event WHERE institution_id = $1 AND kind = 'widget_view' AND occurred_at >= $2 AND occurred_at < $3)::int AS unique_cardholders,
-         (SELECT count(*) FROM engagement_event WHERE institution_id = $1 AND kind = 'impression' AND occurred_at >= $2 AND occurred_at < $3)::int AS offer_impressions,
-         (SELECT count(*) FROM engagement_event WHERE institution_id = $1 AND kind = 'add_success' AND occurred_at >= $2 AND occurred_at < $3)::int AS offer_add_successes,
-         (SELECT count(*) FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3)::int AS redemptions`,
-      [institutionId, start, end],
+      `SELECT (${count('widget_view')})::int AS widget_views,
+              (SELECT count(*) FROM (
+                 SELECT cardholder_token FROM engagement_daily_cardholder
+                  WHERE institution_id = $1 AND day >= $8::date AND day < $9::date
+                 UNION
+                 SELECT cardholder_token FROM engagement_event
+                  WHERE institution_id = $1 AND kind = 'widget_view'
+                    AND ((occurred_at >= $2 AND occurred_at < $10) OR (occurred_at >= $11 AND occurred_at < $3))
+               ) u)::int AS unique_cardholders,
+              (${count('impression')})::int AS offer_impressions,
+              (${count('add_success')})::int AS offer_add_successes,
+              (SELECT count(*) FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3)::int AS redemptions`,
+      [
+        institutionId, start, end,
+        hours.wholeFrom, hours.wholeTo, hours.headTo, hours.tailFrom,
+        days.wholeFrom.toISOString().slice(0, 10), days.wholeTo.toISOString().slice(0, 10), days.headTo, days.tailFrom,
+      ],
     );
     return { window: { from: start.toISOString(), to: end.toISOString() }, data: row };
   }
@@ -152,6 +171,17 @@ export class ReportingService {
   private keyset(institutionId: string, list: string): Keyset {
     return new Keyset(this.config.secretsKey, `${institutionId}:${list}`);
   }
+}
+
+/**
+ * Splits [start, end) into whole UTC buckets [wholeFrom, wholeTo) and the raw edges
+ * [start, headTo) and [tailFrom, end). Without a whole bucket inside, everything is a raw edge.
+ */
+export function splitWindow(start: Date, end: Date, bucketMs: number) {
+  const wholeFrom = new Date(Math.ceil(start.getTime() / bucketMs) * bucketMs);
+  const wholeTo = new Date(Math.floor(end.getTime() / bucketMs) * bucketMs);
+  if (wholeFrom >= wholeTo) return { wholeFrom: end, wholeTo: end, headTo: end, tailFrom: end };
+  return { wholeFrom, wholeTo, headTo: wholeFrom, tailFrom: wholeTo };
 }
 
 function checkWindow(from?: string, to?: string): void {
