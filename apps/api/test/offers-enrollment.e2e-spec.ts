@@ -168,6 +168,27 @@ describe('POST /api/v1/offers/{id}/add (enrollment)', () => {
       expect(new Set(results.map((r) => r.body.cardholder_offer_id)).size).toBe(1);
     });
 
+    it('waits on the per-cardholder lock at most 5 s, then 503 enrollment_busy with Retry-After', async () => {
+      const w = await createWorld(api, { merchants: [{}], offers: [{}] });
+      const holder = db.createQueryRunner();
+      await holder.connect();
+      try {
+        // The lock an add takes for this cardholder, held elsewhere (as a stuck add would).
+        await holder.query(`SELECT pg_advisory_lock(hashtextextended($1::text || ':' || $2::text, 0))`, [w.institution.id, 'ch-busy']);
+        const started = Date.now();
+        const res = await add(w, w.offers[0].id, { cardholder_token: 'ch-busy' }).expect(503);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+        expect(res.body.error).toBe('enrollment_busy');
+        expect(res.headers['retry-after']).toBe('1');
+        // Another cardholder is not held up meanwhile.
+        await add(w, w.offers[0].id, { cardholder_token: 'ch-free' }).expect(201);
+      } finally {
+        await holder.query(`SELECT pg_advisory_unlock_all()`);
+        await holder.release();
+      }
+      await add(w, w.offers[0].id, { cardholder_token: 'ch-busy' }).expect(201);
+    });
+
     it('adds for different cardholders do not block each other', async () => {
       const w = await createWorld(api, { program: { max_active_offers: 1 }, merchants: [{}], offers: [{}] });
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => add(w, w.offers[0].id, { cardholder_token: `ch-many-${i}` })));
