@@ -22,7 +22,7 @@ function run(title, cmd, args, env = {}) {
 function jest(project, extra = []) {
   const file = join(out, `jest-${project}.json`);
   const ok = run(`jest ${project}`, process.execPath, [
-    require.resolve('jest/bin/jest.js'),
+    require.resolve('jest/bin/jest'),
     '--selectProjects', project, '--json', `--outputFile=${file}`, ...extra,
   ]);
   if (existsSync(file)) {

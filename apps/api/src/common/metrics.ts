@@ -1,14 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Histogram, register } from 'prom-client';
 
-let started = false;
-
 /** Process metrics plus request latency by route template and status (never by raw URL). */
 export function httpMetrics() {
-  if (!started) {
-    collectDefaultMetrics();
-    started = true;
-  }
+  // Once per process (the worker may share it in tests).
+  if (!register.getSingleMetric('process_cpu_user_seconds_total')) collectDefaultMetrics();
   const duration =
     (register.getSingleMetric('http_request_duration_seconds') as Histogram<string> | undefined) ??
     new Histogram({
