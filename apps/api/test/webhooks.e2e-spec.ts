@@ -78,11 +78,13 @@ describe('redemption webhooks', () => {
     const id = await db.transaction(async (m) => {
       const [merchant] = await m.query(`INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`, [uniq('M ')]);
       const now = Date.now();
+      // An ended offer targeted at this institution only: other test files' feeds never see it.
       const [offer] = await m.query(
-        `INSERT INTO offer (merchant_id, status, translations, min_spend, cashback_amount, currency, starts_at, expires_at)
-         VALUES ($1, 'active', '{"en":{"title":"t","description":"d"}}', 2000, 500, 'USD', $2, $3) RETURNING id`,
+        `INSERT INTO offer (merchant_id, status, translations, min_spend, cashback_amount, currency, starts_at, expires_at, targeted)
+         VALUES ($1, 'ended', '{"en":{"title":"t","description":"d"}}', 2000, 500, 'USD', $2, $3, true) RETURNING id`,
         [merchant.id, new Date(now - 86_400_000), new Date(now + 86_400_000)],
       );
+      await m.query(`INSERT INTO offer_target (offer_id, institution_id) VALUES ($1, $2)`, [offer.id, world.institution.id]);
       const [tx] = await m.query(
         `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, amount, currency, transacted_at, source, status)
          VALUES ($1, $2, $3, 'ctk_1', 25, 'USD', now(), 'api', 'matched') RETURNING id`,
