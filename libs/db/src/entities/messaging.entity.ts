@@ -22,6 +22,15 @@ export class WebhookDelivery {
   @Column('timestamptz', { name: 'last_attempt_at', nullable: true }) lastAttemptAt: Date | null;
   @Column('timestamptz', { name: 'delivered_at', nullable: true }) deliveredAt: Date | null;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
+  /** Attempts made in the current series (automatic, or one manual redelivery). */
+  @Column('int', { name: 'series_attempt_count', default: 0 }) seriesAttemptCount: number;
+  /** The attempt in flight: who holds it and until when (see libs/core/src/webhooks/webhook-store.ts). */
+  @Column('uuid', { name: 'lease_token', nullable: true }) leaseToken: string | null;
+  @Column('timestamptz', { name: 'lease_until', nullable: true }) leaseUntil: Date | null;
+  @Column('timestamptz', { name: 'lease_started_at', nullable: true }) leaseStartedAt: Date | null;
+  @Column('text', { name: 'lease_url', nullable: true }) leaseUrl: string | null;
+  /** Why skipped or failed: no_webhook_url, no_signing_secret, signing_secret_unreadable, gone, attempts_exhausted, manual_attempt_failed. */
+  @Column('text', { name: 'status_reason', nullable: true }) statusReason: string | null;
 }
 
 @Entity('webhook_attempt')
