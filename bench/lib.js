@@ -25,6 +25,8 @@ function benchEnv(extra = {}) {
     RATE_LIMIT_REPORTING_PER_MINUTE: '10000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WORKER_HEALTH_PORT: '0',
+    // Queues of their own, so a bench never consumes another run's jobs.
+    QUEUE_PREFIX: `bench-${new URL(BENCH_DB).pathname.slice(1)}`,
     ...extra,
   };
 }
@@ -57,9 +59,11 @@ function pool(max = 8) {
 
 /** Starts dist/apps/<app>/main.js and waits until it answers (api) or logs ready (worker). */
 async function startApp(app, { port = 3900, env = {} } = {}) {
+  // The worker says "worker ready" at info level; the api stays at warn so request logs do not
+  // weigh on the measurements.
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
     cwd: root,
-    env: benchEnv({ PORT: String(port), ...env }),
+    env: benchEnv({ PORT: String(port), ...(app === 'worker' ? { LOG_LEVEL: 'info' } : {}), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -69,7 +73,10 @@ async function startApp(app, { port = 3900, env = {} } = {}) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${app} exited: ${output.slice(-2000)}`);
     if (app === 'api' ? await ping(port) : /worker ready/.test(output)) break;
-    if (Date.now() > deadline) throw new Error(`${app} did not start: ${output.slice(-2000)}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL'); // never leave a half-started process holding the port
+      throw new Error(`${app} did not start: ${output.slice(-2000)}`);
+    }
     await sleep(200);
   }
   return {

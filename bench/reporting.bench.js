@@ -4,7 +4,7 @@
 // engagement events, both spread over 10 institutions and all in one institution (worst case).
 const { resetDatabase, pool, startApp, request, closedLoop, saveResults, createInstitution, round } = require('./lib');
 
-const PORT = Number(process.env.BENCH_REPORTING_PORT ?? 3941);
+const PORT = Number(process.env.BENCH_REPORTING_PORT ?? 3961);
 const INSTITUTIONS = 10;
 const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
