@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { TransactionEvent } from '@app/domain';
 import { MatchQueue } from '../matching/match-queue';
 import { GroupCommitter } from './group-commit';
+import { MatchBuffer } from './match-buffer';
 import { NewTransaction, TransactionSource, TransactionStore } from './transaction-store';
 
 export interface SubmitResult {
@@ -21,6 +22,8 @@ export interface BatchOutcome {
 
 /** Single posts coalesced per write: enough to pass the commit ceiling, small enough to stay fast. */
 const GROUP = { maxBatch: 500, maxInFlight: 4 };
+/** Committed ids wait at most this long to be enqueued with others (one matching job per chunk). */
+const ENQUEUE_DELAY_MS = 20;
 
 /**
  * Ingestion, shared by the single, batch and CSV paths: rows are committed first (set-based
@@ -29,15 +32,21 @@ const GROUP = { maxBatch: 500, maxInFlight: 4 };
  * makes the caller fail (the relay covers a Redis outage).
  */
 @Injectable()
-export class IngestionService {
+export class IngestionService implements OnModuleDestroy {
   private readonly logger = new Logger('Ingestion');
   private readonly singles: GroupCommitter<SingleItem, SubmitResult>;
+  private readonly toMatch: MatchBuffer;
 
   constructor(
     private readonly store: TransactionStore,
     private readonly matchQueue: MatchQueue,
   ) {
     this.singles = new GroupCommitter((items) => this.writeSingles(items), GROUP);
+    this.toMatch = new MatchBuffer((ids, requestIds) => this.matchQueue.enqueue(ids, { requestIds, origin: 'ingest' }), ENQUEUE_DELAY_MS);
+  }
+
+  onModuleDestroy(): void {
+    this.toMatch.flush();
   }
 
   /** One transaction (POST /api/v1/transactions): group-committed with concurrent posts. */
@@ -80,7 +89,7 @@ export class IngestionService {
       } else duplicates.push(toInsert[n]);
     });
     duplicates.sort((a, b) => a - b);
-    void this.matchQueue.enqueue(newIds, { requestId, origin: 'ingest' });
+    this.toMatch.add(newIds, requestId);
     return { accepted, duplicates };
   }
 
@@ -108,8 +117,7 @@ export class IngestionService {
       } else missing.push({ institutionId: it.institutionId, transactionRef: it.event.transactionRef });
     });
     const originals = await this.store.findIds(missing);
-    const requestIds = [...new Set(items.map((i) => i.requestId).filter((r): r is string => !!r))].slice(0, 20);
-    void this.matchQueue.enqueue(newIds, { requestIds, origin: 'ingest' });
+    this.toMatch.add(newIds, items[0]?.requestId);
     return items.map((it, i) => {
       const k = TransactionStore.key(it.institutionId, it.event.transactionRef);
       const own = first.get(k) === i ? idByKey.get(k) : undefined;

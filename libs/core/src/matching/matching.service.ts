@@ -81,18 +81,21 @@ const k3 = (a: string, b: string, c: string) => `${a}\u0000${b}\u0000${c}`;
 /**
  * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
  * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
+ * Rows are reached by primary key (the join on unnest), never through the partial index of
+ * received rows, which holds the whole backlog (and its dead entries until vacuum).
  * Merchant resolution in the same statement: a sender-resolved merchant_id that exists, else the
  * identifier through merchant_identifier's unique (type, value).
  */
 const CLAIM_SQL = `
   SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
          t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id, now() AS now
-    FROM transaction t
+    FROM unnest($1::uuid[]) AS ids(id)
+    CROSS JOIN LATERAL (
+      SELECT * FROM transaction x WHERE x.id = ids.id AND x.status = 'received' FOR NO KEY UPDATE SKIP LOCKED
+    ) t
     LEFT JOIN merchant m ON m.id = t.merchant_id
     LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
-   WHERE t.id = ANY($1::uuid[]) AND t.status = 'received'
-   ORDER BY t.id
-     FOR NO KEY UPDATE OF t SKIP LOCKED`;
+   ORDER BY t.id`;
 
 /**
  * Set-based matching of one chunk of transactions (DESIGN section 4), in one database
@@ -280,18 +283,25 @@ export class MatchingService {
     return new Map(rows.map((r) => [k2(r.institution_id, r.ref), r.total]));
   }
 
-  /** Active enrollments of each (institution, cardholder) in offers of the purchase's merchant. */
+  /**
+   * Active enrollments of each (institution, cardholder) in offers of the purchase's merchant: one
+   * probe of cardholder_offer_unique (institution_id, cardholder_token, …) per key. The LIMIT keeps
+   * the lateral subquery from being flattened into a hash join that reads the whole table.
+   */
   private async candidates(m: EntityManager, purchases: ClaimedRow[]): Promise<Map<string, { id: string; offerId: string }[]>> {
     const keys = new Map<string, ClaimedRow>();
     for (const p of purchases) keys.set(k3(p.institution_id, p.cardholder_token, p.merchant_id!), p);
     if (!keys.size) return new Map();
     const list = [...keys.values()];
     const rows: { id: string; offer_id: string; institution_id: string; cardholder_token: string; merchant_id: string }[] = await m.query(
-      `SELECT co.id, co.offer_id, co.institution_id, co.cardholder_token, o.merchant_id
+      `SELECT c.id, c.offer_id, k.institution_id, k.cardholder_token, k.merchant_id
          FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS k(institution_id, cardholder_token, merchant_id)
-         JOIN cardholder_offer co ON co.institution_id = k.institution_id AND co.cardholder_token = k.cardholder_token
-         JOIN offer o ON o.id = co.offer_id AND o.merchant_id = k.merchant_id
-        WHERE co.status = 'active'`,
+         CROSS JOIN LATERAL (
+           SELECT co.id, co.offer_id
+             FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
+            WHERE co.institution_id = k.institution_id AND co.cardholder_token = k.cardholder_token
+              AND co.status = 'active' AND o.merchant_id = k.merchant_id
+            LIMIT 1000) c`,
       [list.map((p) => p.institution_id), list.map((p) => p.cardholder_token), list.map((p) => p.merchant_id)],
     );
     const out = new Map<string, { id: string; offerId: string }[]>();
@@ -478,14 +488,17 @@ export class MatchingService {
     );
   }
 
-  /** Final statuses; the resolved merchant is recorded (a sender's unknown merchant_id is kept as sent). */
+  /**
+   * Final statuses; the resolved merchant is recorded (a sender's unknown merchant_id is kept as
+   * sent). Only rows this run claimed (and still holds locked, as `received`) are in the list.
+   */
   private async setStatuses(m: EntityManager, claimed: ClaimedRow[], statuses: Map<string, string>): Promise<void> {
     const done = claimed.filter((c) => statuses.has(c.id));
     if (!done.length) return;
     await m.query(
       `UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
          FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(id, status, merchant_id)
-        WHERE t.id = d.id AND t.status = 'received'`,
+        WHERE t.id = d.id`,
       [done.map((c) => c.id), done.map((c) => statuses.get(c.id)), done.map((c) => c.merchant_id)],
     );
   }
