@@ -36,7 +36,7 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
         this.logger.debug({ jobId: job.id, requested: stats.requested, claimed: stats.claimed }, 'ids already processed, held by another run, or not in this database');
       }
       this.logger.log(
-        { jobId: job.id, origin: job.data.origin, requestId: job.data.requestId, requestIds: job.data.requestIds, ...stats, ms: Date.now() - started },
+        { jobId: job.id, origin: job.data.origin, requestId: job.data.requestId, requestIds: job.data.requestIds, ...stats, totalMs: Date.now() - started },
         'chunk matched',
       );
       return stats;

@@ -30,6 +30,8 @@ export interface MatchStats {
   reversed: number;
   /** Refunds left `received` because their purchase was being processed by another run. */
   deferred: number;
+  /** Milliseconds per stage (read: claim and lookups; locks: waiting for and reading locked offers and enrollments; write; commit). */
+  ms?: { read: number; locks: number; write: number; commit: number };
 }
 
 interface ClaimedRow {
@@ -105,14 +107,14 @@ const CLAIM_SQL = `
  * 2. Refunds: find their purchases; for purchases already matched, decide reversal on the net
  *    amount (purchase minus all its refunds) against the offer's min_spend.
  * 3. Purchases: net of refunds already stored; candidate enrollments of the cardholder at the
- *    resolved merchant; lock those offers and enrollments (in id order, so concurrent chunks
- *    cannot deadlock) and read their current state; allocate with the pure rules of libs/domain
+ *    resolved merchant; lock the budgeted offers and the enrollments (in id order, so concurrent
+ *    chunks cannot deadlock) and read their current state; allocate with the pure rules of libs/domain
  *    (each purchase takes its best qualifying offer; budget and per-cardholder limits are spent in
  *    transacted_at order).
- * 4. Write: budget reserved with a guarded UPDATE (never above budget_total: the last line should
- *    the locking ever be bypassed), enrollment counts, redemptions + settlement entries (pending) +
- *    `redemption.completed` deliveries, reversals + `redemption.reversed` deliveries, and the
- *    transactions' final statuses.
+ * 4. Write: enrollment counts, redemptions + settlement entries (pending) + `redemption.completed`
+ *    deliveries, reversals + `redemption.reversed` deliveries, the transactions' final statuses,
+ *    and last the budget, with a guarded UPDATE (never above budget_total: the last line should
+ *    the locking ever be bypassed).
  *
  * Rerunning a chunk changes nothing (its rows are no longer `received`); the unique constraints
  * on redemption(transaction_id), settlement_entry(redemption_id) and
@@ -127,6 +129,10 @@ export class MatchingService {
   async matchChunk(ids: readonly string[]): Promise<MatchStats> {
     const stats: MatchStats = { requested: ids.length, claimed: 0, matched: 0, unmatched: 0, merchantUnresolved: 0, refunds: 0, reversed: 0, deferred: 0 };
     if (!ids.length) return stats;
+    const t0 = performance.now();
+    let t1 = t0;
+    let t2 = t0;
+    let t3 = t0;
     await this.db.transaction(async (m) => {
       const claimed: ClaimedRow[] = await m.query(CLAIM_SQL, [ids]);
       stats.claimed = claimed.length;
@@ -144,12 +150,15 @@ export class MatchingService {
       const refunded = await this.refundTotals(m, resolved);
       const candidates = await this.candidates(m, resolved);
 
-      // Lock every offer and enrollment this chunk may change, in id order.
+      // Lock the budgeted offers and the enrollments this chunk may change, in id order.
       const offerIds = new Set<string>(reversals.map((r) => r.row.offer_id));
       const enrollmentIds = new Set<string>(reversals.map((r) => r.row.cardholder_offer_id));
       for (const c of candidates.values()) for (const e of c) (offerIds.add(e.offerId), enrollmentIds.add(e.id));
+      const shareRates = await this.shareRates(m, resolved);
+      t1 = performance.now();
       const offers = await this.lockOffers(m, [...offerIds]);
       const enrollments = await this.lockEnrollments(m, [...enrollmentIds]);
+      t2 = performance.now();
 
       // Reversals first: they give back budget and a redemption of the enrollment.
       const budgetDeltas = new Map<string, number>();
@@ -167,7 +176,6 @@ export class MatchingService {
         enrollmentUpdates.set(e.id, { delta: (prev?.delta ?? 0) + (count - e.redemptionCount), status });
       }
 
-      const shareRates = await this.shareRates(m, resolved);
       const toMatch: PurchaseToMatch[] = [...resolved]
         .sort((a, b) => a.transacted_at.getTime() - b.transacted_at.getTime() || (a.id < b.id ? -1 : 1))
         .map((p) => ({
@@ -190,18 +198,23 @@ export class MatchingService {
       for (const p of resolved) statuses.set(p.id, 'unmatched');
       for (const r of allocation.redemptions) statuses.set(r.transactionId, 'matched');
 
-      await this.applyBudget(m, budgetDeltas);
       await this.applyEnrollments(m, enrollmentUpdates);
       const byId = new Map(claimed.map((c) => [c.id, c]));
       await this.insertRedemptions(m, allocation.redemptions, byId, offers, now);
       await this.applyReversals(m, reversals, now);
       await this.setStatuses(m, claimed, statuses);
+      await this.applyBudget(m, budgetDeltas);
+      t3 = performance.now();
 
       stats.matched = allocation.redemptions.length;
       stats.reversed = reversals.length;
       stats.merchantUnresolved = purchases.length - resolved.length;
       stats.unmatched = resolved.length - allocation.redemptions.length;
     });
+    if (stats.claimed) {
+      const r = (x: number) => Math.round(x * 10) / 10;
+      stats.ms = { read: r(t1 - t0), locks: r(t2 - t1), write: r(t3 - t2), commit: r(performance.now() - t3) };
+    }
     return stats;
   }
 
@@ -314,13 +327,20 @@ export class MatchingService {
     return out;
   }
 
+  /**
+   * The offers this chunk may change. Offers with a budget are locked (in id order) and read
+   * fresh: their remaining budget decides allocations. Offers without a budget are read without a
+   * lock (nothing about them depends on other chunks); their spend counter is added to last,
+   * just before commit, so the hot rows every chunk touches stay locked only for an instant.
+   */
   private async lockOffers(m: EntityManager, ids: string[]): Promise<Map<string, OfferTerms>> {
     if (!ids.length) return new Map();
-    const rows: OfferRow[] = await m.query(
-      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR NO KEY UPDATE`,
+    const unlimited: OfferRow[] = await m.query(`SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`, [ids]);
+    const limited: OfferRow[] = await m.query(
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id FOR NO KEY UPDATE`,
       [ids],
     );
-    return new Map(rows.map((r) => [r.id, toOfferTerms(r)]));
+    return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
   }
 
   private async lockEnrollments(m: EntityManager, ids: string[]): Promise<Map<string, MatchingEnrollment>> {
@@ -346,17 +366,21 @@ export class MatchingService {
   }
 
   /**
-   * Reserves (or gives back) budget. The WHERE clause is the atomic guard: a reservation that
-   * would take budget_used past budget_total updates nothing, and the whole chunk rolls back.
+   * Reserves (or gives back) budget: the merchant-funded amount is added to budget_used. The WHERE
+   * clause is the atomic guard: a reservation that would take budget_used past budget_total
+   * updates nothing, and the whole chunk rolls back (it cannot happen while the budgeted rows are
+   * locked as above; the guard is the last line). Rows are locked in id order first, so chunks
+   * updating the same offers never deadlock.
    */
   private async applyBudget(m: EntityManager, deltas: Map<string, number>): Promise<void> {
     const changed = [...deltas].filter(([, d]) => d !== 0);
     if (!changed.length) return;
     const rows = returnedRows<{ id: string }>(
       await m.query(
-        `UPDATE offer o SET budget_used = o.budget_used + d.delta
-           FROM unnest($1::uuid[], $2::bigint[]) AS d(id, delta)
-          WHERE o.id = d.id
+        `WITH locked AS (SELECT id FROM offer WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)
+         UPDATE offer o SET budget_used = o.budget_used + d.delta
+           FROM unnest($1::uuid[], $2::bigint[]) AS d(id, delta), locked
+          WHERE o.id = d.id AND locked.id = d.id
             AND o.budget_used + d.delta >= 0
             AND (d.delta <= 0 OR o.budget_total IS NULL OR o.budget_used + d.delta <= o.budget_total)
         RETURNING o.id`,
