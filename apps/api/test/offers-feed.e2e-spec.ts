@@ -53,6 +53,7 @@ describe('GET /api/v1/offers (feed)', () => {
       total: 1,
       personalized: false,
     });
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('percent offers carry reward_type percent, cashback_percent and their cap as cashback_amount', async () => {

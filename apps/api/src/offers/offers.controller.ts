@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -32,6 +32,8 @@ export class OffersController {
   ) {}
 
   @Get()
+  // Cardholder-specific: no shared cache (CDN, proxy) may keep it.
+  @Header('Cache-Control', 'no-store')
   @ApiKeyAuth('offers')
   @ApiOperation({
     operationId: 'listOffers',
