@@ -299,6 +299,14 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ field: 'transactions', message: 'must be an array of 1 to 1,000 transaction events' }] });
     });
 
+    it('413 payload_too_large over 2 MiB (1 MiB for a single event)', async () => {
+      const big = Array.from({ length: 1000 }, () => event(world, { merchant_descriptor: 'x'.repeat(2200) }));
+      expect(Buffer.byteLength(JSON.stringify({ transactions: big }))).toBeGreaterThan(2 * 1024 * 1024);
+      expect((await batch(big).expect(413)).body.error).toBe('payload_too_large');
+      const res = await post({ ...event(world), merchant_descriptor: 'z'.repeat(1024 * 1024) }).expect(413);
+      expect(res.body.error).toBe('payload_too_large');
+    });
+
     it('400 for unknown top-level fields', async () => {
       const res = await api.http.post('/api/v1/transactions/batch').set('Authorization', world.auth).send({ transactions: [event(world)], extra: 1 }).expect(400);
       expect(res.body.details).toEqual([{ field: 'extra', message: 'is not an accepted field' }]);

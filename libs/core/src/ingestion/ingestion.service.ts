@@ -23,7 +23,7 @@ export interface BatchOutcome {
 /** Single posts coalesced per write: enough to pass the commit ceiling, small enough to stay fast. */
 const GROUP = { maxBatch: 500, maxInFlight: 4 };
 /** Committed ids wait at most this long to be enqueued with others (one matching job per chunk). */
-const ENQUEUE_DELAY_MS = 20;
+const ENQUEUE_DELAY_MS = 50;
 
 /**
  * Ingestion, shared by the single, batch and CSV paths: rows are committed first (set-based

@@ -45,6 +45,9 @@ interface ClaimedRow {
   transacted_at: Date;
   original_transaction_ref: string | null;
   merchant_id: string | null;
+  /** Sum of the refunds stored for this purchase (a refund may arrive before its purchase). */
+  refunded: string;
+  service_share_rate: string | null;
   now: Date;
 }
 
@@ -84,19 +87,28 @@ const k3 = (a: string, b: string, c: string) => `${a}\u0000${b}\u0000${c}`;
  * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
  * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
  * Rows are reached by primary key (the join on unnest), never through the partial index of
- * received rows, which holds the whole backlog (and its dead entries until vacuum).
+ * received rows, which holds the whole backlog (and its dead entries until vacuum). The same
+ * statement reads the refunds already stored for each purchase (partial index of refunds) and the
+ * program's service share rate.
  * Merchant resolution in the same statement: a sender-resolved merchant_id that exists, else the
  * identifier through merchant_identifier's unique (type, value).
  */
 const CLAIM_SQL = `
   SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
-         t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id, now() AS now
+         t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
+         COALESCE(r.total, 0)::text AS refunded, p.service_share_rate::text AS service_share_rate, now() AS now
     FROM unnest($1::uuid[]) AS ids(id)
     CROSS JOIN LATERAL (
       SELECT * FROM transaction x WHERE x.id = ids.id AND x.status = 'received' FOR NO KEY UPDATE SKIP LOCKED
     ) t
     LEFT JOIN merchant m ON m.id = t.merchant_id
     LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
+    LEFT JOIN program p ON p.institution_id = t.institution_id
+    LEFT JOIN LATERAL (
+      SELECT sum(f.amount) AS total FROM transaction f
+       WHERE t.kind = 'purchase' AND f.kind = 'refund'
+         AND f.institution_id = t.institution_id AND f.original_transaction_ref = t.transaction_ref
+    ) r ON true
    ORDER BY t.id`;
 
 /**
@@ -147,14 +159,12 @@ export class MatchingService {
 
       for (const p of purchases) if (!p.merchant_id) statuses.set(p.id, 'merchant_unresolved');
       const resolved = purchases.filter((p) => p.merchant_id);
-      const refunded = await this.refundTotals(m, resolved);
       const candidates = await this.candidates(m, resolved);
 
       // Lock the budgeted offers and the enrollments this chunk may change, in id order.
       const offerIds = new Set<string>(reversals.map((r) => r.row.offer_id));
       const enrollmentIds = new Set<string>(reversals.map((r) => r.row.cardholder_offer_id));
       for (const c of candidates.values()) for (const e of c) (offerIds.add(e.offerId), enrollmentIds.add(e.id));
-      const shareRates = await this.shareRates(m, resolved);
       t1 = performance.now();
       const offers = await this.lockOffers(m, [...offerIds]);
       const enrollments = await this.lockEnrollments(m, [...enrollmentIds]);
@@ -182,11 +192,11 @@ export class MatchingService {
           transactionId: p.id,
           facts: {
             merchantId: p.merchant_id,
-            amount: netAmount(p.amount, [refunded.get(k2(p.institution_id, p.transaction_ref)) ?? '0']),
+            amount: netAmount(p.amount, [p.refunded]),
             currency: p.currency?.trim() || null,
             transactedAt: p.transacted_at,
           },
-          serviceShareRate: shareRates.get(p.institution_id) ?? DEFAULT_SHARE_RATE,
+          serviceShareRate: p.service_share_rate ?? DEFAULT_SHARE_RATE,
           enrollmentIds: (candidates.get(k3(p.institution_id, p.cardholder_token, p.merchant_id!)) ?? []).map((e) => e.id),
         }));
       const allocation = allocate(toMatch, offers, enrollments);
@@ -282,20 +292,6 @@ export class MatchingService {
     return out;
   }
 
-  /** Refunds already stored for these purchases (a refund may arrive before its purchase). */
-  private async refundTotals(m: EntityManager, purchases: ClaimedRow[]): Promise<Map<string, string>> {
-    if (!purchases.length) return new Map();
-    const rows: { institution_id: string; ref: string; total: string }[] = await m.query(
-      `SELECT x.institution_id, x.original_transaction_ref AS ref, sum(x.amount)::text AS total
-         FROM transaction x
-        WHERE x.kind = 'refund'
-          AND (x.institution_id, x.original_transaction_ref) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
-        GROUP BY 1, 2`,
-      [purchases.map((p) => p.institution_id), purchases.map((p) => p.transaction_ref)],
-    );
-    return new Map(rows.map((r) => [k2(r.institution_id, r.ref), r.total]));
-  }
-
   /**
    * Active enrollments of each (institution, cardholder) in offers of the purchase's merchant: one
    * probe of cardholder_offer_unique (institution_id, cardholder_token, …) per key. The LIMIT keeps
@@ -353,16 +349,6 @@ export class MatchingService {
     return new Map(
       rows.map((r) => [r.id, { id: r.id, offerId: r.offer_id, status: r.status, redemptionCount: r.redemption_count, addedAt: r.added_at }]),
     );
-  }
-
-  private async shareRates(m: EntityManager, purchases: ClaimedRow[]): Promise<Map<string, string>> {
-    const institutions = [...new Set(purchases.map((p) => p.institution_id))];
-    if (!institutions.length) return new Map();
-    const rows: { institution_id: string; rate: string }[] = await m.query(
-      `SELECT institution_id, service_share_rate::text AS rate FROM program WHERE institution_id = ANY($1::uuid[])`,
-      [institutions],
-    );
-    return new Map(rows.map((r) => [r.institution_id, r.rate]));
   }
 
   /**
@@ -456,25 +442,36 @@ export class MatchingService {
         }),
       );
     }
+    // One statement: the redemption, its settlement entry and its delivery row (the entry and the
+    // delivery read the redemption ids the first insert returns).
     await m.query(
-      `INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
-                               purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
-                               institution_payout_amount)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[],
-                            $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])`,
-      [cols.id, cols.institution, cols.transaction, cols.enrollment, cols.offer, cols.token, cols.currency, cols.purchase, cols.cashback, cols.funded, cols.revenue, cols.payout],
-    );
-    await m.query(
-      `INSERT INTO settlement_entry (redemption_id, institution_id, offer_id, merchant_id, currency, merchant_funded_amount,
-                                     service_revenue_amount, institution_payout_amount)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])`,
-      [cols.id, cols.institution, cols.offer, cols.merchant, cols.currency, cols.funded, cols.revenue, cols.payout],
-    );
-    await m.query(
-      `INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
-       SELECT i, r, 'redemption.completed', p FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS d(i, r, p)
+      `WITH d AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
+                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::jsonb[])
+           AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
+                purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, payload)
+       ), r AS (
+         INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
+                                 purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
+                                 institution_payout_amount)
+         SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
+                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount
+           FROM d
+         RETURNING id
+       ), s AS (
+         INSERT INTO settlement_entry (redemption_id, institution_id, offer_id, merchant_id, currency, merchant_funded_amount,
+                                       service_revenue_amount, institution_payout_amount)
+         SELECT d.id, d.institution_id, d.offer_id, d.merchant_id, d.currency, d.merchant_funded_amount,
+                d.service_revenue_amount, d.institution_payout_amount
+           FROM d JOIN r ON r.id = d.id
+       )
+       INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
+       SELECT d.institution_id, d.id, 'redemption.completed', d.payload FROM d JOIN r ON r.id = d.id
        ON CONFLICT (redemption_id, event) DO NOTHING`,
-      [cols.institution, cols.id, cols.payload],
+      [
+        cols.id, cols.institution, cols.transaction, cols.enrollment, cols.offer, cols.merchant, cols.token, cols.currency,
+        cols.purchase, cols.cashback, cols.funded, cols.revenue, cols.payout, cols.payload,
+      ],
     );
   }
 
