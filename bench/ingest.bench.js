@@ -188,7 +188,8 @@ async function run() {
       ...outcome,
       ...money,
       worker_concurrency: 8,
-      ...wcpu(),
+      worker_cpu_pct: wcpu().api_cpu_pct,
+      machine_cpu_pct: wcpu().machine_cpu_pct,
       machine_cpu_before_pct: idle,
     };
     console.log(`matching: ${JSON.stringify(matching)}`);

@@ -10,7 +10,7 @@ export class MerchantIdentifierQueryDto {
   @Length(1, 200)
   merchant_identifier?: string;
 
-  @ApiPropertyOptional({ enum: MERCHANT_IDENTIFIER_TYPES, default: 'card_acceptor' })
+  @ApiPropertyOptional({ enum: MERCHANT_IDENTIFIER_TYPES, default: 'card_acceptor', example: 'pix_key' })
   @IsOptional()
   @IsIn(MERCHANT_IDENTIFIER_TYPES)
   merchant_identifier_type?: string;

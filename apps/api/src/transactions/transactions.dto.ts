@@ -6,7 +6,7 @@ import { INSTRUMENT_TYPES, MERCHANT_IDENTIFIER_TYPES, NO_MATCH_REASONS, TRANSACT
  * parseTransactionEvent (libs/domain), shared by the single, batch, simulate and CSV paths.
  */
 export class TransactionEventDto {
-  @ApiPropertyOptional({ format: 'uuid', description: 'Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).' })
+  @ApiPropertyOptional({ format: 'uuid', example: '0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e', description: 'Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).' })
   institution_id?: string;
 
   @ApiProperty({ example: 'chk_7Hq2LmP9xQ', maxLength: 256, description: 'Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.' })
@@ -18,13 +18,13 @@ export class TransactionEventDto {
   @ApiPropertyOptional({ example: 'wlt_a81c33', maxLength: 256, description: 'Card token, or wallet/account token. Send this or card_token.' })
   instrument_token?: string;
 
-  @ApiPropertyOptional({ enum: INSTRUMENT_TYPES, description: 'Defaults to `card` when card_token is sent.' })
+  @ApiPropertyOptional({ enum: INSTRUMENT_TYPES, example: 'card', description: 'Defaults to `card` when card_token is sent.' })
   instrument_type?: string;
 
   @ApiPropertyOptional({ example: '000123456789012', maxLength: 200, description: 'Preferred. The merchant identifier carried by your record; resolved to the service merchant.' })
   merchant_identifier?: string;
 
-  @ApiPropertyOptional({ enum: MERCHANT_IDENTIFIER_TYPES, default: 'card_acceptor' })
+  @ApiPropertyOptional({ enum: MERCHANT_IDENTIFIER_TYPES, default: 'card_acceptor', example: 'card_acceptor' })
   merchant_identifier_type?: string;
 
   @ApiPropertyOptional({ example: '000123456789012', maxLength: 200, description: 'Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.' })
@@ -39,7 +39,7 @@ export class TransactionEventDto {
   @ApiPropertyOptional({ example: 'visa', maxLength: 50 })
   network?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.' })
+  @ApiPropertyOptional({ format: 'uuid', example: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f', description: 'Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.' })
   merchant_id?: string;
 
   @ApiProperty({ example: 42.9, description: 'Positive, in major units of the offer’s currency, at most 4 decimal places.' })
@@ -51,16 +51,16 @@ export class TransactionEventDto {
   @ApiProperty({ example: 'txn-2026-11-21-000042', maxLength: 200, description: 'Your unique reference: the idempotency key, unique per institution. Earlier shape: `transaction_id`.' })
   transaction_ref: string;
 
-  @ApiPropertyOptional({ deprecated: true, description: 'Earlier shape of transaction_ref.' })
+  @ApiPropertyOptional({ deprecated: true, example: 'txn-2026-11-21-000042', description: 'Earlier shape of transaction_ref.' })
   transaction_id?: string;
 
   @ApiProperty({ example: '2026-11-21T10:15:00Z', description: 'ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.' })
   transacted_at: string;
 
-  @ApiPropertyOptional({ deprecated: true, description: 'Earlier shape of transacted_at.' })
+  @ApiPropertyOptional({ deprecated: true, example: '2026-11-21T10:15:00Z', description: 'Earlier shape of transacted_at.' })
   timestamp?: string;
 
-  @ApiPropertyOptional({ enum: TRANSACTION_TYPES, default: 'purchase', description: 'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.' })
+  @ApiPropertyOptional({ enum: TRANSACTION_TYPES, default: 'purchase', example: 'purchase', description: 'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.' })
   transaction_type?: string;
 
   @ApiPropertyOptional({ example: 'txn-2026-11-20-000017', description: 'Required for refunds: the transaction_ref of the purchase refunded.' })
@@ -104,14 +104,14 @@ export class BatchResultDto {
 }
 
 export class SimulatedMerchantDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid', example: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f' }) id: string;
   @ApiProperty({ example: 'Corner Grocer' }) name: string;
 }
 
 export class EvaluationDto {
-  @ApiProperty({ format: 'uuid' }) offer_id: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The cardholder’s enrollment, or null when not enrolled.' }) cardholder_offer_id: string | null;
-  @ApiProperty({ enum: ['match', 'no_match'] }) outcome: 'match' | 'no_match';
+  @ApiProperty({ format: 'uuid', example: '0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e' }) offer_id: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: 'a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d', description: 'The cardholder’s enrollment, or null when not enrolled.' }) cardholder_offer_id: string | null;
+  @ApiProperty({ enum: ['match', 'no_match'], example: 'no_match' }) outcome: 'match' | 'no_match';
   @ApiProperty({ enum: NO_MATCH_REASONS, isArray: true, example: ['below_min_spend'] }) reasons: string[];
   @ApiProperty({ example: 'USD' }) currency: string;
   @ApiProperty({ example: 5, description: 'What the cardholder would get (offer currency, major units).' }) cashback_amount: number;
@@ -119,15 +119,15 @@ export class EvaluationDto {
 }
 
 export class SimulatedRefundDto {
-  @ApiProperty() original_found: boolean;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) redemption_id: string | null;
-  @ApiProperty({ description: 'True when storing this refund would reverse the purchase’s redemption.' }) would_reverse: boolean;
+  @ApiProperty({ example: true }) original_found: boolean;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b' }) redemption_id: string | null;
+  @ApiProperty({ example: false, description: 'True when storing this refund would reverse the purchase’s redemption.' }) would_reverse: boolean;
 }
 
 export class SimulationResultDto {
-  @ApiProperty({ description: 'True when matching would create a redemption now.' }) matched: boolean;
+  @ApiProperty({ example: true, description: 'True when matching would create a redemption now.' }) matched: boolean;
   @ApiProperty({ type: SimulatedMerchantDto, nullable: true }) merchant: SimulatedMerchantDto | null;
-  @ApiProperty({ description: 'True when this transaction_ref is already stored (a real post would answer `duplicate`).' }) duplicate: boolean;
+  @ApiProperty({ example: false, description: 'True when this transaction_ref is already stored (a real post would answer `duplicate`).' }) duplicate: boolean;
   @ApiProperty({ type: [EvaluationDto] }) evaluations: EvaluationDto[];
   @ApiPropertyOptional({ type: SimulatedRefundDto, description: 'For transaction_type refund only.' }) refund?: SimulatedRefundDto;
 }
