@@ -45,8 +45,9 @@ export class IngestionService implements OnModuleDestroy {
     this.toMatch = new MatchBuffer((ids, requestIds) => this.matchQueue.enqueue(ids, { requestIds, origin: 'ingest' }), ENQUEUE_DELAY_MS);
   }
 
-  onModuleDestroy(): void {
-    this.toMatch.flush();
+  /** On shutdown, hands the ids still buffered to the queue (which closes after this, at application shutdown). */
+  onModuleDestroy(): Promise<void> {
+    return this.toMatch.flush();
   }
 
   /** One transaction (POST /api/v1/transactions): group-committed with concurrent posts. */

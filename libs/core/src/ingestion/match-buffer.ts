@@ -24,25 +24,28 @@ export class MatchBuffer {
     if (!ids.length) return;
     this.ids.push(...ids);
     if (requestId && this.requestIds.size < 20) this.requestIds.add(requestId);
-    while (this.ids.length >= this.chunk) this.emit(this.ids.splice(0, this.chunk));
-    if (this.ids.length && !this.timer) this.timer = setTimeout(() => this.flush(), this.delayMs);
+    while (this.ids.length >= this.chunk) void this.emit(this.ids.splice(0, this.chunk));
+    if (this.ids.length && !this.timer) this.timer = setTimeout(() => void this.flush(), this.delayMs);
     if (!this.ids.length) this.clearTimer();
   }
 
-  /** Sends whatever is buffered now (also called on shutdown). */
-  flush(): void {
+  /** Sends whatever is buffered now (also called on shutdown); resolves once handed over. */
+  flush(): Promise<void> {
     this.clearTimer();
-    if (this.ids.length) this.emit(this.ids.splice(0));
+    return this.ids.length ? this.emit(this.ids.splice(0)) : Promise.resolve();
   }
 
   get size(): number {
     return this.ids.length;
   }
 
-  private emit(ids: string[]): void {
+  private emit(ids: string[]): Promise<void> {
     const requestIds = [...this.requestIds];
     this.requestIds.clear();
-    void this.flushFn(ids, requestIds).catch(() => undefined);
+    return this.flushFn(ids, requestIds).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   private clearTimer(): void {

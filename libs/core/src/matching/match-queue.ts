@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
@@ -14,7 +14,7 @@ const ENQUEUE_TIMEOUT_MS = 3_000;
  * down.
  */
 @Injectable()
-export class MatchQueue implements OnModuleDestroy {
+export class MatchQueue implements OnApplicationShutdown {
   private readonly logger = new Logger('MatchQueue');
   private redis?: Redis;
   private queue?: Queue<MatchJob>;
@@ -86,7 +86,8 @@ export class MatchQueue implements OnModuleDestroy {
     this.logger.warn(message);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After every module's onModuleDestroy, so the ingestion buffer's last flush gets through. */
+  async onApplicationShutdown(): Promise<void> {
     await this.queue?.close().catch(() => undefined);
     this.redis?.disconnect();
   }
