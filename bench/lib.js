@@ -43,6 +43,8 @@ async function resetDatabase() {
   ensureBuild();
   const admin = new URL(BENCH_DB);
   const name = admin.pathname.slice(1);
+  // The bench drops and recreates its database: refuse any database not named for benchmarks.
+  if (!/bench/.test(name)) throw new Error(`refusing to reset database "${name}": its name must contain "bench"`);
   admin.pathname = '/postgres';
   const c = new Client({ connectionString: admin.toString() });
   await c.connect();

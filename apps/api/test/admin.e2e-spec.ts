@@ -287,6 +287,16 @@ describe('admin API', () => {
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
     });
 
+    it('ending an offer closes its window at that moment', async () => {
+      const created = (await post('/admin/api/v1/offers', offerBody(merchantId, { institution_ids: [institutionId] })).expect(201)).body;
+      const before = Date.now();
+      const ended = await api.http.patch(`/admin/api/v1/offers/${created.id}`).set('Authorization', op).send({ status: 'ended' }).expect(200);
+      expect(ended.body.status).toBe('ended');
+      expect(Date.parse(ended.body.expires_at)).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(ended.body.expires_at)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(ended.body.expires_at)).toBeLessThan(Date.parse(created.expires_at));
+    });
+
     it('accepts back-filled windows in the past', async () => {
       await post('/admin/api/v1/offers', offerBody(merchantId, { starts_at: '2020-01-01T00:00:00Z', expires_at: '2020-02-01T00:00:00Z' })).expect(201);
     });

@@ -168,6 +168,9 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       const res = await post(event(world, { institution_id: randomUUID() })).expect(403);
       expect(res.body.error).toBe('institution_mismatch');
       await post(event(world, { institution_id: world.institution.id })).expect(202);
+      // The mismatch wins over other field errors in the same body.
+      const mixed = await post(event(world, { institution_id: randomUUID(), amount: -1 })).expect(403);
+      expect(mixed.body.error).toBe('institution_mismatch');
     });
 
     it('403 insufficient_scope without the transactions scope', async () => {

@@ -81,8 +81,12 @@ export interface CsvJob {
 /** Stable job ids. BullMQ refuses ':' in custom ids. */
 export const jobIds = {
   match: (firstTransactionId: string) => `match-${firstTransactionId}`,
-  /** The relay re-enqueues the oldest stuck rows; the same first row gives the same id while retained. */
-  rematch: (firstTransactionId: string) => `rematch-${firstTransactionId}`,
+  /**
+   * The relay re-enqueues the oldest stuck rows. The pass's minute is part of the id, so a row that
+   * stays stuck cannot make later passes' jobs (and the rows behind it) count as duplicates of a
+   * retained one; a job run twice matches nothing twice (rows are claimed with SKIP LOCKED).
+   */
+  rematch: (firstTransactionId: string, passMinute = Math.floor(Date.now() / 60_000)) => `rematch-${firstTransactionId}-m${passMinute}`,
   /** Halves of a chunk that kept failing, so one bad row cannot hold back a thousand. */
   split: (parentJobId: string, half: 'a' | 'b') => `${parentJobId}-${half}`,
   webhook: (deliveryId: string, series: number, attempt: number) => `wh-${deliveryId}-r${series}-a${attempt}`,

@@ -113,7 +113,12 @@ export class OffersAdminService {
            cashback_amount = COALESCE($6, cashback_amount),
            cashback_percent = $7,
            merchant_fee_amount = COALESCE($8, merchant_fee_amount),
-           starts_at = $9, expires_at = $10,
+           starts_at = $9,
+           -- Ending an offer closes its window now: purchases after this moment never match,
+           -- while late-arriving purchases made before it still do.
+           expires_at = CASE WHEN $2 = 'ended'
+                             THEN GREATEST(LEAST($10::timestamptz, now()), $9::timestamptz + interval '1 millisecond')
+                             ELSE $10::timestamptz END,
            budget_total = CASE WHEN $11 THEN $12::bigint ELSE budget_total END,
            segments = COALESCE($13, segments),
            max_redemptions_per_cardholder = COALESCE($14, max_redemptions_per_cardholder),

@@ -34,3 +34,18 @@ describe('error mapping', () => {
     expect(m.body.error).toBe('internal_error');
   });
 });
+
+describe('loggableError', () => {
+  it('keeps name, message and code, drops SQL parameters and row detail', () => {
+    // Lazily required: the filter module pulls in Nest decorators.
+    const { loggableError } = require('./error.filter');
+    const e = Object.assign(new Error('new row violates check constraint'), {
+      query: 'INSERT INTO transaction …',
+      parameters: ['chk_secret_token_1'],
+      driverError: { code: '23514', detail: 'Failing row contains (chk_secret_token_1, …)' },
+    });
+    const logged = loggableError(e);
+    expect(logged).toMatchObject({ type: 'Error', message: 'new row violates check constraint', code: '23514' });
+    expect(JSON.stringify(logged)).not.toContain('chk_secret_token_1');
+  });
+});

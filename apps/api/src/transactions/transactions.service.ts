@@ -76,7 +76,8 @@ function errorFor(errors: FieldError[]): ApiError {
       details,
     );
   }
-  if (errors.every((e) => e.code === 'institution_mismatch')) {
+  // A foreign institution_id is the security signal: it wins over any other field error.
+  if (errors.some((e) => e.code === 'institution_mismatch')) {
     return ApiError.forbidden('institution_mismatch', 'institution_id differs from the institution of the API key.');
   }
   return ApiError.validation(details);

@@ -144,7 +144,9 @@ export class WebhooksService {
          FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
       [id],
     );
-    return { ...toDto(row), payload: row.payload ?? {}, attempts: attempts.map((a) => ({ ...a, started_at: a.started_at.toISOString() })) };
+    // The portal shows the payload as sent, except the full cardholder token: staff see the masked one.
+    const { cardholder_token: _full, ...payload } = (row.payload ?? {}) as Record<string, unknown>;
+    return { ...toDto(row), payload, attempts: attempts.map((a) => ({ ...a, started_at: a.started_at.toISOString() })) };
   }
 
   /**

@@ -33,13 +33,19 @@ export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShu
     this.running = true;
     try {
       const rows: { id: string }[] = await this.db.query(
-        `SELECT id FROM csv_upload WHERE status = 'queued' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT 100`,
+        // Queued but never picked up, or processing for long past any real import (its job lost with
+        // Redis or a crashed worker): re-adding is harmless while BullMQ still holds the job id, and an
+        // import resumes from rows_processed.
+        `SELECT id FROM csv_upload
+          WHERE (status = 'queued' AND created_at < now() - make_interval(secs => $1))
+             OR (status = 'processing' AND started_at < now() - interval '15 minutes')
+          ORDER BY created_at LIMIT 100`,
         [graceSeconds],
       );
       for (const r of rows) {
         await this.queue.add(CSV_JOB_NAME, { uploadId: r.id }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(r.id) });
       }
-      if (rows.length) this.logger.log({ count: rows.length }, 'queued CSV uploads re-enqueued');
+      if (rows.length) this.logger.log({ count: rows.length }, 'stranded CSV uploads re-enqueued');
       return rows.length;
     } catch (e) {
       this.logger.warn({ err: (e as Error).message }, 'CSV relay pass failed');

@@ -55,6 +55,7 @@ export class KeyRemindersService implements OnModuleDestroy {
         WHERE k.revoked_at IS NULL
           AND k.expires_at IS NOT NULL
           AND k.expires_at > $1::timestamptz - interval '1 day'
+          AND k.expires_at <= $1::timestamptz + interval '14 days' -- bounded on both sides: api_key_expiring_idx
           AND CASE WHEN d.days = 0 THEN $1::timestamptz >= date_trunc('day', k.expires_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
                    ELSE $1::timestamptz >= k.expires_at - make_interval(days => d.days) END
           AND NOT EXISTS (SELECT 1 FROM api_key_reminder r WHERE r.api_key_id = k.id AND r.days_before = d.days)

@@ -48,7 +48,7 @@ export class MatchRelayService {
       const ok = await this.queue.enqueue(
         rows.map((r) => r.id),
         { origin: 'relay' },
-        jobIds.rematch,
+        (first) => jobIds.rematch(first),
       );
       if (ok) this.logger.warn({ count: rows.length }, 'relay re-enqueued transactions committed but not matched');
       return ok ? rows.length : 0;

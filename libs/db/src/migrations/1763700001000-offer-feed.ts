@@ -11,7 +11,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *    (budget_used moving while room remains) does not bump it: the WHEN clause filters those rows
  *    without calling any function. The triggers are deferred constraint triggers so the bump
  *    happens at commit time, keeping the window in which a reader sees the new value before the
- *    new rows tiny (the api also reloads at least every few seconds to close it).
+ *    new rows tiny (the api also reloads at least once a minute to close it).
  * 2. `cardholder_offer (institution_id, offer_id)`: popularity per offer within an institution
  *    (personalized feed), read as an index-only scan.
  */
