@@ -456,7 +456,9 @@ async function main() {
         await attempts.getByRole('cell', { name: '200' }).first().waitFor();
         await attempts.getByRole('cell', { name: 'automatic' }).first().waitFor();
         await attempts.getByText(/\d+ ms/).first().waitFor();
-        await page.getByText('chk_erin_000001').first().waitFor();
+        // The payload is shown with the masked token only; the full one went to the receiver alone.
+        await page.getByText('chk_****0001').first().waitFor();
+        expect((await page.getByText('chk_erin_000001').count()) === 0, 'the full cardholder token is not shown in the portal');
       },
     ],
     [
