@@ -1017,6 +1017,7 @@ export interface components {
             /**
              * Format: uuid
              * @description The cardholder’s enrollment, or null when not enrolled.
+             * @example a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d
              */
             cardholder_offer_id: string | null;
             /**
@@ -1031,9 +1032,15 @@ export interface components {
              * @example 5.5
              */
             institution_payout_amount: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e
+             */
             offer_id: string;
-            /** @enum {string} */
+            /**
+             * @example no_match
+             * @enum {string}
+             */
             outcome: "match" | "no_match";
             /**
              * @example [
@@ -1338,6 +1345,7 @@ export interface components {
             merchant_identifier?: string;
             /**
              * @default card_acceptor
+             * @example pix_key
              * @enum {string}
              */
             merchant_identifier_type: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
@@ -1743,23 +1751,39 @@ export interface components {
             signing_secret: string;
         };
         SimulatedMerchantDto: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
+             */
             id: string;
             /** @example Corner Grocer */
             name: string;
         };
         SimulatedRefundDto: {
+            /** @example true */
             original_found: boolean;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+             */
             redemption_id: string | null;
-            /** @description True when storing this refund would reverse the purchase’s redemption. */
+            /**
+             * @description True when storing this refund would reverse the purchase’s redemption.
+             * @example false
+             */
             would_reverse: boolean;
         };
         SimulationResultDto: {
-            /** @description True when this transaction_ref is already stored (a real post would answer `duplicate`). */
+            /**
+             * @description True when this transaction_ref is already stored (a real post would answer `duplicate`).
+             * @example false
+             */
             duplicate: boolean;
             evaluations: components["schemas"]["EvaluationDto"][];
-            /** @description True when matching would create a redemption now. */
+            /**
+             * @description True when matching would create a redemption now.
+             * @example true
+             */
             matched: boolean;
             merchant: components["schemas"]["SimulatedMerchantDto"] | null;
             /** @description For transaction_type refund only. */
@@ -1826,6 +1850,7 @@ export interface components {
             /**
              * Format: uuid
              * @description Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).
+             * @example 0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e
              */
             institution_id?: string;
             /**
@@ -1835,6 +1860,7 @@ export interface components {
             instrument_token?: string;
             /**
              * @description Defaults to `card` when card_token is sent.
+             * @example card
              * @enum {string}
              */
             instrument_type?: "card" | "wallet" | "account";
@@ -1851,6 +1877,7 @@ export interface components {
             /**
              * Format: uuid
              * @description Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.
+             * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
              */
             merchant_id?: string;
             /**
@@ -1860,6 +1887,7 @@ export interface components {
             merchant_identifier?: string;
             /**
              * @default card_acceptor
+             * @example card_acceptor
              * @enum {string}
              */
             merchant_identifier_type: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
@@ -1873,6 +1901,7 @@ export interface components {
             /**
              * @deprecated
              * @description Earlier shape of transacted_at.
+             * @example 2026-11-21T10:15:00Z
              */
             timestamp?: string;
             /**
@@ -1883,6 +1912,7 @@ export interface components {
             /**
              * @deprecated
              * @description Earlier shape of transaction_ref.
+             * @example txn-2026-11-21-000042
              */
             transaction_id?: string;
             /**
@@ -1893,6 +1923,7 @@ export interface components {
             /**
              * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.
              * @default purchase
+             * @example purchase
              * @enum {string}
              */
             transaction_type: "purchase" | "refund";
