@@ -37,7 +37,8 @@ const steps = [
   () => run('type check', process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']) || (failed++, false),
   () => jest('unit'),
   () => run('build', 'npm', ['run', 'build']) || (failed++, false),
-  () => jest('e2e', ['--maxWorkers=2']),
+  // --forceExit: a stray handle (a closed Redis proxy, a pool draining) must never stall CI.
+  () => jest('e2e', ['--maxWorkers=2', '--forceExit']),
 ];
 if (existsSync(join(root, 'portal', 'test', 'run.js'))) {
   steps.push(() => {

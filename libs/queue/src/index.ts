@@ -1,3 +1,4 @@
 export * from './queues';
 export * from './redis';
 export * from './portal-jobs';
+export * from './queue-health';

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
-import { createRedis, jobIds, MATCH_CHUNK, MATCH_JOB_NAME, MATCH_JOB_OPTIONS, MatchJob, QUEUES } from '@app/queue';
+import { createRedis, queueBacklog, throttled, jobIds, MATCH_CHUNK, MATCH_JOB_NAME, MATCH_JOB_OPTIONS, MatchJob, QUEUES } from '@app/queue';
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
@@ -18,7 +18,8 @@ export class MatchQueue implements OnApplicationShutdown {
   private readonly logger = new Logger('MatchQueue');
   private redis?: Redis;
   private queue?: Queue<MatchJob>;
-  private lastWarning = 0;
+  /** At most one warning a second. */
+  private readonly warn = throttled((m) => this.logger.warn(m));
 
   constructor(private readonly config: AppConfig) {}
 
@@ -69,21 +70,8 @@ export class MatchQueue implements OnApplicationShutdown {
   }
 
   /** Jobs waiting to run (waiting, prioritized, delayed); null when Redis cannot tell. */
-  async backlog(): Promise<number | null> {
-    try {
-      const c = await this.q.getJobCounts('wait', 'prioritized', 'delayed');
-      return Object.values(c).reduce((a, b) => a + b, 0);
-    } catch {
-      return null;
-    }
-  }
-
-  /** At most one warning a second: an outage must not flood the logs. */
-  private warn(message: string): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 1_000) return;
-    this.lastWarning = now;
-    this.logger.warn(message);
+  backlog(): Promise<number | null> {
+    return queueBacklog(this.q);
   }
 
   /** After every module's onModuleDestroy, so the ingestion buffer's last flush gets through. */

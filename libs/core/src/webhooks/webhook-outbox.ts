@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { createRedis, jobIds, QUEUES, WEBHOOK_JOB_NAME, WEBHOOK_JOB_OPTIONS, WebhookJob } from '@app/queue';
+import { createRedis, queueBacklog, throttled, jobIds, QUEUES, WEBHOOK_JOB_NAME, WEBHOOK_JOB_OPTIONS, WebhookJob } from '@app/queue';
 import { StepRef, WebhookStore } from './webhook-store';
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
@@ -26,7 +26,8 @@ export class WebhookOutbox implements OnApplicationShutdown {
   private readonly logger = new Logger('WebhookOutbox');
   private redis?: Redis;
   private queue?: Queue<WebhookJob>;
-  private lastWarning = 0;
+  /** At most one warning a second. */
+  private readonly warn = throttled((m) => this.logger.warn(m));
   readonly store: WebhookStore;
 
   constructor(
@@ -137,20 +138,8 @@ export class WebhookOutbox implements OnApplicationShutdown {
   }
 
   /** Jobs waiting to run (waiting, prioritized, delayed); null when Redis cannot tell. */
-  async backlog(): Promise<number | null> {
-    try {
-      const c = await this.q.getJobCounts('wait', 'prioritized', 'delayed');
-      return Object.values(c).reduce((a, b) => a + b, 0);
-    } catch {
-      return null;
-    }
-  }
-
-  private warn(message: string): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 1_000) return;
-    this.lastWarning = now;
-    this.logger.warn(message);
+  backlog(): Promise<number | null> {
+    return queueBacklog(this.q);
   }
 
   /** After onModuleDestroy, when the worker's processors have finished their jobs. */
