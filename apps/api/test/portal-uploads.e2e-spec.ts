@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createWorld, eventually, portalLogin, startApi, startWorker, TestApi, uniq, World } from '@app/testing';
+import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 
 // Own queue prefix: other test files' workers must not take this file's jobs (and the reverse).
 process.env.QUEUE_PREFIX = uniq('t-uploads-');
@@ -183,6 +184,8 @@ describe('portal: CSV uploads', () => {
       const [r] = await db.query(`SELECT count(*)::int AS n FROM redemption WHERE institution_id = $1`, [w.institution.id]);
       return r.n === 1;
     }, 'the redemption', 20_000);
+    // Funnel events are buffered (flushed every 200 ms): write them before reading the dashboard.
+    await api.app.get(EngagementRecorder).flush();
     const dash = await a.agent.get('/portal/api/dashboard').expect(200);
     expect(dash.body.funnel).toMatchObject({ widget_views: 1, unique_cardholders: 1, offer_add_successes: 1, redemptions: 1 });
     expect(dash.body.redemptions).toEqual([{ currency: 'USD', count: 1, institution_payout_amount: 5, merchant_funded_amount: 5 }]);
