@@ -125,14 +125,15 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
   );
 }
 
-export function Pager({ hasPrev, next, onPrev, onNext }: { hasPrev: boolean; next: string | null | undefined; onPrev: () => void; onNext: () => void }) {
-  if (!hasPrev && !next) return null;
+/** Newer / Older buttons over a keyset list: `cursor` from useCursor, `next` from the page's pagination. */
+export function Pager({ cursor, next }: { cursor: Cursor; next: string | null | undefined }) {
+  if (!cursor.hasPrev && !next) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary small" disabled={!hasPrev} onClick={onPrev}>
+      <button type="button" className="secondary small" disabled={!cursor.hasPrev} onClick={cursor.prev}>
         ← Newer
       </button>
-      <button type="button" className="secondary small" disabled={!next} onClick={onNext}>
+      <button type="button" className="secondary small" disabled={!next} onClick={() => next && cursor.next(next)}>
         Older →
       </button>
     </nav>
@@ -140,7 +141,15 @@ export function Pager({ hasPrev, next, onPrev, onNext }: { hasPrev: boolean; nex
 }
 
 /** Keyset paging state: a stack of cursors (back = pop). */
-export function useCursor(): { cursor: string | undefined; hasPrev: boolean; next: (c: string) => void; prev: () => void; reset: () => void } {
+export interface Cursor {
+  cursor: string | undefined;
+  hasPrev: boolean;
+  next: (c: string) => void;
+  prev: () => void;
+  reset: () => void;
+}
+
+export function useCursor(): Cursor {
   const [stack, setStack] = useState<string[]>([]);
   return {
     cursor: stack[stack.length - 1],

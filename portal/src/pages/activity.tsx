@@ -66,7 +66,7 @@ export function ActivityPage() {
             </table>
           </div>
         )}
-        <Pager hasPrev={pager.hasPrev} next={list.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => list.data?.pagination.next_cursor && pager.next(list.data.pagination.next_cursor)} />
+        <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
     </>
   );

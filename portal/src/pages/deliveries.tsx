@@ -92,7 +92,7 @@ export function DeliveriesPage() {
             </table>
           </div>
         )}
-        <Pager hasPrev={pager.hasPrev} next={list.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => list.data?.pagination.next_cursor && pager.next(list.data.pagination.next_cursor)} />
+        <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
     </>
   );

@@ -98,7 +98,7 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
             ))}
           </ul>
         )}
-        <Pager hasPrev={pager.hasPrev} next={list.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => list.data?.pagination.next_cursor && pager.next(list.data.pagination.next_cursor)} />
+        <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
     </>
   );

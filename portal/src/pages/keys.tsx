@@ -219,7 +219,7 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
             </table>
           </div>
         )}
-        <Pager hasPrev={pager.hasPrev} next={list.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => list.data?.pagination.next_cursor && pager.next(list.data.pagination.next_cursor)} />
+        <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
 
       <section className="card guide" aria-labelledby="rotation">

@@ -257,7 +257,7 @@ export function UploadsPage({ plan }: { plan: string }) {
             </table>
           </div>
         )}
-        <Pager hasPrev={pager.hasPrev} next={history.data?.pagination.next_cursor} onPrev={pager.prev} onNext={() => history.data?.pagination.next_cursor && pager.next(history.data.pagination.next_cursor)} />
+        <Pager cursor={pager} next={history.data?.pagination.next_cursor} />
       </section>
     </>
   );
