@@ -1,16 +1,13 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, createRedis, jobIds, QUEUES } from '@app/queue';
+import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, jobIds, ProducerQueue, QUEUES } from '@app/queue';
 import { ApiError } from '../common/api-error';
 import { Keyset } from '../common/pagination';
 import type { UploadAcceptedDto, UploadDto, UploadPageDto, UploadSummaryDto } from './portal.dto';
 
 /** Largest CSV the portal accepts (about 150,000 typical rows). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
-const ENQUEUE_TIMEOUT_MS = 3_000;
 
 interface UploadRow {
   id: string;
@@ -63,22 +60,13 @@ function summary(r: UploadRow): UploadSummaryDto {
 @Injectable()
 export class CsvUploadsService implements OnModuleDestroy {
   private readonly logger = new Logger('CsvUploads');
-  private redis?: Redis;
-  private queue?: Queue<CsvJob>;
+  private readonly producer: ProducerQueue<CsvJob>;
 
   constructor(
     private readonly db: DataSource,
     private readonly config: AppConfig,
-  ) {}
-
-  private get q(): Queue<CsvJob> {
-    if (!this.queue) {
-      this.redis = createRedis(this.config.redisUrl, 'fast', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-      this.redis.on('error', () => undefined);
-      this.queue = new Queue<CsvJob>(QUEUES.csv, { connection: this.redis, prefix: this.config.queuePrefix });
-      this.queue.on('error', () => undefined);
-    }
-    return this.queue;
+  ) {
+    this.producer = new ProducerQueue<CsvJob>(QUEUES.csv, config.redisUrl, config.queuePrefix);
   }
 
   async create(
@@ -101,17 +89,10 @@ export class CsvUploadsService implements OnModuleDestroy {
 
   /** After commit; never fails the request (the relay retries what could not be queued). */
   private async enqueue(uploadId: string, requestId?: string): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const queue = this.q;
-      await Promise.race([
-        queue.add(CSV_JOB_NAME, { uploadId, requestId }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(uploadId) }),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS))),
-      ]);
+      await this.producer.within((q) => q.add(CSV_JOB_NAME, { uploadId, requestId }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(uploadId) }));
     } catch (e) {
       this.logger.warn(`could not enqueue CSV upload ${uploadId} (${(e as Error).message}); left for the relay`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -139,8 +120,7 @@ export class CsvUploadsService implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.queue?.close().catch(() => undefined);
-    this.redis?.disconnect();
+    await this.producer.close();
   }
 }
 

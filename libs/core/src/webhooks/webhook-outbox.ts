@@ -1,12 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { createRedis, queueBacklog, throttled, jobIds, QUEUES, WEBHOOK_JOB_NAME, WEBHOOK_JOB_OPTIONS, WebhookJob } from '@app/queue';
+import { ProducerQueue, queueBacklog, throttled, jobIds, QUEUES, WEBHOOK_JOB_NAME, WEBHOOK_JOB_OPTIONS, WebhookJob } from '@app/queue';
 import { StepRef, WebhookStore } from './webhook-store';
 
-const ENQUEUE_TIMEOUT_MS = 3_000;
 const RELAY_BATCH = 1_000;
 /** On the interval pass, a row younger than this is left to whoever is enqueueing it right now. */
 const FRESH_GRACE_MS = 250;
@@ -24,8 +21,7 @@ const FRESH_GRACE_MS = 250;
 @Injectable()
 export class WebhookOutbox implements OnApplicationShutdown {
   private readonly logger = new Logger('WebhookOutbox');
-  private redis?: Redis;
-  private queue?: Queue<WebhookJob>;
+  private readonly producer: ProducerQueue<WebhookJob>;
   /** At most one warning a second. */
   private readonly warn = throttled((m) => this.logger.warn(m));
   readonly store: WebhookStore;
@@ -35,32 +31,11 @@ export class WebhookOutbox implements OnApplicationShutdown {
     private readonly config: AppConfig,
   ) {
     this.store = new WebhookStore(db, config.webhook.timeoutMs + 15_000);
-  }
-
-  private get q(): Queue<WebhookJob> {
-    if (!this.queue) {
-      this.redis = createRedis(this.config.redisUrl, 'fast', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-      this.redis.on('error', () => undefined); // reported by enqueue failures, not per reconnect attempt
-      this.queue = new Queue<WebhookJob>(QUEUES.webhooks, { connection: this.redis, prefix: this.config.queuePrefix });
-      this.queue.on('error', () => undefined);
-    }
-    return this.queue;
+    this.producer = new ProducerQueue<WebhookJob>(QUEUES.webhooks, config.redisUrl, config.queuePrefix);
   }
 
   warmUp(): void {
-    void this.q;
-  }
-
-  /** Whether the connection is usable; waits a little for one still connecting (the first call). */
-  private async ready(waitMs = 1_000): Promise<boolean> {
-    const redis = this.redis!;
-    if (redis.status === 'ready') return true;
-    if (!['connecting', 'connect', 'wait', 'reconnecting'].includes(redis.status)) return false;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => (redis.off('ready', onReady), resolve(false)), waitMs);
-      const onReady = () => (clearTimeout(timer), resolve(true));
-      redis.once('ready', onReady);
-    });
+    void this.producer.bull;
   }
 
   /** New deliveries just committed (first attempt of the automatic series). Resolves false if left to the relay. */
@@ -88,9 +63,9 @@ export class WebhookOutbox implements OnApplicationShutdown {
 
   /** Adds the jobs only. */
   async add(steps: readonly StepRef[], requestId?: string): Promise<boolean> {
-    const queue = this.q;
-    if (!(await this.ready())) {
-      this.warn(`redis not ready (${this.redis!.status}); ${steps.length} webhook deliveries left for the relay`);
+    // Waits a little for a connection still being made (the first call).
+    if (!(await this.producer.ready(1_000))) {
+      this.warn(`redis not ready (${this.producer.status}); ${steps.length} webhook deliveries left for the relay`);
       return false;
     }
     const now = Date.now();
@@ -103,18 +78,12 @@ export class WebhookOutbox implements OnApplicationShutdown {
         delay: s.nextAttemptAt ? Math.max(0, s.nextAttemptAt.getTime() - now) : 0,
       },
     }));
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        queue.addBulk(jobs),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS))),
-      ]);
+      await this.producer.within((q) => q.addBulk(jobs));
       return true;
     } catch (e) {
       this.warn(`could not enqueue ${steps.length} webhook deliveries (${(e as Error).message}); left for the relay`);
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -139,12 +108,11 @@ export class WebhookOutbox implements OnApplicationShutdown {
 
   /** Jobs waiting to run (waiting, prioritized, delayed); null when Redis cannot tell. */
   backlog(): Promise<number | null> {
-    return queueBacklog(this.q);
+    return queueBacklog(this.producer.bull);
   }
 
   /** After onModuleDestroy, when the worker's processors have finished their jobs. */
   async onApplicationShutdown(): Promise<void> {
-    await this.queue?.close().catch(() => undefined);
-    this.redis?.disconnect();
+    await this.producer.close();
   }
 }
