@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { TransactionEvent } from '@app/domain';
 import { MatchQueue } from '../matching/match-queue';
-import { GroupCommitter } from './group-commit';
+import { GroupCommitter } from '../group-commit';
 import { MatchBuffer } from './match-buffer';
 import { NewTransaction, TransactionSource, TransactionStore } from './transaction-store';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
 import { returnedRows } from '@app/db';
 import type { WebhookErrorClass } from '@app/domain';
-import { BatchWriter } from './batch-writer';
+import { GroupCommitter } from '../group-commit';
 
 /**
  * The delivery rows' state changes, all in SQL and all conditional on the step they belong to, so
@@ -150,15 +150,15 @@ async function byUniqueId<I extends { deliveryId: string }, O>(items: I[], write
 }
 
 export class WebhookStore {
-  private readonly claims: BatchWriter<ClaimRequest, ClaimResult>;
-  private readonly records: BatchWriter<AttemptRecord, RecordResult>;
+  private readonly claims: GroupCommitter<ClaimRequest, ClaimResult>;
+  private readonly records: GroupCommitter<AttemptRecord, RecordResult>;
 
   constructor(
     private readonly db: DataSource,
     private readonly leaseMs: number,
   ) {
-    this.claims = new BatchWriter((items) => this.claimBatch(items), { maxBatch: 200, maxInFlight: 3 });
-    this.records = new BatchWriter((items) => this.recordBatch(items), { maxBatch: 200, maxInFlight: 3 });
+    this.claims = new GroupCommitter((items) => this.claimBatch(items), { maxBatch: 200, maxInFlight: 3 });
+    this.records = new GroupCommitter((items) => this.recordBatch(items), { maxBatch: 200, maxInFlight: 3 });
   }
 
   /** Re-reads the row and takes the attempt's lease when the step is still to be done. */

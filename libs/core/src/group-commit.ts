@@ -6,6 +6,7 @@
  *
  * No timer: with a free slot an item is written at once (lowest latency at low load); when every
  * slot is busy, items wait and leave together in the next batch as soon as a slot frees.
+ * Used by single transaction posts (ingestion) and by the webhook engine's claims and outcomes.
  */
 export interface GroupCommitOptions {
   /** Most items per write. */
