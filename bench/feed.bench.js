@@ -4,7 +4,18 @@
 // of every statement on those paths, CPU use and the api's peak RSS.
 const { writeFileSync } = require('fs');
 const { join } = require('path');
-const { resetDatabase, pool, startApp, request, fixedRate, closedLoop, saveResults, createInstitution, round, sleep } = require('./lib');
+const {
+  resetDatabase,
+  pool,
+  startApp,
+  request,
+  fixedRate,
+  closedLoop,
+  saveResults,
+  createInstitution,
+  round,
+  sleep,
+} = require('./lib');
 
 const PORT = Number(process.env.BENCH_FEED_PORT ?? 3931);
 const RATE = Number(process.env.BENCH_FEED_RATE ?? 200);
@@ -14,7 +25,18 @@ const OFFERS = 2_000;
 const CARDHOLDERS = 100_000;
 const ENROLLMENTS_PER_CARDHOLDER = 10; // 1M enrollments
 const PURCHASES_PER_CARDHOLDER = 20; // 2M transactions
-const CATEGORIES = ['groceries', 'fuel', 'travel', 'dining', 'books', 'electronics', 'fashion', 'pharmacy', 'home', 'entertainment'];
+const CATEGORIES = [
+  'groceries',
+  'fuel',
+  'travel',
+  'dining',
+  'books',
+  'electronics',
+  'fashion',
+  'pharmacy',
+  'home',
+  'entertainment',
+];
 
 async function run() {
   await resetDatabase();
@@ -25,7 +47,12 @@ async function run() {
     const { institution, auth } = await createInstitution(PORT, {
       name: 'Bench Bank',
       plan: 'enterprise',
-      program: { supported_locales: ['en', 'es', 'pt-BR'], sort_order: 'featured', widget_feed_limit: 20, max_active_offers: 10 },
+      program: {
+        supported_locales: ['en', 'es', 'pt-BR'],
+        sort_order: 'featured',
+        widget_feed_limit: 20,
+        max_active_offers: 10,
+      },
     });
     const other = await createInstitution(PORT, { name: 'Other Bank', plan: 'growth' });
     const seeded = await seed(db, institution.id, other.institution.id);
@@ -36,15 +63,22 @@ async function run() {
       `/api/v1/offers?cardholder_token=${token()}&locale=${locales[i % 3]}${i % 10 === 0 ? '&segment=premium' : ''}`;
     const personalizedPath = (i) => {
       let p = `/api/v1/offers?cardholder_token=${token()}&locale=${locales[i % 3]}&personalize=true`;
-      if (i % 10 < 3) p += `&prefer_categories=${CATEGORIES[i % CATEGORIES.length]}&prefer_merchants=${encodeURIComponent(`Merchant ${1 + (i % MERCHANTS)}`)}`;
+      if (i % 10 < 3)
+        p += `&prefer_categories=${CATEGORIES[i % CATEGORIES.length]}&prefer_merchants=${encodeURIComponent(`Merchant ${1 + (i % MERCHANTS)}`)}`;
       return p;
     };
-    const get = (path) => request(PORT, 'GET', path, { headers: auth }).then((r) => ({ ok: r.status === 200, ms: r.ms }));
+    const get = (path) =>
+      request(PORT, 'GET', path, { headers: auth }).then((r) => ({
+        ok: r.status === 200,
+        ms: r.ms,
+      }));
 
     // Warm-up: JIT, connection pool, catalogue and popularity caches.
     await closedLoop({ concurrency: 8, count: 500, fn: (i) => get(plainPath(i)) });
     await closedLoop({ concurrency: 8, count: 500, fn: (i) => get(personalizedPath(i)) });
-    const sample = JSON.parse((await request(PORT, 'GET', personalizedPath(1), { headers: auth })).body);
+    const sample = JSON.parse(
+      (await request(PORT, 'GET', personalizedPath(1), { headers: auth })).body,
+    );
 
     const phase = async (name, fn) => {
       // The machine's CPU use without our load, just before: other work on a shared machine
@@ -72,12 +106,16 @@ async function run() {
         request(PORT, 'POST', `/api/v1/offers/${offerIds[(i * 7) % offerIds.length]}/add`, {
           headers: auth,
           body: { cardholder_token: `new_${i}` },
-        }).then((r) => ({ ok: r.status === 201 || r.status === 409 || r.status === 403, ms: r.ms })),
+        }).then((r) => ({
+          ok: r.status === 201 || r.status === 409 || r.status === 403,
+          ms: r.ms,
+        })),
     });
     console.log(`adds: ${JSON.stringify(adds)}`);
 
     await sleep(500); // let the last engagement events flush
-    const [{ events }] = (await db.query(`SELECT count(*)::int AS events FROM engagement_event`)).rows;
+    const [{ events }] = (await db.query(`SELECT count(*)::int AS events FROM engagement_event`))
+      .rows;
     const plans = await explainAll(db, institution.id);
     writeFileSync(join(__dirname, 'results', 'feed-plans.txt'), plans.text);
 
@@ -102,7 +140,13 @@ async function run() {
         personalized_p99_ms: 30,
         personalized_met: personalized.p99 !== null && personalized.p99 <= 30,
       },
-      add: { perSecond: adds.perSecond, p50: adds.p50, p99: adds.p99, errors: adds.errors, concurrency: 16 },
+      add: {
+        perSecond: adds.perSecond,
+        p50: adds.p50,
+        p99: adds.p99,
+        errors: adds.errors,
+        concurrency: 16,
+      },
       engagement_events_written: events,
       query_execution_ms: plans.ms,
       api_rss_after_start_mb: rssAtStartMb,
@@ -141,7 +185,12 @@ function cpuMeter(pid) {
     return Number(f[11]) + Number(f[12]); // utime + stime, clock ticks
   };
   const machine = () => {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const f = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     const idle = f[3] + f[4];
     return { idle, total: f.reduce((a, b) => a + b, 0) };
   };
@@ -202,9 +251,18 @@ async function seed(db, institutionId, otherInstitutionId) {
   const mine = inserted.filter((o) => o.g <= OFFERS).sort((a, b) => a.g - b.g);
   const theirs = inserted.filter((o) => o.g > OFFERS && o.g <= OFFERS + 200);
   const notLive = inserted.filter((o) => o.g > OFFERS + 200);
-  await q(`INSERT INTO offer_target (offer_id, institution_id) SELECT unnest($1::uuid[]), $2`, [mine.filter((o) => o.targeted).map((o) => o.id), institutionId]);
-  await q(`INSERT INTO offer_target (offer_id, institution_id) SELECT unnest($1::uuid[]), $2`, [theirs.map((o) => o.id), otherInstitutionId]);
-  await q(`INSERT INTO offer_target (offer_id, institution_id) SELECT unnest($1::uuid[]), $2`, [notLive.map((o) => o.id), institutionId]);
+  await q(`INSERT INTO offer_target (offer_id, institution_id) SELECT unnest($1::uuid[]), $2`, [
+    mine.filter((o) => o.targeted).map((o) => o.id),
+    institutionId,
+  ]);
+  await q(`INSERT INTO offer_target (offer_id, institution_id) SELECT unnest($1::uuid[]), $2`, [
+    theirs.map((o) => o.id),
+    otherInstitutionId,
+  ]);
+  await q(`INSERT INTO offer_target (offer_id, institution_id) SELECT unnest($1::uuid[]), $2`, [
+    notLive.map((o) => o.id),
+    institutionId,
+  ]);
   const offerIds = mine.map((o) => o.id);
 
   // 1M enrollments: 10 distinct offers per cardholder (199 is coprime with 2,000); one in five
@@ -303,7 +361,11 @@ const STATEMENTS = {
 
 /** EXPLAIN (ANALYZE, BUFFERS) of each statement with bench values; returns the text and the execution times. */
 async function explainAll(db, institutionId) {
-  const offerId = (await db.query(`SELECT offer_id FROM cardholder_offer WHERE cardholder_token = 'ch_4242' LIMIT 1`)).rows[0].offer_id;
+  const offerId = (
+    await db.query(
+      `SELECT offer_id FROM cardholder_offer WHERE cardholder_token = 'ch_4242' LIMIT 1`,
+    )
+  ).rows[0].offer_id;
   const params = {
     feed_cardholder_personalized: [institutionId, 'ch_4242', true],
     catalogue_load: [],
@@ -315,7 +377,9 @@ async function explainAll(db, institutionId) {
   for (const [name, sql] of Object.entries(STATEMENTS)) {
     // Warm once, then explain: the steady state is what the api sees.
     await db.query(sql, params[name]);
-    const rows = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params[name])).rows.map((r) => r['QUERY PLAN']);
+    const rows = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params[name])).rows.map(
+      (r) => r['QUERY PLAN'],
+    );
     const m = /Execution Time: ([\d.]+) ms/.exec(rows.join('\n'));
     ms[name] = m ? Number(m[1]) : null;
     text += `=== ${name}\n${rows.join('\n')}\n\n`;

@@ -17,7 +17,19 @@ const http = require('http');
 const { fork } = require('child_process');
 const { Pool } = require('pg');
 const { Queue } = require('bullmq');
-const { BENCH_DB, resetDatabase, pool, startApp, request, fixedRate, closedLoop, saveResults, createInstitution, round, sleep } = require('./lib');
+const {
+  BENCH_DB,
+  resetDatabase,
+  pool,
+  startApp,
+  request,
+  fixedRate,
+  closedLoop,
+  saveResults,
+  createInstitution,
+  round,
+  sleep,
+} = require('./lib');
 
 const PORT = Number(process.env.BENCH_INGEST_PORT ?? 3941);
 const BARE_PORT = PORT + 1;
@@ -37,9 +49,23 @@ const SINGLE_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 20);
 const PHASES = new Set((process.env.BENCH_INGEST_PHASES ?? 'batch,single,matching').split(','));
 
 const COLUMNS = [
-  'institution_id', 'transaction_ref', 'cardholder_token', 'instrument_token', 'instrument_type', 'merchant_identifier',
-  'merchant_identifier_type', 'merchant_id', 'mcc', 'merchant_descriptor', 'network', 'amount', 'currency',
-  'transacted_at', 'kind', 'original_transaction_ref', 'source',
+  'institution_id',
+  'transaction_ref',
+  'cardholder_token',
+  'instrument_token',
+  'instrument_type',
+  'merchant_identifier',
+  'merchant_identifier_type',
+  'merchant_id',
+  'mcc',
+  'merchant_descriptor',
+  'network',
+  'amount',
+  'currency',
+  'transacted_at',
+  'kind',
+  'original_transaction_ref',
+  'source',
 ];
 
 let seq = 0;
@@ -48,7 +74,8 @@ function purchase(prefix) {
   const n = ++seq;
   const ch = Math.floor(Math.random() * CARDHOLDERS);
   let merchant = Math.floor(Math.random() * MERCHANTS);
-  if (ch < ENROLLED && Math.random() < 0.5) merchant = Math.random() < 0.5 ? ch % MERCHANTS : (ch * 7 + 3) % MERCHANTS;
+  if (ch < ENROLLED && Math.random() < 0.5)
+    merchant = Math.random() < 0.5 ? ch % MERCHANTS : (ch * 7 + 3) % MERCHANTS;
   return {
     cardholder_token: `ch_${ch}`,
     card_token: `ctk_${ch}`,
@@ -63,7 +90,25 @@ function purchase(prefix) {
 }
 
 function rowValues(institutionId, e) {
-  return [institutionId, e.transaction_ref, e.cardholder_token, e.card_token, 'card', e.merchant_identifier, 'card_acceptor', null, e.mcc, null, e.network, String(e.amount), null, e.transacted_at, 'purchase', null, 'batch'];
+  return [
+    institutionId,
+    e.transaction_ref,
+    e.cardholder_token,
+    e.card_token,
+    'card',
+    e.merchant_identifier,
+    'card_acceptor',
+    null,
+    e.mcc,
+    null,
+    e.network,
+    String(e.amount),
+    null,
+    e.transacted_at,
+    'purchase',
+    null,
+    'batch',
+  ];
 }
 
 /** The baseline statement: a plain multi-row INSERT of one batch (17 × 1,000 bind parameters). */
@@ -75,7 +120,10 @@ function multiRowInsert(institutionId, events) {
     params.push(...vals);
     return `(${vals.map((_, i) => `$${base + i + 1}`).join(',')})`;
   });
-  return { text: `INSERT INTO transaction (${COLUMNS.join(',')}) VALUES ${tuples.join(',')} ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`, values: params };
+  return {
+    text: `INSERT INTO transaction (${COLUMNS.join(',')}) VALUES ${tuples.join(',')} ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`,
+    values: params,
+  };
 }
 
 async function run() {
@@ -85,7 +133,10 @@ async function run() {
   let worker;
   let bare;
   try {
-    const { institution, auth } = await createInstitution(PORT, { name: 'Bench Bank', plan: 'enterprise' });
+    const { institution, auth } = await createInstitution(PORT, {
+      name: 'Bench Bank',
+      plan: 'enterprise',
+    });
     const seeded = await seed(db, institution.id);
     console.log(`seeded: ${JSON.stringify(seeded)}`);
     const headers = { ...auth };
@@ -99,27 +150,55 @@ async function run() {
     const apiRounds = [];
     for (let round_ = 0; round_ < (PHASES.has('batch') ? 2 : 0); round_++) {
       const idle = await backgroundCpu();
-      baselineRounds.push({ ...(await closedLoop({ concurrency: BATCH_CLIENTS, count: BATCHES_PER_ROUND, fn: () => baselineBatch(db, institution.id) })), background_cpu_pct: idle });
+      baselineRounds.push({
+        ...(await closedLoop({
+          concurrency: BATCH_CLIENTS,
+          count: BATCHES_PER_ROUND,
+          fn: () => baselineBatch(db, institution.id),
+        })),
+        background_cpu_pct: idle,
+      });
       const idle2 = await backgroundCpu();
       const cpu = cpuMeter(api.child.pid);
-      apiRounds.push({ ...(await closedLoop({ concurrency: BATCH_CLIENTS, count: BATCHES_PER_ROUND, fn: () => postBatch(headers, `b${round_}`) })), ...cpu(), background_cpu_pct: idle2 });
+      apiRounds.push({
+        ...(await closedLoop({
+          concurrency: BATCH_CLIENTS,
+          count: BATCHES_PER_ROUND,
+          fn: () => postBatch(headers, `b${round_}`),
+        })),
+        ...cpu(),
+        background_cpu_pct: idle2,
+      });
     }
-    const rate = (rounds) => !rounds.length ? null : round((rounds.reduce((a, r) => a + r.count, 0) * BATCH) / rounds.reduce((a, r) => a + r.seconds, 0));
-    const batch = !apiRounds.length ? null : {
-      batches_per_side: BATCHES_PER_ROUND * 2,
-      api_tx_per_s: rate(apiRounds),
-      baseline_tx_per_s: rate(baselineRounds),
-      api_batch_p50_ms: apiRounds[1].p50,
-      api_batch_p99_ms: apiRounds[1].p99,
-      errors: apiRounds.reduce((a, r) => a + r.errors, 0),
-      api_cpu_pct: apiRounds[1].api_cpu_pct,
-      machine_cpu_pct: apiRounds[1].machine_cpu_pct,
-      machine_cpu_before_pct: Math.max(...apiRounds.map((r) => r.background_cpu_pct), ...baselineRounds.map((r) => r.background_cpu_pct)),
-    };
+    const rate = (rounds) =>
+      !rounds.length
+        ? null
+        : round(
+            (rounds.reduce((a, r) => a + r.count, 0) * BATCH) /
+              rounds.reduce((a, r) => a + r.seconds, 0),
+          );
+    const batch = !apiRounds.length
+      ? null
+      : {
+          batches_per_side: BATCHES_PER_ROUND * 2,
+          api_tx_per_s: rate(apiRounds),
+          baseline_tx_per_s: rate(baselineRounds),
+          api_batch_p50_ms: apiRounds[1].p50,
+          api_batch_p99_ms: apiRounds[1].p99,
+          errors: apiRounds.reduce((a, r) => a + r.errors, 0),
+          api_cpu_pct: apiRounds[1].api_cpu_pct,
+          machine_cpu_pct: apiRounds[1].machine_cpu_pct,
+          machine_cpu_before_pct: Math.max(
+            ...apiRounds.map((r) => r.background_cpu_pct),
+            ...baselineRounds.map((r) => r.background_cpu_pct),
+          ),
+        };
     if (batch) batch.ratio_to_baseline = round(batch.api_tx_per_s / batch.baseline_tx_per_s);
     console.log(`batch: ${JSON.stringify(batch)}`);
     // Baseline rows are not part of the matching backlog.
-    await db.query(`UPDATE transaction SET status = 'unmatched', processed_at = now() WHERE source = 'batch' AND transaction_ref LIKE 'base-%'`);
+    await db.query(
+      `UPDATE transaction SET status = 'unmatched', processed_at = now() WHERE source = 'batch' AND transaction_ref LIKE 'base-%'`,
+    );
 
     let idle;
     let cpu;
@@ -132,43 +211,95 @@ async function run() {
       // limit, framework; no transaction work).
       idle = await backgroundCpu();
       cpu = cpuMeter(api.child.pid);
-      meLoop = { ...(await closedLoop({ concurrency: SINGLE_CLIENTS, count: SINGLE_COUNT / 2, fn: () => request(PORT, 'GET', '/api/v1/me', { headers }).then((r) => ({ ok: r.status === 200, ms: r.ms })) })), ...cpu(), background_cpu_pct: idle };
+      meLoop = {
+        ...(await closedLoop({
+          concurrency: SINGLE_CLIENTS,
+          count: SINGLE_COUNT / 2,
+          fn: () =>
+            request(PORT, 'GET', '/api/v1/me', { headers }).then((r) => ({
+              ok: r.status === 200,
+              ms: r.ms,
+            })),
+        })),
+        ...cpu(),
+        background_cpu_pct: idle,
+      };
       console.log(`me closed loop: ${JSON.stringify(meLoop)}`);
       idle = await backgroundCpu();
       cpu = cpuMeter(api.child.pid);
-      singleLoop = { ...(await closedLoop({ concurrency: SINGLE_CLIENTS, count: SINGLE_COUNT, fn: () => postSingle(headers, 's') })), ...cpu(), background_cpu_pct: idle };
+      singleLoop = {
+        ...(await closedLoop({
+          concurrency: SINGLE_CLIENTS,
+          count: SINGLE_COUNT,
+          fn: () => postSingle(headers, 's'),
+        })),
+        ...cpu(),
+        background_cpu_pct: idle,
+      };
       console.log(`single closed loop: ${JSON.stringify(singleLoop)}`);
       idle = await backgroundCpu();
       cpu = cpuMeter(api.child.pid);
-      singleFixed = { ...(await fixedRate({ rate: SINGLE_RATE, seconds: SINGLE_SECONDS, fn: () => postSingle(headers, 'f') })), ...cpu(), background_cpu_pct: idle };
+      singleFixed = {
+        ...(await fixedRate({
+          rate: SINGLE_RATE,
+          seconds: SINGLE_SECONDS,
+          fn: () => postSingle(headers, 'f'),
+        })),
+        ...cpu(),
+        background_cpu_pct: idle,
+      };
       console.log(`single at ${SINGLE_RATE}/s: ${JSON.stringify(singleFixed)}`);
 
       // Bare http server + one INSERT per request: the commit-bound floor.
-      bare = fork(__filename, ['bare-server'], { env: { ...process.env, BARE_PORT: String(BARE_PORT), BENCH_DB }, stdio: 'inherit' });
+      bare = fork(__filename, ['bare-server'], {
+        env: { ...process.env, BARE_PORT: String(BARE_PORT), BENCH_DB },
+        stdio: 'inherit',
+      });
       await new Promise((resolve) => bare.once('message', resolve));
-      await closedLoop({ concurrency: 16, count: 1_000, fn: () => postBare(institution.id, 'bare-warm') });
+      await closedLoop({
+        concurrency: 16,
+        count: 1_000,
+        fn: () => postBare(institution.id, 'bare-warm'),
+      });
       idle = await backgroundCpu();
-      bareLoop = { ...(await closedLoop({ concurrency: SINGLE_CLIENTS, count: Math.min(SINGLE_COUNT, 10_000), fn: () => postBare(institution.id, 'bare') })), background_cpu_pct: idle };
+      bareLoop = {
+        ...(await closedLoop({
+          concurrency: SINGLE_CLIENTS,
+          count: Math.min(SINGLE_COUNT, 10_000),
+          fn: () => postBare(institution.id, 'bare'),
+        })),
+        background_cpu_pct: idle,
+      };
       console.log(`bare single insert: ${JSON.stringify(bareLoop)}`);
       bare.kill('SIGTERM');
       bare = undefined;
-      await db.query(`UPDATE transaction SET status = 'unmatched', processed_at = now() WHERE source = 'api' AND transaction_ref LIKE 'bare%'`);
-
+      await db.query(
+        `UPDATE transaction SET status = 'unmatched', processed_at = now() WHERE source = 'api' AND transaction_ref LIKE 'bare%'`,
+      );
     }
 
     // 3. Matching drain: the worker starts on the backlog (api rows only).
-    const [{ backlog }] = (await db.query(`SELECT count(*)::int AS backlog FROM transaction WHERE status = 'received'`)).rows;
+    const [{ backlog }] = (
+      await db.query(`SELECT count(*)::int AS backlog FROM transaction WHERE status = 'received'`)
+    ).rows;
     const jobs = await queueCounts();
     idle = await backgroundCpu();
     const started = Date.now();
-    worker = await startApp('worker', { env: { QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'info', MATCH_RELAY_GRACE_MS: '600000' } });
+    worker = await startApp('worker', {
+      env: { QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'info', MATCH_RELAY_GRACE_MS: '600000' },
+    });
     const ready = Date.now();
-    if (process.env.BENCH_INGEST_WORKER_LOG) worker.child.stdout.pipe(require('fs').createWriteStream(process.env.BENCH_INGEST_WORKER_LOG));
+    if (process.env.BENCH_INGEST_WORKER_LOG)
+      worker.child.stdout.pipe(
+        require('fs').createWriteStream(process.env.BENCH_INGEST_WORKER_LOG),
+      );
     const wcpu = cpuMeter(worker.child.pid);
     let left = backlog;
     while (left > 0 && Date.now() - ready < 600_000) {
       await sleep(200);
-      left = (await db.query(`SELECT count(*)::int AS n FROM transaction WHERE status = 'received'`)).rows[0].n;
+      left = (
+        await db.query(`SELECT count(*)::int AS n FROM transaction WHERE status = 'received'`)
+      ).rows[0].n;
     }
     const drainSeconds = (Date.now() - ready) / 1000;
     const [outcome] = (
@@ -176,7 +307,11 @@ async function run() {
                              count(*) FILTER (WHERE status = 'merchant_unresolved')::int AS unresolved
                         FROM transaction WHERE transaction_ref NOT LIKE 'base-%' AND transaction_ref NOT LIKE 'bare%'`)
     ).rows;
-    const [money] = (await db.query(`SELECT count(*)::int AS redemptions, (SELECT count(*) FROM settlement_entry)::int AS entries, (SELECT count(*) FROM webhook_delivery)::int AS deliveries FROM redemption`)).rows;
+    const [money] = (
+      await db.query(
+        `SELECT count(*)::int AS redemptions, (SELECT count(*) FROM settlement_entry)::int AS entries, (SELECT count(*) FROM webhook_delivery)::int AS deliveries FROM redemption`,
+      )
+    ).rows;
     const matching = {
       enrollments: seeded.enrollments,
       backlog_transactions: backlog,
@@ -198,10 +333,40 @@ async function run() {
       machine_note: 'PostgreSQL, Redis, api, worker and the load generator share the same cores',
       batch,
       single: {
-        closed_loop: { clients: SINGLE_CLIENTS, req_per_s: singleLoop.perSecond, p50: singleLoop.p50, p99: singleLoop.p99, errors: singleLoop.errors, api_cpu_pct: singleLoop.api_cpu_pct, machine_cpu_before_pct: singleLoop.background_cpu_pct },
-        fixed_rate: { rate: SINGLE_RATE, seconds: SINGLE_SECONDS, achieved: singleFixed.achievedRps, p50: singleFixed.p50, p90: singleFixed.p90, p99: singleFixed.p99, max: singleFixed.max, errors: singleFixed.errors, api_cpu_pct: singleFixed.api_cpu_pct, machine_cpu_before_pct: singleFixed.background_cpu_pct },
-        bare_http_single_insert: { clients: SINGLE_CLIENTS, req_per_s: bareLoop.perSecond, p50: bareLoop.p50, p99: bareLoop.p99 },
-        floor_get_me: { clients: SINGLE_CLIENTS, req_per_s: meLoop.perSecond, p50: meLoop.p50, p99: meLoop.p99, api_cpu_pct: meLoop.api_cpu_pct },
+        closed_loop: {
+          clients: SINGLE_CLIENTS,
+          req_per_s: singleLoop.perSecond,
+          p50: singleLoop.p50,
+          p99: singleLoop.p99,
+          errors: singleLoop.errors,
+          api_cpu_pct: singleLoop.api_cpu_pct,
+          machine_cpu_before_pct: singleLoop.background_cpu_pct,
+        },
+        fixed_rate: {
+          rate: SINGLE_RATE,
+          seconds: SINGLE_SECONDS,
+          achieved: singleFixed.achievedRps,
+          p50: singleFixed.p50,
+          p90: singleFixed.p90,
+          p99: singleFixed.p99,
+          max: singleFixed.max,
+          errors: singleFixed.errors,
+          api_cpu_pct: singleFixed.api_cpu_pct,
+          machine_cpu_before_pct: singleFixed.background_cpu_pct,
+        },
+        bare_http_single_insert: {
+          clients: SINGLE_CLIENTS,
+          req_per_s: bareLoop.perSecond,
+          p50: bareLoop.p50,
+          p99: bareLoop.p99,
+        },
+        floor_get_me: {
+          clients: SINGLE_CLIENTS,
+          req_per_s: meLoop.perSecond,
+          p50: meLoop.p50,
+          p99: meLoop.p99,
+          api_cpu_pct: meLoop.api_cpu_pct,
+        },
       },
       matching,
       goals: {
@@ -210,7 +375,11 @@ async function run() {
         batch_met: !!batch && batch.api_tx_per_s >= 15_000 && batch.ratio_to_baseline >= 0.4,
         single_req_per_s: 2_000,
         single_p99_ms_at_500: 50,
-        single_met: !!singleLoop.perSecond && singleLoop.perSecond >= 2_000 && singleFixed.p99 !== null && singleFixed.p99 <= 50,
+        single_met:
+          !!singleLoop.perSecond &&
+          singleLoop.perSecond >= 2_000 &&
+          singleFixed.p99 !== null &&
+          singleFixed.p99 <= 50,
         matching_tx_per_s: 5_000,
         matching_met: matching.tx_per_s >= 5_000 && left === 0,
       },
@@ -230,19 +399,27 @@ async function run() {
 
 async function postBatch(headers, prefix) {
   const transactions = Array.from({ length: BATCH }, () => purchase(prefix));
-  const r = await request(PORT, 'POST', '/api/v1/transactions/batch', { headers, body: { transactions } });
+  const r = await request(PORT, 'POST', '/api/v1/transactions/batch', {
+    headers,
+    body: { transactions },
+  });
   const ok = r.status === 202 && JSON.parse(r.body).accepted === BATCH;
   if (!ok) console.error(`batch: ${r.status} ${r.body.slice(0, 300)}`);
   return { ok, ms: r.ms };
 }
 
 async function postSingle(headers, prefix) {
-  const r = await request(PORT, 'POST', '/api/v1/transactions', { headers, body: purchase(prefix) });
+  const r = await request(PORT, 'POST', '/api/v1/transactions', {
+    headers,
+    body: purchase(prefix),
+  });
   return { ok: r.status === 202, ms: r.ms };
 }
 
 function postBare(institutionId, prefix) {
-  return request(BARE_PORT, 'POST', '/', { body: { institution_id: institutionId, ...purchase(prefix) } }).then((r) => ({ ok: r.status === 202, ms: r.ms }));
+  return request(BARE_PORT, 'POST', '/', {
+    body: { institution_id: institutionId, ...purchase(prefix) },
+  }).then((r) => ({ ok: r.status === 202, ms: r.ms }));
 }
 
 async function baselineBatch(db, institutionId) {
@@ -295,7 +472,12 @@ async function seed(db, institutionId) {
     )
   ).rows;
   await db.query('ANALYZE');
-  return { merchants: MERCHANTS, offers: MERCHANTS, enrollments, seconds: round((Date.now() - started) / 1000) };
+  return {
+    merchants: MERCHANTS,
+    offers: MERCHANTS,
+    enrollments,
+    seconds: round((Date.now() - started) / 1000),
+  };
 }
 
 /** CPU use of the whole machine over 2 s with no load from us. */
@@ -312,7 +494,12 @@ function cpuMeter(pid) {
     return Number(f[11]) + Number(f[12]);
   };
   const machine = () => {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const f = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) };
   };
   const p0 = proc();
@@ -342,7 +529,9 @@ function bareServer() {
            ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`,
           rowValues(e.institution_id, e).map((v, i) => (i === 16 ? 'api' : v)),
         );
-        res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ id: r.rows[0]?.id, status: 'accepted' }));
+        res
+          .writeHead(202, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: r.rows[0]?.id, status: 'accepted' }));
       } catch (err) {
         res.writeHead(500).end(String(err.message));
       }

@@ -7,7 +7,8 @@ const http = require('http');
 const { Client, Pool } = require('pg');
 
 const root = join(__dirname, '..');
-const BENCH_DB = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/offers_bench';
+const BENCH_DB =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/offers_bench';
 const OPERATOR_TOKEN = 'op_bench_operator_token_0123456789abcdef';
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 
@@ -33,7 +34,8 @@ function benchEnv(extra = {}) {
 
 /** Builds the server bundles (bench measures the production build of the current sources). */
 function ensureBuild() {
-  if (process.env.BENCH_SKIP_BUILD === '1' && existsSync(join(root, 'dist/apps/api/main.js'))) return;
+  if (process.env.BENCH_SKIP_BUILD === '1' && existsSync(join(root, 'dist/apps/api/main.js')))
+    return;
   const r = spawnSync('npm', ['run', 'build:server'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('build failed');
 }
@@ -44,14 +46,19 @@ async function resetDatabase() {
   const admin = new URL(BENCH_DB);
   const name = admin.pathname.slice(1);
   // The bench drops and recreates its database: refuse any database not named for benchmarks.
-  if (!/bench/.test(name)) throw new Error(`refusing to reset database "${name}": its name must contain "bench"`);
+  if (!/bench/.test(name))
+    throw new Error(`refusing to reset database "${name}": its name must contain "bench"`);
   admin.pathname = '/postgres';
   const c = new Client({ connectionString: admin.toString() });
   await c.connect();
   await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await c.query(`CREATE DATABASE "${name}"`);
   await c.end();
-  const r = spawnSync(process.execPath, [join(root, 'dist/apps/cli/main.js'), 'migrate'], { cwd: root, env: benchEnv(), stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [join(root, 'dist/apps/cli/main.js'), 'migrate'], {
+    cwd: root,
+    env: benchEnv(),
+    stdio: 'inherit',
+  });
   if (r.status !== 0) throw new Error('migrate failed');
 }
 
@@ -65,7 +72,11 @@ async function startApp(app, { port = 3900, env = {} } = {}) {
   // weigh on the measurements.
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
     cwd: root,
-    env: benchEnv({ PORT: String(port), ...(app === 'worker' ? { LOG_LEVEL: 'info' } : {}), ...env }),
+    env: benchEnv({
+      PORT: String(port),
+      ...(app === 'worker' ? { LOG_LEVEL: 'info' } : {}),
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -85,7 +96,10 @@ async function startApp(app, { port = 3900, env = {} } = {}) {
     child,
     port,
     peakRssMb: () => peakRssMb(child.pid),
-    stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))),
+    stop: () =>
+      new Promise((resolve) =>
+        child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')),
+      ),
   };
 }
 
@@ -111,7 +125,10 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 /** One HTTP request; resolves {status, body, ms}. */
 function request(port, method, path, { headers = {}, body } = {}) {
-  const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const payload =
+    body === undefined
+      ? undefined
+      : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const req = http.request(
@@ -121,13 +138,22 @@ function request(port, method, path, { headers = {}, body } = {}) {
         method,
         path,
         agent,
-        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...headers },
+        headers: {
+          ...(payload
+            ? { 'content-type': 'application/json', 'content-length': payload.length }
+            : {}),
+          ...headers,
+        },
       },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString(), ms: Number(process.hrtime.bigint() - started) / 1e6 }),
+          resolve({
+            status: res.statusCode,
+            body: Buffer.concat(chunks).toString(),
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+          }),
         );
       },
     );
@@ -160,7 +186,12 @@ async function fixedRate({ rate, seconds, fn }) {
   }
   await Promise.all(inflight);
   const elapsed = (Date.now() - started) / 1000;
-  return { sent: total, errors, achievedRps: round(latencies.length / elapsed), ...summarize(latencies) };
+  return {
+    sent: total,
+    errors,
+    achievedRps: round(latencies.length / elapsed),
+    ...summarize(latencies),
+  };
 }
 
 /** Closed-model load: `concurrency` loops calling fn until `count` calls are done. */
@@ -184,12 +215,19 @@ async function closedLoop({ concurrency, count, fn }) {
     }),
   );
   const elapsed = (Date.now() - started) / 1000;
-  return { count, errors, seconds: round(elapsed), perSecond: round(latencies.length / elapsed), ...summarize(latencies) };
+  return {
+    count,
+    errors,
+    seconds: round(elapsed),
+    perSecond: round(latencies.length / elapsed),
+    ...summarize(latencies),
+  };
 }
 
 function summarize(ms) {
   const s = [...ms].sort((a, b) => a - b);
-  const at = (p) => (s.length ? round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]) : null);
+  const at = (p) =>
+    s.length ? round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]) : null;
   return { p50: at(50), p90: at(90), p99: at(99), max: s.length ? round(s[s.length - 1]) : null };
 }
 
@@ -203,9 +241,18 @@ function saveResults(name, data) {
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
   const all = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  all[name] = { measured_at: new Date().toISOString(), machine: `${require('os').cpus().length} cores`, ...data };
+  all[name] = {
+    measured_at: new Date().toISOString(),
+    machine: `${require('os').cpus().length} cores`,
+    ...data,
+  };
   writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
-  const md = ['# Benchmark results', '', 'Written by `npm run bench`; each section from its latest run.', ''];
+  const md = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench`; each section from its latest run.',
+    '',
+  ];
   for (const [section, figures] of Object.entries(all)) {
     md.push(`## ${section}`, '', '| metric | value |', '|---|---|');
     for (const [k, v] of Object.entries(flatten(figures))) md.push(`| ${k} | ${v} |`);
@@ -228,8 +275,17 @@ function flatten(o, prefix = '') {
 /** Creates an institution and an all-scope key through the admin API of a running api. */
 async function createInstitution(port, body = { name: 'Bench Bank', plan: 'enterprise' }) {
   const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
-  const inst = JSON.parse((await request(port, 'POST', '/admin/api/v1/institutions', { headers: op, body })).body);
-  const key = JSON.parse((await request(port, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, { headers: op, body: { name: 'bench' } })).body);
+  const inst = JSON.parse(
+    (await request(port, 'POST', '/admin/api/v1/institutions', { headers: op, body })).body,
+  );
+  const key = JSON.parse(
+    (
+      await request(port, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, {
+        headers: op,
+        body: { name: 'bench' },
+      })
+    ).body,
+  );
   return { institution: inst, apiKey: key.key, auth: { authorization: `Bearer ${key.key}` } };
 }
 

@@ -2,7 +2,16 @@
 // settlement entries) across 10 institutions; p50/p99 of the first redemptions page against a page
 // at depth 10,000 (limit 100), the same for settlements; and the funnel over 30 days with 5M
 // engagement events, both spread over 10 institutions and all in one institution (worst case).
-const { resetDatabase, pool, startApp, request, closedLoop, saveResults, createInstitution, round } = require('./lib');
+const {
+  resetDatabase,
+  pool,
+  startApp,
+  request,
+  closedLoop,
+  saveResults,
+  createInstitution,
+  round,
+} = require('./lib');
 
 const PORT = Number(process.env.BENCH_REPORTING_PORT ?? 3961);
 const INSTITUTIONS = 10;
@@ -16,7 +25,10 @@ async function run() {
   const db = pool(4);
   try {
     const institutions = [];
-    for (let i = 0; i < INSTITUTIONS; i++) institutions.push(await createInstitution(PORT, { name: `Bench Bank ${i}`, plan: 'enterprise' }));
+    for (let i = 0; i < INSTITUTIONS; i++)
+      institutions.push(
+        await createInstitution(PORT, { name: `Bench Bank ${i}`, plan: 'enterprise' }),
+      );
     const ids = institutions.map((x) => x.institution.id);
     const seedStarted = Date.now();
     await seed(db, ids);
@@ -24,11 +36,20 @@ async function run() {
     console.log(`seeded ${REDEMPTIONS} redemptions and ${EVENTS} events x2 in ${seedSeconds}s`);
 
     const { auth } = institutions[0];
-    const timed = (path) => request(PORT, 'GET', path, { headers: auth }).then((r) => ({ ok: r.status === 200, ms: r.ms }));
+    const timed = (path) =>
+      request(PORT, 'GET', path, { headers: auth }).then((r) => ({
+        ok: r.status === 200,
+        ms: r.ms,
+      }));
     const deepCursor = async (list) => {
       let cursor = null;
       for (let page = 0; page < 100; page++) {
-        const r = await request(PORT, 'GET', `/api/v1/reporting/${list}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: auth });
+        const r = await request(
+          PORT,
+          'GET',
+          `/api/v1/reporting/${list}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          { headers: auth },
+        );
         cursor = JSON.parse(r.body).pagination.next_cursor;
       }
       return cursor; // the cursor of row 10,000
@@ -41,7 +62,9 @@ async function run() {
     const results = {};
     for (const list of ['redemptions', 'settlements']) {
       const first = await measure(`/api/v1/reporting/${list}?limit=100`);
-      const deep = await measure(`/api/v1/reporting/${list}?limit=100&cursor=${encodeURIComponent(await deepCursor(list))}`);
+      const deep = await measure(
+        `/api/v1/reporting/${list}?limit=100&cursor=${encodeURIComponent(await deepCursor(list))}`,
+      );
       results[list] = {
         first_page_p50_ms: first.p50,
         first_page_p99_ms: first.p99,
@@ -57,8 +80,20 @@ async function run() {
     const spread = await measure('/api/v1/reporting/funnel');
     const heavyAuth = institutions[1].auth;
     const heavyPath = '/api/v1/reporting/funnel';
-    await closedLoop({ concurrency: 1, count: 5, fn: () => request(PORT, 'GET', heavyPath, { headers: heavyAuth }).then((r) => ({ ms: r.ms })) });
-    const heavy = await closedLoop({ concurrency: 1, count: 30, fn: () => request(PORT, 'GET', heavyPath, { headers: heavyAuth }).then((r) => ({ ok: r.status === 200, ms: r.ms })) });
+    await closedLoop({
+      concurrency: 1,
+      count: 5,
+      fn: () => request(PORT, 'GET', heavyPath, { headers: heavyAuth }).then((r) => ({ ms: r.ms })),
+    });
+    const heavy = await closedLoop({
+      concurrency: 1,
+      count: 30,
+      fn: () =>
+        request(PORT, 'GET', heavyPath, { headers: heavyAuth }).then((r) => ({
+          ok: r.status === 200,
+          ms: r.ms,
+        })),
+    });
     const sample = JSON.parse((await request(PORT, 'GET', heavyPath, { headers: heavyAuth })).body);
     results.funnel = {
       events_per_institution_spread: EVENTS / INSTITUTIONS,
@@ -71,7 +106,12 @@ async function run() {
       goal_le_100ms_spread: spread.p50 <= 100,
       goal_le_100ms_one_institution: heavy.p50 <= 100,
     };
-    results.dataset = { institutions: INSTITUTIONS, redemptions: REDEMPTIONS, events_total: EVENTS + EVENTS / INSTITUTIONS * (INSTITUTIONS - 1), seed_seconds: seedSeconds };
+    results.dataset = {
+      institutions: INSTITUTIONS,
+      redemptions: REDEMPTIONS,
+      events_total: EVENTS + (EVENTS / INSTITUTIONS) * (INSTITUTIONS - 1),
+      seed_seconds: seedSeconds,
+    };
     results.api_peak_rss_mb = api.peakRssMb();
     saveResults('reporting', results);
   } finally {
@@ -87,7 +127,9 @@ async function run() {
  */
 async function seed(db, ids) {
   const perInst = REDEMPTIONS / ids.length;
-  await db.query(`INSERT INTO merchant (id, name, category) VALUES ('00000000-0000-4000-8000-000000000001', 'Bench Merchant', 'groceries')`);
+  await db.query(
+    `INSERT INTO merchant (id, name, category) VALUES ('00000000-0000-4000-8000-000000000001', 'Bench Merchant', 'groceries')`,
+  );
   await db.query(
     `INSERT INTO offer (id, merchant_id, status, translations, min_spend, cashback_amount, merchant_fee_amount, currency, starts_at, expires_at, max_redemptions_per_cardholder)
      SELECT ('00000000-0000-4000-9000-' || lpad(n::text, 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'active',
@@ -136,7 +178,10 @@ async function seed(db, ids) {
       );
     }
   };
-  await insertEvents(ids.filter((_, i) => i !== 1), (EVENTS / ids.length) * (ids.length - 1));
+  await insertEvents(
+    ids.filter((_, i) => i !== 1),
+    (EVENTS / ids.length) * (ids.length - 1),
+  );
   await insertEvents([ids[1]], EVENTS);
   await db.query('VACUUM ANALYZE');
 }

@@ -8,7 +8,20 @@
 // Goals (issue 6): ≥ 1,000 deliveries/s; p50 ≤ 100 ms, p99 ≤ 300 ms.
 const http = require('http');
 const { createHmac } = require('crypto');
-const { resetDatabase, pool, startApp, request, fixedRate, closedLoop, saveResults, createInstitution, summarize, round, sleep, OPERATOR_TOKEN } = require('./lib');
+const {
+  resetDatabase,
+  pool,
+  startApp,
+  request,
+  fixedRate,
+  closedLoop,
+  saveResults,
+  createInstitution,
+  summarize,
+  round,
+  sleep,
+  OPERATOR_TOKEN,
+} = require('./lib');
 
 const PORT = Number(process.env.BENCH_WEBHOOKS_PORT ?? 3951);
 // Own queues: another benchmark's worker on the same Redis must not take these jobs.
@@ -20,7 +33,16 @@ const CONCURRENCY = Number(process.env.BENCH_WEBHOOKS_CONCURRENCY ?? 100);
 
 /** The institution's receiver: answers 200 at once, keeps arrival times, verifies a sample of signatures. */
 function startReceiver() {
-  const state = { count: 0, first: 0, last: 0, byToken: new Map(), badSignatures: 0, verified: 0, secret: '', onBody: null };
+  const state = {
+    count: 0,
+    first: 0,
+    last: 0,
+    byToken: new Map(),
+    badSignatures: 0,
+    verified: 0,
+    secret: '',
+    onBody: null,
+  };
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -42,21 +64,42 @@ function startReceiver() {
     });
   });
   server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, state, url: `http://127.0.0.1:${server.address().port}/hooks` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, state, url: `http://127.0.0.1:${server.address().port}/hooks` }),
+    ),
+  );
 }
 
 /** Portal login (cookie + CSRF) as the institution's admin, then URL and secret through the portal API. */
 async function configureWebhook(institutionId, url) {
   const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
   const user = { email: `bench-admin-${Date.now()}@bank.test`, password: 'bench password 123' };
-  await request(PORT, 'POST', `/admin/api/v1/institutions/${institutionId}/users`, { headers: op, body: { ...user, role: 'admin' } });
+  await request(PORT, 'POST', `/admin/api/v1/institutions/${institutionId}/users`, {
+    headers: op,
+    body: { ...user, role: 'admin' },
+  });
   const login = await new Promise((resolve, reject) => {
     const body = Buffer.from(JSON.stringify(user));
-    const req = http.request({ host: '127.0.0.1', port: PORT, method: 'POST', path: '/portal/api/auth/login', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), body: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: PORT,
+        method: 'POST',
+        path: '/portal/api/auth/login',
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '),
+            body: JSON.parse(Buffer.concat(chunks).toString()),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -64,7 +107,8 @@ async function configureWebhook(institutionId, url) {
   const put = await request(PORT, 'PUT', '/portal/api/webhook', { headers, body: { url } });
   if (put.status !== 200) throw new Error(`PUT /portal/api/webhook: ${put.status} ${put.body}`);
   const rotated = await request(PORT, 'POST', '/portal/api/webhook/secret', { headers });
-  if (rotated.status !== 201) throw new Error(`POST /portal/api/webhook/secret: ${rotated.status} ${rotated.body}`);
+  if (rotated.status !== 201)
+    throw new Error(`POST /portal/api/webhook/secret: ${rotated.status} ${rotated.body}`);
   return JSON.parse(rotated.body).signing_secret;
 }
 
@@ -85,13 +129,23 @@ async function seedDeliveries(db, institutionId, n, tag) {
 
 async function seedInto(c, institutionId, n, tag) {
   {
-    const { rows: [m] } = await c.query(`INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`, [`Bench merchant ${tag}`]);
-    const { rows: [o] } = await c.query(
+    const {
+      rows: [m],
+    } = await c.query(
+      `INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`,
+      [`Bench merchant ${tag}`],
+    );
+    const {
+      rows: [o],
+    } = await c.query(
       `INSERT INTO offer (merchant_id, status, translations, min_spend, cashback_amount, currency, starts_at, expires_at, targeted)
        VALUES ($1, 'ended', '{"en":{"title":"Bench","description":"Bench"}}', 2000, 500, 'USD', now() - interval '1 day', now() + interval '30 days', true) RETURNING id`,
       [m.id],
     );
-    await c.query(`INSERT INTO offer_target (offer_id, institution_id) VALUES ($1, $2)`, [o.id, institutionId]);
+    await c.query(`INSERT INTO offer_target (offer_id, institution_id) VALUES ($1, $2)`, [
+      o.id,
+      institutionId,
+    ]);
     await c.query(
       `WITH t AS (
          INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, amount, currency, transacted_at, source, status)
@@ -137,10 +191,20 @@ async function bareHttp(url, count, concurrency) {
     fn: () =>
       new Promise((resolve, reject) => {
         const t0 = process.hrtime.bigint();
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/bare', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/bare',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': body.length },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       }),
@@ -164,13 +228,25 @@ async function throughput(receiver, institutionId, db, worker) {
   const committedMs = Date.now() - t0;
   await waitFor('all deliveries received', async () => receiver.state.count >= target, 600_000);
   const receivedAll = Date.now();
-  await waitFor('all rows delivered', async () => {
-    const { rows: [r] } = await db.query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE status <> 'delivered'`);
-    return r.n === 0;
-  }, 120_000);
+  await waitFor(
+    'all rows delivered',
+    async () => {
+      const {
+        rows: [r],
+      } = await db.query(
+        `SELECT count(*)::int AS n FROM webhook_delivery WHERE status <> 'delivered'`,
+      );
+      return r.n === 0;
+    },
+    120_000,
+  );
   const recordedAll = Date.now();
   const cpuSeconds = (cpuTicks(worker.child.pid) - cpu0) / 100;
-  const { rows: [dups] } = await db.query(`SELECT count(*)::int AS n FROM (SELECT delivery_id FROM webhook_attempt GROUP BY delivery_id HAVING count(*) > 1) x`);
+  const {
+    rows: [dups],
+  } = await db.query(
+    `SELECT count(*)::int AS n FROM (SELECT delivery_id FROM webhook_attempt GROUP BY delivery_id HAVING count(*) > 1) x`,
+  );
   const seconds = (receivedAll - (t0 + committedMs)) / 1000;
   return {
     deliveries: DELIVERIES,
@@ -190,7 +266,18 @@ async function throughput(receiver, institutionId, db, worker) {
 async function latency(receiver, auth, institutionId, db) {
   const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
   const acceptor = `BENCH-WH-${Date.now()}`;
-  const merchant = JSON.parse((await request(PORT, 'POST', '/admin/api/v1/merchants', { headers: op, body: { name: 'Bench Latency Merchant', category: 'groceries', identifiers: [{ type: 'card_acceptor', value: acceptor }] } })).body);
+  const merchant = JSON.parse(
+    (
+      await request(PORT, 'POST', '/admin/api/v1/merchants', {
+        headers: op,
+        body: {
+          name: 'Bench Latency Merchant',
+          category: 'groceries',
+          identifiers: [{ type: 'card_acceptor', value: acceptor }],
+        },
+      })
+    ).body,
+  );
   const now = Date.now();
   const offerRes = await request(PORT, 'POST', '/admin/api/v1/offers', {
     headers: op,
@@ -213,7 +300,11 @@ async function latency(receiver, auth, institutionId, db) {
   const enrolled = await closedLoop({
     concurrency: 16,
     count: total,
-    fn: (i) => request(PORT, 'POST', `/api/v1/offers/${offer.id}/add`, { headers: auth, body: { cardholder_token: token(i), card_token: 'ctk_bench' } }).then((r) => ({ ok: r.status === 201, ms: r.ms })),
+    fn: (i) =>
+      request(PORT, 'POST', `/api/v1/offers/${offer.id}/add`, {
+        headers: auth,
+        body: { cardholder_token: token(i), card_token: 'ctk_bench' },
+      }).then((r) => ({ ok: r.status === 201, ms: r.ms })),
   });
   if (enrolled.errors) throw new Error(`enrollment failed for ${enrolled.errors} cardholders`);
 
@@ -245,7 +336,9 @@ async function latency(receiver, auth, institutionId, db) {
       }).then((r) => ({ ok: r.status === 202, ms: r.ms }));
     },
   });
-  await waitFor('every purchase\'s webhook', async () => latencies.length >= total, 60_000).catch(() => undefined);
+  await waitFor("every purchase's webhook", async () => latencies.length >= total, 60_000).catch(
+    () => undefined,
+  );
   receiver.state.onBody = null;
   // Where the time goes, per purchase: ingest → matching transaction start (queue wait), matching
   // transaction start → first attempt start (matching's own time, commit, outbox relay, queue, claim),
@@ -320,9 +413,15 @@ async function pipelineLatency(receiver, institutionId, db) {
     return { ms: 0 };
   };
   await fixedRate({ rate: RATE, seconds: SECONDS, fn: insertOne });
-  await waitFor('pipeline deliveries', async () => latencies.length >= total, 60_000).catch(() => undefined);
+  await waitFor('pipeline deliveries', async () => latencies.length >= total, 60_000).catch(
+    () => undefined,
+  );
   receiver.state.onBody = null;
-  return { deliveries: total, received: latencies.length, commit_to_received_ms: summarize(latencies) };
+  return {
+    deliveries: total,
+    received: latencies.length,
+    commit_to_received_ms: summarize(latencies),
+  };
 }
 
 function cpuTicks(pid) {
@@ -336,22 +435,35 @@ async function run() {
   const api = await startApp('api', { port: PORT, env: QUEUE_ENV });
   let worker;
   try {
-    worker = await startApp('worker', { port: PORT + 1, env: { ...QUEUE_ENV, WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info' } });
+    worker = await startApp('worker', {
+      port: PORT + 1,
+      env: { ...QUEUE_ENV, WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info' },
+    });
   } catch (e) {
     await api.stop();
     receiver.server.close();
     throw e;
   }
-  for (const [name, app] of [['api', api], ['worker', worker]]) {
+  for (const [name, app] of [
+    ['api', api],
+    ['worker', worker],
+  ]) {
     let tail = '';
     const keep = (d) => (tail = (tail + d).slice(-4000));
     app.child.stdout.on('data', keep);
     app.child.stderr.on('data', keep);
-    app.child.once('exit', (code, signal) => console.error(`${name} exited (${code ?? signal}) at ${new Date().toISOString()}:\n${tail.slice(-1500)}`));
+    app.child.once('exit', (code, signal) =>
+      console.error(
+        `${name} exited (${code ?? signal}) at ${new Date().toISOString()}:\n${tail.slice(-1500)}`,
+      ),
+    );
   }
   const db = pool(4);
   try {
-    const { institution, auth } = await createInstitution(PORT, { name: 'Bench Webhooks Bank', plan: 'enterprise' });
+    const { institution, auth } = await createInstitution(PORT, {
+      name: 'Bench Webhooks Bank',
+      plan: 'enterprise',
+    });
     receiver.state.secret = await configureWebhook(institution.id, receiver.url);
 
     // Latency first, on a quiet system (the throughput run leaves autovacuum and a checkpoint behind).
@@ -371,7 +483,12 @@ async function run() {
       baseline_bare_http_posts_per_s: baseline.perSecond,
       delivery: deliveries,
       latency: lat,
-      webhook_pipeline_latency: { rate_per_s: RATE, ...pipeline, goal_p50_ms: 100, goal_p99_ms: 300 },
+      webhook_pipeline_latency: {
+        rate_per_s: RATE,
+        ...pipeline,
+        goal_p50_ms: 100,
+        goal_p99_ms: 300,
+      },
       signatures_checked: receiver.state.verified,
       signatures_bad: receiver.state.badSignatures,
       peak_rss_mb: { api: safe(() => api.peakRssMb()), worker: safe(() => worker.peakRssMb()) },

@@ -17,7 +17,9 @@ function fail(message) {
 async function reachable() {
   const { Client } = require('pg');
   const Redis = require('ioredis');
-  const dbUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres:postgres@localhost:5432/offers');
+  const dbUrl = new URL(
+    process.env.DATABASE_URL ?? 'postgres://postgres:postgres@localhost:5432/offers',
+  );
   dbUrl.pathname = '/postgres';
   const pg = new Client({ connectionString: dbUrl.toString(), connectionTimeoutMillis: 3000 });
   try {
@@ -30,7 +32,12 @@ async function reachable() {
         'or point DATABASE_URL at your server.',
     );
   }
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://localhost:6379', { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://localhost:6379', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -46,7 +53,11 @@ async function reachable() {
 
 function step(title, cmd, args, options = {}) {
   process.stdout.write(`\n> ${title}\n`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+  });
   if (r.status !== 0) fail(`${title} failed`);
   return r.stdout;
 }
@@ -65,16 +76,27 @@ function ready() {
 async function main() {
   await reachable();
   step('build (api, worker, portal)', 'npm', ['run', 'build']);
-  const seeded = step('migrate and seed the demo institution', process.execPath, [join(root, 'dist/apps/cli/main.js'), 'seed-demo'], { capture: true });
+  const seeded = step(
+    'migrate and seed the demo institution',
+    process.execPath,
+    [join(root, 'dist/apps/cli/main.js'), 'seed-demo'],
+    { capture: true },
+  );
   process.stdout.write(seeded);
 
   const children = ['api', 'worker'].map((app) =>
-    spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], { cwd: root, stdio: 'inherit', env: { ...process.env, PORT: String(port) } }),
+    spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, PORT: String(port) },
+    }),
   );
   const stop = () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  children.forEach((c) => c.on('exit', (code) => code && (stop(), fail(`a service exited with code ${code}`))));
+  children.forEach((c) =>
+    c.on('exit', (code) => code && (stop(), fail(`a service exited with code ${code}`))),
+  );
 
   for (let i = 0; i < 60 && !(await ready()); i++) await new Promise((r) => setTimeout(r, 500));
   if (!(await ready())) fail('the api did not become ready; see the log above');

@@ -21,11 +21,19 @@ for (const [path, meta] of Object.entries(pkgs)) {
     const os = parts.find((p) => OS.includes(p));
     const cpu = os ? parts[parts.indexOf(os) + 1] : undefined;
     if (!os || !cpu) continue; // not a platform binary: leave it to npm
-    pkgs[key] = { version, ...(meta.dev ? { dev: true } : {}), optional: true, os: [os], cpu: [cpu === 'arm' ? 'arm' : cpu] };
+    pkgs[key] = {
+      version,
+      ...(meta.dev ? { dev: true } : {}),
+      optional: true,
+      os: [os],
+      cpu: [cpu === 'arm' ? 'arm' : cpu],
+    };
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`package-lock.json: added ${added} optional platform entries`);

@@ -22,16 +22,23 @@ function ensureBuilt() {
   const built = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
   const sources = Math.max(newestSource(join(root, 'apps')), newestSource(join(root, 'libs')));
   if (built >= sources) return;
-  const r = spawnSync(process.execPath, [require.resolve('webpack-cli/bin/cli.js'), '--config', join(root, 'webpack.config.js')], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const r = spawnSync(
+    process.execPath,
+    [require.resolve('webpack-cli/bin/cli.js'), '--config', join(root, 'webpack.config.js')],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
 const [command, ...args] = process.argv.slice(2);
 if (command === 'bench') {
-  const r = spawnSync(process.execPath, [join(root, 'bench', 'run.js'), ...args], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [join(root, 'bench', 'run.js'), ...args], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 }
 ensureBuilt();

@@ -23,7 +23,11 @@ function jest(project, extra = []) {
   const file = join(out, `jest-${project}.json`);
   const ok = run(`jest ${project}`, process.execPath, [
     require.resolve('jest/bin/jest'),
-    '--selectProjects', project, '--json', `--outputFile=${file}`, ...extra,
+    '--selectProjects',
+    project,
+    '--json',
+    `--outputFile=${file}`,
+    ...extra,
   ]);
   if (existsSync(file)) {
     const r = JSON.parse(readFileSync(file, 'utf8'));
@@ -34,7 +38,20 @@ function jest(project, extra = []) {
 }
 
 const steps = [
-  () => run('type check', process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']) || (failed++, false),
+  () =>
+    run('format check (prettier)', process.execPath, [
+      require.resolve('prettier/bin/prettier.cjs'),
+      '--check',
+      '--log-level=warn',
+      '.',
+    ]) || (failed++, false),
+  () =>
+    run('type check', process.execPath, [
+      require.resolve('typescript/bin/tsc'),
+      '-p',
+      'tsconfig.json',
+      '--noEmit',
+    ]) || (failed++, false),
   () => jest('unit'),
   () => run('build', 'npm', ['run', 'build']) || (failed++, false),
   // --forceExit: a stray handle (a closed Redis proxy, a pool draining) must never stall CI.
@@ -43,7 +60,10 @@ const steps = [
 if (existsSync(join(root, 'portal', 'test', 'run.js'))) {
   steps.push(() => {
     const file = join(out, 'portal-results.json');
-    const ok = run('portal browser tests', process.execPath, [join(root, 'portal', 'test', 'run.js'), file]);
+    const ok = run('portal browser tests', process.execPath, [
+      join(root, 'portal', 'test', 'run.js'),
+      file,
+    ]);
     if (existsSync(file)) {
       const r = JSON.parse(readFileSync(file, 'utf8'));
       passed += r.passed;

@@ -53,10 +53,16 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new PortalApiError(0, { error: 'network_error', message: 'The portal cannot be reached. Check your connection and try again.' });
+    throw new PortalApiError(0, {
+      error: 'network_error',
+      message: 'The portal cannot be reached. Check your connection and try again.',
+    });
   }
   if (res.status === 204) return undefined as T;
-  const json = await res.json().catch(() => ({ error: 'bad_response', message: `Unexpected response from the server (${res.status}).` }));
+  const json = await res.json().catch(() => ({
+    error: 'bad_response',
+    message: `Unexpected response from the server (${res.status}).`,
+  }));
   if (!res.ok) fail(res.status, json, path);
   return json as T;
 }
@@ -64,26 +70,40 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 /** Query string from defined values only. */
 export function qs(params: Record<string, string | number | boolean | undefined | null>): string {
   const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
   const s = p.toString();
   return s ? `?${s}` : '';
 }
 
 /** Multipart upload with byte progress (fetch cannot report upload progress). */
-export function uploadFile<T>(path: string, file: File, onProgress: (fraction: number) => void): Promise<T> {
+export function uploadFile<T>(
+  path: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/portal/api${path}`);
     xhr.setRequestHeader('Accept', 'application/json');
     if (csrfToken) xhr.setRequestHeader('X-CSRF-Token', csrfToken);
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
-    xhr.onerror = () => reject(new PortalApiError(0, { error: 'network_error', message: 'The upload was interrupted. Check your connection and try again.' }));
+    xhr.onerror = () =>
+      reject(
+        new PortalApiError(0, {
+          error: 'network_error',
+          message: 'The upload was interrupted. Check your connection and try again.',
+        }),
+      );
     xhr.onload = () => {
       let json: unknown;
       try {
         json = JSON.parse(xhr.responseText);
       } catch {
-        json = { error: 'bad_response', message: `Unexpected response from the server (${xhr.status}).` };
+        json = {
+          error: 'bad_response',
+          message: `Unexpected response from the server (${xhr.status}).`,
+        };
       }
       if (xhr.status >= 200 && xhr.status < 300) resolve(json as T);
       else {

@@ -13,7 +13,12 @@ import { Loading } from './ui';
 import './styles.css';
 
 interface Session {
-  user: { id: string; email: string; role: string; institution: { id: string; name: string; plan: string } };
+  user: {
+    id: string;
+    email: string;
+    role: string;
+    institution: { id: string; name: string; plan: string };
+  };
   csrf_token: string;
 }
 
@@ -30,7 +35,11 @@ function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: b
     try {
       onLogin(await api<Session>('POST', '/auth/login', { email, password }));
     } catch (err) {
-      setError(err instanceof PortalApiError ? err.body.message : 'The portal cannot be reached. Try again.');
+      setError(
+        err instanceof PortalApiError
+          ? err.body.message
+          : 'The portal cannot be reached. Try again.',
+      );
     } finally {
       setBusy(false);
     }
@@ -51,14 +60,31 @@ function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: b
             Your session ended. Sign in again to continue.
           </p>
         )}
-        <form onSubmit={submit} aria-describedby={error ? 'login-error' : undefined} className="stack">
+        <form
+          onSubmit={submit}
+          aria-describedby={error ? 'login-error' : undefined}
+          className="stack"
+        >
           <label>
             E-mail
-            <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+            <input
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              autoFocus
+            />
           </label>
           <label>
             Password
-            <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+            <input
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
           </label>
           {error && (
             <p id="login-error" role="alert" className="error">
@@ -132,7 +158,13 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
         Skip to content
       </a>
       <header className="topbar">
-        <button type="button" className="menu-button secondary small" aria-expanded={menuOpen} aria-controls="sidenav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          className="menu-button secondary small"
+          aria-expanded={menuOpen}
+          aria-controls="sidenav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu{unread ? ` (${unread})` : ''}
         </button>
         <div className="brand">
@@ -154,13 +186,22 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
       <nav id="sidenav" className={`sidenav${menuOpen ? ' open' : ''}`} aria-label="Main">
         <ul>
           {NAV.map((n) => {
-            const active = n.to === '/' ? path === '/' : path === n.to || path.startsWith(`${n.to}/`);
+            const active =
+              n.to === '/' ? path === '/' : path === n.to || path.startsWith(`${n.to}/`);
             return (
               <li key={n.to}>
-                <Link to={n.to} className={active ? 'active' : undefined} aria-current={active ? 'page' : undefined}>
+                <Link
+                  to={n.to}
+                  className={active ? 'active' : undefined}
+                  aria-current={active ? 'page' : undefined}
+                >
                   {n.label}
                   {n.to === '/inbox' && unread ? (
-                    <span className="count" data-testid="unread-count" aria-label={`${unread} unread`}>
+                    <span
+                      className="count"
+                      data-testid="unread-count"
+                      aria-label={`${unread} unread`}
+                    >
                       {unread}
                     </span>
                   ) : null}

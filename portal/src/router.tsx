@@ -15,7 +15,11 @@ interface RouterValue {
   navigate: (to: string, opts?: { replace?: boolean }) => void;
 }
 
-const RouterContext = createContext<RouterValue>({ path: '/', search: new URLSearchParams(), navigate: () => undefined });
+const RouterContext = createContext<RouterValue>({
+  path: '/',
+  search: new URLSearchParams(),
+  navigate: () => undefined,
+});
 
 export function RouterProvider({ children }: { children: React.ReactNode }) {
   const [loc, setLoc] = useState(() => ({ path: current(), search: window.location.search }));
@@ -32,13 +36,27 @@ export function RouterProvider({ children }: { children: React.ReactNode }) {
     setLoc({ path: path || '/', search: search ? `?${search}` : '' });
     window.scrollTo(0, 0);
   }, []);
-  return <RouterContext.Provider value={{ path: loc.path, search: new URLSearchParams(loc.search), navigate }}>{children}</RouterContext.Provider>;
+  return (
+    <RouterContext.Provider
+      value={{ path: loc.path, search: new URLSearchParams(loc.search), navigate }}
+    >
+      {children}
+    </RouterContext.Provider>
+  );
 }
 
 export const useRouter = () => useContext(RouterContext);
 
 /** An in-app link: a real <a href> (open in new tab works), client-side navigation on plain clicks. */
-export function Link({ to, children, className, ...rest }: { to: string; children: React.ReactNode; className?: string } & Omit<React.AnchorHTMLAttributes<HTMLAnchorElement>, 'href'>) {
+export function Link({
+  to,
+  children,
+  className,
+  ...rest
+}: { to: string; children: React.ReactNode; className?: string } & Omit<
+  React.AnchorHTMLAttributes<HTMLAnchorElement>,
+  'href'
+>) {
   const { navigate } = useRouter();
   return (
     <a
@@ -46,7 +64,15 @@ export function Link({ to, children, className, ...rest }: { to: string; childre
       className={className}
       {...rest}
       onClick={(e) => {
-        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        if (
+          e.defaultPrevented ||
+          e.button !== 0 ||
+          e.metaKey ||
+          e.ctrlKey ||
+          e.shiftKey ||
+          e.altKey
+        )
+          return;
         e.preventDefault();
         navigate(to);
       }}

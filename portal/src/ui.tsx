@@ -2,7 +2,16 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from './api';
 
 /** Loads data with loading / error / reload states; `deps` re-run it. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; loading: boolean; reload: () => void; set: (t: T) => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  reload: () => void;
+  set: (t: T) => void;
+} {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -28,10 +37,24 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
-  return { data, error, loading, reload: useCallback(() => setTick((t) => t + 1), []), set: setData };
+  return {
+    data,
+    error,
+    loading,
+    reload: useCallback(() => setTick((t) => t + 1), []),
+    set: setData,
+  };
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description?: React.ReactNode; actions?: React.ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: React.ReactNode;
+  actions?: React.ReactNode;
+}) {
   return (
     <header className="page-header">
       <div>
@@ -65,7 +88,13 @@ export function ErrorBox({ message, onRetry }: { message: string; onRetry?: () =
   );
 }
 
-export function Notice({ kind = 'info', children }: { kind?: 'info' | 'success' | 'warning'; children: React.ReactNode }) {
+export function Notice({
+  kind = 'info',
+  children,
+}: {
+  kind?: 'info' | 'success' | 'warning';
+  children: React.ReactNode;
+}) {
   return (
     <div className={`alert ${kind}`} role={kind === 'success' ? 'status' : undefined}>
       {children}
@@ -82,7 +111,13 @@ export function Empty({ title, children }: { title: string; children?: React.Rea
   );
 }
 
-export function Badge({ tone, children }: { tone: 'green' | 'amber' | 'red' | 'grey' | 'blue'; children: React.ReactNode }) {
+export function Badge({
+  tone,
+  children,
+}: {
+  tone: 'green' | 'amber' | 'red' | 'grey' | 'blue';
+  children: React.ReactNode;
+}) {
   return <span className={`badge ${tone}`}>{children}</span>;
 }
 
@@ -102,13 +137,25 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
         setTimeout(() => setState('idle'), 2000);
       }}
     >
-      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : label}</span>
+      <span aria-live="polite">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : label}
+      </span>
     </button>
   );
 }
 
 /** A modal dialog (native <dialog>: focus trap, Escape to close). */
-export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: React.ReactNode }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: React.ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -118,7 +165,13 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
     if (!open && d.open) d.close();
   }, [open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      onClose={onClose}
+      onCancel={onClose}
+    >
       <h2 id={titleId}>{title}</h2>
       {open && children}
     </dialog>
@@ -130,10 +183,20 @@ export function Pager({ cursor, next }: { cursor: Cursor; next: string | null | 
   if (!cursor.hasPrev && !next) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary small" disabled={!cursor.hasPrev} onClick={cursor.prev}>
+      <button
+        type="button"
+        className="secondary small"
+        disabled={!cursor.hasPrev}
+        onClick={cursor.prev}
+      >
         ← Newer
       </button>
-      <button type="button" className="secondary small" disabled={!next} onClick={() => next && cursor.next(next)}>
+      <button
+        type="button"
+        className="secondary small"
+        disabled={!next}
+        onClick={() => next && cursor.next(next)}
+      >
         Older →
       </button>
     </nav>

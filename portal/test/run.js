@@ -16,10 +16,13 @@ const { Client } = require('pg');
 
 const root = join(__dirname, '..', '..');
 const args = process.argv.slice(2);
-const resultsFile = args.find((a) => !a.startsWith('--')) ?? join(root, 'test-output', 'portal-results.json');
+const resultsFile =
+  args.find((a) => !a.startsWith('--')) ?? join(root, 'test-output', 'portal-results.json');
 const updateDocs = args.includes('--update-docs') || process.env.UPDATE_DOC_SCREENSHOTS === '1';
 const shots = join(root, 'test-output', 'screenshots');
-const DB = process.env.PORTAL_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/offers_test_portal_browser';
+const DB =
+  process.env.PORTAL_TEST_DATABASE_URL ??
+  'postgres://postgres:postgres@127.0.0.1:5432/offers_test_portal_browser';
 const OPERATOR_TOKEN = `op_${randomBytes(24).toString('hex')}`;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple';
@@ -59,7 +62,12 @@ function freePort() {
 }
 
 function ensureBuilt() {
-  const need = ['dist/apps/api/main.js', 'dist/apps/worker/main.js', 'dist/apps/cli/main.js', 'portal/dist/index.html'].filter((f) => !existsSync(join(root, f)));
+  const need = [
+    'dist/apps/api/main.js',
+    'dist/apps/worker/main.js',
+    'dist/apps/cli/main.js',
+    'portal/dist/index.html',
+  ].filter((f) => !existsSync(join(root, f)));
   if (!need.length) return;
   log(`building (${need.join(', ')} missing)…`);
   const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
@@ -75,7 +83,11 @@ async function resetDatabase(port) {
   await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await c.query(`CREATE DATABASE "${name}"`);
   await c.end();
-  const r = spawnSync(process.execPath, [join(root, 'dist/apps/cli/main.js'), 'migrate'], { cwd: root, env: env(port), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'dist/apps/cli/main.js'), 'migrate'], {
+    cwd: root,
+    env: env(port),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`migrate failed: ${r.stderr || r.stdout}`);
 }
 
@@ -94,7 +106,8 @@ async function startApp(app, port) {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${app} exited: ${output.slice(-2000)}`);
-    if (app === 'api' ? await ok(`http://127.0.0.1:${port}/health`) : /worker ready/.test(output)) break;
+    if (app === 'api' ? await ok(`http://127.0.0.1:${port}/health`) : /worker ready/.test(output))
+      break;
     if (Date.now() > deadline) throw new Error(`${app} did not start: ${output.slice(-2000)}`);
     await sleep(200);
   }
@@ -111,7 +124,16 @@ async function ok(url) {
 
 async function stopAll() {
   await Promise.all(
-    children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', resolve), c.kill('SIGTERM'), setTimeout(() => c.kill('SIGKILL'), 8000).unref())))),
+    children.map(
+      (c) =>
+        new Promise((resolve) =>
+          c.exitCode !== null
+            ? resolve()
+            : (c.once('exit', resolve),
+              c.kill('SIGTERM'),
+              setTimeout(() => c.kill('SIGKILL'), 8000).unref()),
+        ),
+    ),
   );
 }
 
@@ -131,13 +153,21 @@ function receiver() {
       if (state.secret && ts) {
         const expected = `sha256=${createHmac('sha256', state.secret).update(`${ts}.`).update(raw).digest('hex')}`;
         const got = String(req.headers['x-service-signature-v2'] ?? '');
-        verified = got.length === expected.length && timingSafeEqual(Buffer.from(got), Buffer.from(expected));
+        verified =
+          got.length === expected.length &&
+          timingSafeEqual(Buffer.from(got), Buffer.from(expected));
       }
       received.push({ headers: req.headers, body: raw.toString('utf8'), verified });
-      res.writeHead(verified ? state.status : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true, verified }));
+      res
+        .writeHead(verified ? state.status : 401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ received: true, verified }));
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, received, state, url: `http://127.0.0.1:${server.address().port}/hooks` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, received, state, url: `http://127.0.0.1:${server.address().port}/hooks` }),
+    ),
+  );
 }
 
 // ------------------------------------------------------------------ helpers
@@ -145,7 +175,10 @@ function receiver() {
 async function call(base, method, path, { token, body } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -160,14 +193,16 @@ async function call(base, method, path, { token, body } = {}) {
 
 async function must(p, status, what) {
   const r = await p;
-  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
 }
 
 /** A route that does not exist (yet): the feature of another issue has not landed. */
 class Unavailable extends Error {}
 function requireRoute(r, what) {
-  if (r.status === 404 && r.body && r.body.error === 'not_found') throw new Unavailable(`${what} is not available in this build`);
+  if (r.status === 404 && r.body && r.body.error === 'not_found')
+    throw new Unavailable(`${what} is not available in this build`);
   return r;
 }
 
@@ -199,20 +234,61 @@ async function main() {
   // Seed through the admin API, as an operator would.
   await startApp('api', port);
   const op = OPERATOR_TOKEN;
-  const inst = await must(call(base, 'POST', '/admin/api/v1/institutions', { token: op, body: { name: 'Demo Bank', plan: 'growth' } }), 201, 'institution');
+  const inst = await must(
+    call(base, 'POST', '/admin/api/v1/institutions', {
+      token: op,
+      body: { name: 'Demo Bank', plan: 'growth' },
+    }),
+    201,
+    'institution',
+  );
   const admin = { email: 'ana.admin@demo-bank.example', password: PASSWORD };
   const member = { email: 'marc.member@demo-bank.example', password: PASSWORD };
-  await must(call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/users`, { token: op, body: { ...admin, role: 'admin' } }), 201, 'admin user');
-  await must(call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/users`, { token: op, body: { ...member, role: 'member' } }), 201, 'member user');
-  const integration = await must(call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, { token: op, body: { name: 'core banking' } }), 201, 'key');
+  await must(
+    call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/users`, {
+      token: op,
+      body: { ...admin, role: 'admin' },
+    }),
+    201,
+    'admin user',
+  );
+  await must(
+    call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/users`, {
+      token: op,
+      body: { ...member, role: 'member' },
+    }),
+    201,
+    'member user',
+  );
+  const integration = await must(
+    call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, {
+      token: op,
+      body: { name: 'core banking' },
+    }),
+    201,
+    'key',
+  );
   // A key that expires in 2 days: the worker's first reminder sweep writes an inbox alert for it.
   await must(
-    call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, { token: op, body: { name: 'legacy batch job', expires_at: new Date(Date.now() + 2 * 86_400_000 - 3_600_000).toISOString() } }),
+    call(base, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, {
+      token: op,
+      body: {
+        name: 'legacy batch job',
+        expires_at: new Date(Date.now() + 2 * 86_400_000 - 3_600_000).toISOString(),
+      },
+    }),
     201,
     'expiring key',
   );
   const merchant = await must(
-    call(base, 'POST', '/admin/api/v1/merchants', { token: op, body: { name: 'Green Grocer', category: 'groceries', identifiers: [{ type: 'card_acceptor', value: 'CA-GREEN-001' }] } }),
+    call(base, 'POST', '/admin/api/v1/merchants', {
+      token: op,
+      body: {
+        name: 'Green Grocer',
+        category: 'groceries',
+        identifiers: [{ type: 'card_acceptor', value: 'CA-GREEN-001' }],
+      },
+    }),
     201,
     'merchant',
   );
@@ -224,7 +300,9 @@ async function main() {
         merchant_id: merchant.id,
         institution_ids: [inst.id],
         status: 'active',
-        translations: { en: { title: '$5 back at Green Grocer', description: 'Spend $20 or more, get $5 back.' } },
+        translations: {
+          en: { title: '$5 back at Green Grocer', description: 'Spend $20 or more, get $5 back.' },
+        },
         min_spend: 20,
         cashback_amount: 5,
         merchant_fee_amount: 1,
@@ -236,25 +314,55 @@ async function main() {
     201,
     'offer',
   );
-  const starter = await must(call(base, 'POST', '/admin/api/v1/institutions', { token: op, body: { name: 'Small Credit Union', plan: 'starter' } }), 201, 'starter institution');
+  const starter = await must(
+    call(base, 'POST', '/admin/api/v1/institutions', {
+      token: op,
+      body: { name: 'Small Credit Union', plan: 'starter' },
+    }),
+    201,
+    'starter institution',
+  );
   const starterUser = { email: 'sam@small-cu.example', password: PASSWORD };
-  await must(call(base, 'POST', `/admin/api/v1/institutions/${starter.id}/users`, { token: op, body: { ...starterUser, role: 'admin' } }), 201, 'starter user');
+  await must(
+    call(base, 'POST', `/admin/api/v1/institutions/${starter.id}/users`, {
+      token: op,
+      body: { ...starterUser, role: 'admin' },
+    }),
+    201,
+    'starter user',
+  );
   await startApp('worker', port);
 
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-dev-shm-usage',
+    ],
   });
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, baseURL: base, permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await browser.newContext({
+    viewport: { width: 1360, height: 900 },
+    baseURL: base,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const consoleErrors = [];
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
 
-  const shot = (name, p = page) => p.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  const nav = (label) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: false }).first().click();
+  const shot = (name, p = page) =>
+    p.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  const nav = (label) =>
+    page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: label, exact: false })
+      .first()
+      .click();
 
   async function login(p, user) {
     await p.goto('/portal/');
@@ -292,7 +400,9 @@ async function main() {
         const dialog = page.getByRole('dialog', { name: 'Create an API key' });
         await dialog.getByLabel('Name').fill('reporting warehouse');
         await dialog.getByRole('checkbox', { name: /Transactions/ }).uncheck();
-        await dialog.getByLabel('Expires on').fill(new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10));
+        await dialog
+          .getByLabel('Expires on')
+          .fill(new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10));
         await dialog.getByRole('button', { name: 'Create key' }).click();
         const reveal = page.getByRole('dialog', { name: 'Your new API key' });
         await reveal.getByText('You will not see it again.').waitFor();
@@ -300,13 +410,23 @@ async function main() {
         expect(/^plo_live_[A-Za-z0-9_-]{43}$/.test(key), `a key is shown (${key})`);
         await reveal.getByRole('button', { name: 'Copy key' }).click();
         await reveal.getByRole('button', { name: 'Copied' }).waitFor();
-        expect((await page.evaluate(() => navigator.clipboard.readText())) === key, 'the copy button copies the key');
+        expect(
+          (await page.evaluate(() => navigator.clipboard.readText())) === key,
+          'the copy button copies the key',
+        );
         await shot('keys-reveal');
         await reveal.getByRole('button', { name: 'I have stored the key' }).click();
         await page.getByRole('cell', { name: 'reporting warehouse', exact: true }).waitFor();
         expect(!(await page.content()).includes(key), 'the key is not on the page any more');
-        const me = await must(call(base, 'GET', '/api/v1/me', { token: key }), 200, 'GET /api/v1/me with the new key');
-        expect(me.key.name === 'reporting warehouse' && me.key.scopes.join() === 'offers,reporting', `scopes as chosen: ${JSON.stringify(me.key)}`);
+        const me = await must(
+          call(base, 'GET', '/api/v1/me', { token: key }),
+          200,
+          'GET /api/v1/me with the new key',
+        );
+        expect(
+          me.key.name === 'reporting warehouse' && me.key.scopes.join() === 'offers,reporting',
+          `scopes as chosen: ${JSON.stringify(me.key)}`,
+        );
         ctx.createdKey = key;
         // Expiry badges: the seeded key expiring in 2 days shows as such.
         await page.getByText('Expires in 2 days').waitFor();
@@ -321,9 +441,15 @@ async function main() {
         await confirm.getByText('This cannot be undone.').waitFor();
         await confirm.getByRole('button', { name: 'Revoke key' }).click();
         await page.getByText('Key “reporting warehouse” revoked.').waitFor();
-        await page.getByRole('row', { name: /reporting warehouse/ }).getByText('Revoked').waitFor();
+        await page
+          .getByRole('row', { name: /reporting warehouse/ })
+          .getByText('Revoked')
+          .waitFor();
         const r = await call(base, 'GET', '/api/v1/me', { token: ctx.createdKey });
-        expect(r.status === 403 && r.body.error === 'token_revoked', `refused: ${r.status} ${JSON.stringify(r.body)}`);
+        expect(
+          r.status === 403 && r.body.error === 'token_revoked',
+          `refused: ${r.status} ${JSON.stringify(r.body)}`,
+        );
       },
     ],
     [
@@ -333,7 +459,10 @@ async function main() {
         await page.keyboard.press('Enter');
         const dialog = page.getByRole('dialog', { name: 'Create an API key' });
         await dialog.waitFor();
-        expect(await dialog.getByLabel('Name').evaluate((el) => el === document.activeElement), 'focus moves into the dialog');
+        expect(
+          await dialog.getByLabel('Name').evaluate((el) => el === document.activeElement),
+          'focus moves into the dialog',
+        );
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'hidden' });
       },
@@ -345,7 +474,10 @@ async function main() {
         await page.getByRole('heading', { name: 'Security activity' }).waitFor();
         await page.getByRole('row', { name: /API key revoked.*reporting warehouse/ }).waitFor();
         await page.getByRole('row', { name: /API key created.*reporting warehouse/ }).waitFor();
-        await page.getByRole('row', { name: /Failed sign-in/ }).first().waitFor();
+        await page
+          .getByRole('row', { name: /Failed sign-in/ })
+          .first()
+          .waitFor();
         await shot('security-activity');
       },
     ],
@@ -374,13 +506,21 @@ async function main() {
         await page.locator('.dropzone').dispatchEvent('drop', { dataTransfer: dt });
         const result = page.getByTestId('upload-result');
         await result.getByText('Completed').waitFor({ timeout: 30_000 });
-        const stat = async (label) => (await result.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('xpath=following-sibling::dd').textContent()).trim();
+        const stat = async (label) =>
+          (
+            await result
+              .locator('dt', { hasText: new RegExp(`^${label}$`) })
+              .locator('xpath=following-sibling::dd')
+              .textContent()
+          ).trim();
         expect((await stat('Accepted')) === '2', `accepted ${await stat('Accepted')}`);
         expect((await stat('Duplicates')) === '1', 'one duplicate');
         expect((await stat('Invalid')) === '2', 'two invalid');
         expect((await stat('Blank lines skipped')) === '1', 'one blank line');
         const rows = result.locator('.errors-table tbody tr');
-        const lines = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[0].textContent).filter(Boolean));
+        const lines = await rows.evaluateAll((trs) =>
+          trs.map((tr) => tr.children[0].textContent).filter(Boolean),
+        );
         expect(lines.join() === '3,6', `error lines ${lines.join()}`);
         await result.getByText('must be a positive number', { exact: false }).waitFor();
         await result.getByText('ISO 8601', { exact: false }).waitFor();
@@ -392,10 +532,20 @@ async function main() {
       'CSV upload: a file without a header fails with a clear message; the Starter plan is told why it cannot upload',
       async () => {
         const input = page.locator('input[type=file]');
-        await input.setInputFiles({ name: 'no-header.csv', mimeType: 'text/csv', buffer: Buffer.from('chk_x,tok,CA-GREEN-001,10,r-1,2026-01-01T00:00:00Z\n') });
-        await page.getByTestId('upload-result').getByText('The file could not be imported.').waitFor({ timeout: 30_000 });
+        await input.setInputFiles({
+          name: 'no-header.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from('chk_x,tok,CA-GREEN-001,10,r-1,2026-01-01T00:00:00Z\n'),
+        });
+        await page
+          .getByTestId('upload-result')
+          .getByText('The file could not be imported.')
+          .waitFor({ timeout: 30_000 });
         await page.getByText('The first line must be a header row', { exact: false }).waitFor();
-        const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: base });
+        const other = await browser.newContext({
+          viewport: { width: 1280, height: 800 },
+          baseURL: base,
+        });
         const p = await other.newPage();
         await login(p, starterUser);
         await p.getByRole('link', { name: 'Upload transactions' }).click();
@@ -407,7 +557,13 @@ async function main() {
     [
       'webhook: set the URL to a local receiver and rotate the signing secret (shown once)',
       async () => {
-        const r = requireRoute(await fetch(`${base}/portal/api/webhook`).then(async (x) => ({ status: x.status, body: await x.json() })), 'GET /portal/api/webhook');
+        const r = requireRoute(
+          await fetch(`${base}/portal/api/webhook`).then(async (x) => ({
+            status: x.status,
+            body: await x.json(),
+          })),
+          'GET /portal/api/webhook',
+        );
         void r;
         await nav('Webhook');
         await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor();
@@ -415,7 +571,10 @@ async function main() {
         await page.getByRole('button', { name: 'Save URL' }).click();
         await page.getByText('Webhook URL saved.').waitFor();
         await page.getByRole('button', { name: /Create secret|Rotate secret/ }).click();
-        await page.getByRole('dialog').getByRole('button', { name: /Create secret|Rotate secret/ }).click();
+        await page
+          .getByRole('dialog')
+          .getByRole('button', { name: /Create secret|Rotate secret/ })
+          .click();
         const reveal = page.getByRole('dialog', { name: 'Your new signing secret' });
         await reveal.getByText('You will not see it again.').waitFor();
         const secret = (await reveal.getByTestId('new-secret').textContent()).trim();
@@ -430,22 +589,43 @@ async function main() {
       'a purchase by an enrolled cardholder matches; the signed delivery and its attempt are in the portal',
       async () => {
         const auth = integration.key;
-        requireRoute(await call(base, 'POST', `/api/v1/offers/${offer.id}/add`, { token: auth, body: { cardholder_token: 'chk_erin_000001', card_token: 'tok_card_e' } }), 'enrollment');
+        requireRoute(
+          await call(base, 'POST', `/api/v1/offers/${offer.id}/add`, {
+            token: auth,
+            body: { cardholder_token: 'chk_erin_000001', card_token: 'tok_card_e' },
+          }),
+          'enrollment',
+        );
         // Feed calls for the funnel.
-        for (const ch of ['chk_erin_000001', 'chk_frank_00001', 'chk_gina_000001']) await call(base, 'GET', `/api/v1/offers?cardholder_token=${ch}`, { token: auth });
+        for (const ch of ['chk_erin_000001', 'chk_frank_00001', 'chk_gina_000001'])
+          await call(base, 'GET', `/api/v1/offers?cardholder_token=${ch}`, { token: auth });
         const tx = requireRoute(
           await call(base, 'POST', '/api/v1/transactions', {
             token: auth,
-            body: { cardholder_token: 'chk_erin_000001', card_token: 'tok_card_e', card_acceptor_id: 'CA-GREEN-001', amount: 42.5, transaction_ref: 'pos-erin-0001', transacted_at: new Date().toISOString() },
+            body: {
+              cardholder_token: 'chk_erin_000001',
+              card_token: 'tok_card_e',
+              card_acceptor_id: 'CA-GREEN-001',
+              amount: 42.5,
+              transaction_ref: 'pos-erin-0001',
+              transacted_at: new Date().toISOString(),
+            },
           }),
           'POST /api/v1/transactions',
         );
         expect(tx.status === 202, `transaction accepted: ${tx.status} ${JSON.stringify(tx.body)}`);
         await eventually(() => hook.received.length >= 1, 'the webhook at the receiver', 30_000);
         const first = hook.received[0];
-        expect(first.verified, 'the receiver verified X-Service-Signature-V2 with the secret from the portal');
+        expect(
+          first.verified,
+          'the receiver verified X-Service-Signature-V2 with the secret from the portal',
+        );
         const payload = JSON.parse(first.body);
-        expect(payload.event === 'redemption.completed' && payload.cardholder_token === 'chk_erin_000001', `payload ${first.body}`);
+        expect(
+          payload.event === 'redemption.completed' &&
+            payload.cardholder_token === 'chk_erin_000001',
+          `payload ${first.body}`,
+        );
         ctx.deliveryId = first.headers['x-service-delivery-id'];
         await nav('Deliveries');
         await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
@@ -455,22 +635,35 @@ async function main() {
         const attempts = page.getByTestId('attempts');
         await attempts.getByRole('cell', { name: '200' }).first().waitFor();
         await attempts.getByRole('cell', { name: 'automatic' }).first().waitFor();
-        await attempts.getByText(/\d+ ms/).first().waitFor();
+        await attempts
+          .getByText(/\d+ ms/)
+          .first()
+          .waitFor();
         // The payload is shown with the masked token only; the full one went to the receiver alone.
         await page.getByText('chk_****0001').first().waitFor();
-        expect((await page.getByText('chk_erin_000001').count()) === 0, 'the full cardholder token is not shown in the portal');
+        expect(
+          (await page.getByText('chk_erin_000001').count()) === 0,
+          'the full cardholder token is not shown in the portal',
+        );
       },
     ],
     [
       'redeliver: one manual attempt with the same delivery id, listed with the attempts',
       async () => {
-        if (!ctx.deliveryId) throw new Unavailable('no delivery to redeliver (the previous flow did not run)');
+        if (!ctx.deliveryId)
+          throw new Unavailable('no delivery to redeliver (the previous flow did not run)');
         const before = hook.received.length;
         await page.getByRole('button', { name: 'Redeliver' }).click();
         await page.getByText('Redelivery queued.').waitFor();
         await eventually(() => hook.received.length > before, 'the redelivery at the receiver');
-        expect(hook.received[before].headers['x-service-delivery-id'] === ctx.deliveryId, 'same X-Service-Delivery-Id');
-        await page.getByTestId('attempts').getByRole('cell', { name: 'manual' }).waitFor({ timeout: 15_000 });
+        expect(
+          hook.received[before].headers['x-service-delivery-id'] === ctx.deliveryId,
+          'same X-Service-Delivery-Id',
+        );
+        await page
+          .getByTestId('attempts')
+          .getByRole('cell', { name: 'manual' })
+          .waitFor({ timeout: 15_000 });
         await shot('delivery');
         await nav('Deliveries');
         await page.getByRole('link', { name: 'redemption.completed' }).first().waitFor();
@@ -486,30 +679,54 @@ async function main() {
         const before = Number(await badge.textContent());
         await nav('Inbox');
         await page.getByRole('heading', { name: 'Inbox' }).waitFor();
-        const msg = page.getByRole('button', { name: /API key "legacy batch job" expires in 2 days/ });
+        const msg = page.getByRole('button', {
+          name: /API key "legacy batch job" expires in 2 days/,
+        });
         await msg.click();
         await page.getByText('Rotate it without downtime', { exact: false }).waitFor();
-        await eventually(async () => (before === 1 ? !(await badge.isVisible()) : Number(await badge.textContent()) === before - 1), 'the unread count to drop');
+        await eventually(
+          async () =>
+            before === 1
+              ? !(await badge.isVisible())
+              : Number(await badge.textContent()) === before - 1,
+          'the unread count to drop',
+        );
         await shot('inbox');
       },
     ],
     [
       'a member can read but not create keys (no button; the API answers 403 forbidden)',
       async () => {
-        const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: base });
+        const other = await browser.newContext({
+          viewport: { width: 1280, height: 800 },
+          baseURL: base,
+        });
         const p = await other.newPage();
         await login(p, member);
         await p.getByRole('link', { name: 'API keys' }).click();
         await p.getByText('Only admins of your institution can create or revoke keys.').waitFor();
         await p.getByRole('cell', { name: 'core banking' }).waitFor();
-        expect((await p.getByRole('button', { name: '+ Create key' }).count()) === 0, 'no create button for a member');
-        expect((await p.getByRole('button', { name: /^Revoke/ }).count()) === 0, 'no revoke button for a member');
+        expect(
+          (await p.getByRole('button', { name: '+ Create key' }).count()) === 0,
+          'no create button for a member',
+        );
+        expect(
+          (await p.getByRole('button', { name: /^Revoke/ }).count()) === 0,
+          'no revoke button for a member',
+        );
         const r = await p.evaluate(async () => {
           const me = await (await fetch('/portal/api/me')).json();
-          const res = await fetch('/portal/api/api-keys', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrf_token }, body: JSON.stringify({ name: 'x', scopes: ['offers'] }) });
+          const res = await fetch('/portal/api/api-keys', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrf_token },
+            body: JSON.stringify({ name: 'x', scopes: ['offers'] }),
+          });
           return { status: res.status, body: await res.json() };
         });
-        expect(r.status === 403 && r.body.error === 'forbidden', `member create: ${JSON.stringify(r)}`);
+        expect(
+          r.status === 403 && r.body.error === 'forbidden',
+          `member create: ${JSON.stringify(r)}`,
+        );
         await shot('keys-member', p);
         await other.close();
       },
@@ -524,14 +741,20 @@ async function main() {
         const desc = await page.locator('#funnel-desc').textContent();
         expect(/Widget views: [1-9]/.test(desc), `funnel has feed views: ${desc}`);
         await shot('dashboard');
-        const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, baseURL: base });
+        const phone = await browser.newContext({
+          viewport: { width: 390, height: 844 },
+          deviceScaleFactor: 2,
+          baseURL: base,
+        });
         const p = await phone.newPage();
         await login(p, admin);
         await shot('dashboard-phone', p);
         await p.getByRole('button', { name: /Menu/ }).click();
         await p.getByRole('link', { name: 'API keys' }).click();
         await p.getByRole('heading', { name: 'API keys' }).waitFor();
-        const overflow = await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+        const overflow = await p.evaluate(
+          () => document.documentElement.scrollWidth > window.innerWidth + 1,
+        );
         expect(!overflow, 'no horizontal scrolling at phone width');
         await shot('keys-phone', p);
         await phone.close();
@@ -560,13 +783,25 @@ async function main() {
         log(`  - ${name} (skipped: ${e.message})`);
         continue;
       }
-      results.push({ name, status: 'failed', error: String(e && e.message ? e.message : e).slice(0, 2000) });
-      log(`  ✕ ${name}\n      ${String(e && e.message ? e.message : e).split('\n').join('\n      ')}`);
+      results.push({
+        name,
+        status: 'failed',
+        error: String(e && e.message ? e.message : e).slice(0, 2000),
+      });
+      log(
+        `  ✕ ${name}\n      ${String(e && e.message ? e.message : e)
+          .split('\n')
+          .join('\n      ')}`,
+      );
       await shot(`FAILED-${results.length}`).catch(() => undefined);
     }
   }
   if (consoleErrors.length) {
-    results.push({ name: 'no uncaught errors in the page', status: 'failed', error: consoleErrors.join('\n') });
+    results.push({
+      name: 'no uncaught errors in the page',
+      status: 'failed',
+      error: consoleErrors.join('\n'),
+    });
     log(`  ✕ uncaught page errors:\n${consoleErrors.join('\n')}`);
   } else results.push({ name: 'no uncaught errors in the page', status: 'passed' });
 
@@ -574,7 +809,9 @@ async function main() {
   hook.server.close();
   if (updateDocs) {
     mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true });
-    for (const n of ['dashboard', 'keys']) if (existsSync(join(shots, `${n}.png`))) copyFileSync(join(shots, `${n}.png`), join(root, 'docs', 'screenshots', `portal-${n}.png`));
+    for (const n of ['dashboard', 'keys'])
+      if (existsSync(join(shots, `${n}.png`)))
+        copyFileSync(join(shots, `${n}.png`), join(root, 'docs', 'screenshots', `portal-${n}.png`));
   }
   return results;
 }
@@ -584,7 +821,13 @@ main()
     (results) => results,
     (e) => {
       log(`portal browser tests could not run: ${e && e.stack ? e.stack : e}`);
-      return [{ name: 'portal browser test setup', status: 'failed', error: String(e && e.message ? e.message : e) }];
+      return [
+        {
+          name: 'portal browser test setup',
+          status: 'failed',
+          error: String(e && e.message ? e.message : e),
+        },
+      ];
     },
   )
   .then(async (results) => {
@@ -593,7 +836,10 @@ main()
     const failed = results.filter((r) => r.status === 'failed').length;
     const skipped = results.filter((r) => r.status === 'skipped').length;
     mkdirSync(join(resultsFile, '..'), { recursive: true });
-    writeFileSync(resultsFile, `${JSON.stringify({ passed, failed, skipped, tests: results }, null, 2)}\n`);
+    writeFileSync(
+      resultsFile,
+      `${JSON.stringify({ passed, failed, skipped, tests: results }, null, 2)}\n`,
+    );
     log(`portal: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
     process.exit(failed ? 1 : 0);
   });

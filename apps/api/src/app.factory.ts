@@ -25,7 +25,9 @@ export const BATCH_BODY_LIMIT = '2mb';
  * Builds the api application with every global concern wired (used by main.ts and the e2e
  * tests alike, so tests exercise exactly what runs in production).
  */
-export async function createApiApp(options: { logger?: boolean } = {}): Promise<NestExpressApplication> {
+export async function createApiApp(
+  options: { logger?: boolean } = {},
+): Promise<NestExpressApplication> {
   // Nest's own logger stays off until pino takes over: start-up failures are reported by main.ts
   // in one line instead of a stack trace.
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
@@ -78,7 +80,8 @@ function jsonBody(limit: string): express.RequestHandler {
       req.rawBody = buf;
     },
   });
-  return (req, res, next) => parse(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
 }
 
 function parseTrustProxy(value: string): string | number | boolean {
@@ -89,10 +92,17 @@ function parseTrustProxy(value: string): string | number | boolean {
 
 /** The portal's built files under /portal (SPA: unknown paths fall back to index.html). */
 function servePortal(app: INestApplication): void {
-  const candidates = [join(process.cwd(), 'portal', 'dist'), join(__dirname, '..', '..', '..', 'portal', 'dist')];
+  const candidates = [
+    join(process.cwd(), 'portal', 'dist'),
+    join(__dirname, '..', '..', '..', 'portal', 'dist'),
+  ];
   const dir = candidates.find((d) => existsSync(join(d, 'index.html')));
   if (!dir) return;
   const http = app.getHttpAdapter().getInstance() as express.Express;
-  http.use('/portal', (req, res, next) => (req.path.startsWith('/api/') ? next() : express.static(dir, { index: 'index.html' })(req, res, next)));
+  http.use('/portal', (req, res, next) =>
+    req.path.startsWith('/api/')
+      ? next()
+      : express.static(dir, { index: 'index.html' })(req, res, next),
+  );
   http.get(/^\/portal(\/(?!api\/).*)?$/, (_req, res) => res.sendFile(join(dir, 'index.html')));
 }

@@ -42,19 +42,27 @@ describe('API-key authentication (GET /api/v1/me)', () => {
     const req = api.http.get('/api/v1/me');
     if (header !== undefined) req.set('Authorization', header);
     const res = await req.expect(401);
-    expect(res.body).toMatchObject({ error: 'unauthorized', request_id: res.headers['x-request-id'] });
+    expect(res.body).toMatchObject({
+      error: 'unauthorized',
+      request_id: res.headers['x-request-id'],
+    });
   });
 
   it('401 invalid_token for an unknown key, whatever its prefix', async () => {
     for (const token of [`plo_live_${uniq()}`, 'sk_live_whatever', 'x']) {
-      const res = await api.http.get('/api/v1/me').set('Authorization', `Bearer ${token}`).expect(401);
+      const res = await api.http
+        .get('/api/v1/me')
+        .set('Authorization', `Bearer ${token}`)
+        .expect(401);
       expect(res.body.error).toBe('invalid_token');
     }
   });
 
   it('403 token_revoked for a revoked key', async () => {
     const w = await createWorld(api);
-    await api.app.get(require('typeorm').DataSource).query(`UPDATE api_key SET revoked_at = now() WHERE id = $1`, [w.keyId]);
+    await api.app
+      .get(require('typeorm').DataSource)
+      .query(`UPDATE api_key SET revoked_at = now() WHERE id = $1`, [w.keyId]);
     const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(403);
     expect(res.body.error).toBe('token_revoked');
   });
@@ -87,7 +95,8 @@ describe('API-key authentication (GET /api/v1/me)', () => {
   it('records last_used_at at most once a minute', async () => {
     const w = await createWorld(api);
     const db = api.app.get(require('typeorm').DataSource);
-    const read = async () => (await db.query(`SELECT last_used_at FROM api_key WHERE id = $1`, [w.keyId]))[0].last_used_at;
+    const read = async () =>
+      (await db.query(`SELECT last_used_at FROM api_key WHERE id = $1`, [w.keyId]))[0].last_used_at;
     expect(await read()).toBeNull();
     await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
     let first: Date | null = null;
@@ -123,18 +132,25 @@ describe('scope matrix', () => {
   afterAll(() => api.close());
 
   const cases = PUBLIC_ROUTES.flatMap((route) =>
-    ['offers', 'transactions', 'reporting'].map((keyScope) => ({ route, keyScope, allowed: route.scope === null || route.scope === keyScope })),
+    ['offers', 'transactions', 'reporting'].map((keyScope) => ({
+      route,
+      keyScope,
+      allowed: route.scope === null || route.scope === keyScope,
+    })),
   );
 
-  it.each(cases)('$route.method $route.path with a "$keyScope" key → allowed: $allowed', async ({ route, keyScope, allowed }) => {
-    const path = route.path.replace(':offer', offerId);
-    const req = api.http[route.method](path).set('Authorization', `Bearer ${keys[keyScope]}`);
-    const res = route.body === undefined ? await req : await req.send(route.body as object);
-    if (allowed) {
-      expect([401, 403]).not.toContain(res.status);
-    } else {
-      expect(res.status).toBe(403);
-      expect(res.body.error).toBe('insufficient_scope');
-    }
-  });
+  it.each(cases)(
+    '$route.method $route.path with a "$keyScope" key → allowed: $allowed',
+    async ({ route, keyScope, allowed }) => {
+      const path = route.path.replace(':offer', offerId);
+      const req = api.http[route.method](path).set('Authorization', `Bearer ${keys[keyScope]}`);
+      const res = route.body === undefined ? await req : await req.send(route.body as object);
+      if (allowed) {
+        expect([401, 403]).not.toContain(res.status);
+      } else {
+        expect(res.status).toBe(403);
+        expect(res.body.error).toBe('insufficient_scope');
+      }
+    },
+  );
 });

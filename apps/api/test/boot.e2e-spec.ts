@@ -18,7 +18,9 @@ describe('boot', () => {
 
     it('the test database was migrated from empty by the suite setup', async () => {
       const rows = await ds.query(`SELECT name FROM schema_migrations ORDER BY id`);
-      expect(rows.map((r: { name: string }) => r.name)).toEqual(MIGRATIONS.map((m) => new m().name));
+      expect(rows.map((r: { name: string }) => r.name)).toEqual(
+        MIGRATIONS.map((m) => new m().name),
+      );
     });
 
     it('running them again, from several processes at once, applies nothing twice', async () => {
@@ -40,9 +42,15 @@ describe('boot', () => {
 
     it.each([
       [{ NODE_ENV: 'production' }, /SECRETS_KEY[\s\S]*OPERATOR_TOKEN/],
-      [{ NODE_ENV: 'production', SECRETS_KEY: 'short', OPERATOR_TOKEN: 'x'.repeat(40) }, /SECRETS_KEY must be 32 bytes/],
+      [
+        { NODE_ENV: 'production', SECRETS_KEY: 'short', OPERATOR_TOKEN: 'x'.repeat(40) },
+        /SECRETS_KEY must be 32 bytes/,
+      ],
       [{ NODE_ENV: 'test', PORT: 'eighty' }, /PORT must be an integer/],
-      [{ NODE_ENV: 'test', DATABASE_URL: 'mysql://localhost/x' }, /DATABASE_URL must be a postgres:\/\/ URL/],
+      [
+        { NODE_ENV: 'test', DATABASE_URL: 'mysql://localhost/x' },
+        /DATABASE_URL must be a postgres:\/\/ URL/,
+      ],
     ])('%j stops the api with a message naming the variable', (env, message) => {
       const r = start(env);
       expect(r.status).toBe(1);
@@ -51,7 +59,11 @@ describe('boot', () => {
     });
 
     it('an unreachable database is one clear line, not a stack trace', () => {
-      const r = start({ NODE_ENV: 'test', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:6379' });
+      const r = start({
+        NODE_ENV: 'test',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+      });
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(/api failed to start: .*is PostgreSQL running/);
       expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -77,31 +89,67 @@ describe('production bundles', () => {
     it('carry request ids and never the key, the password, the session or the query string', async () => {
       const { spawn } = await import('child_process');
       const port = 3700 + Math.floor(Math.random() * 200);
-      const child = spawn(process.execPath, [apiBundle], { cwd: root, env: env({ PORT: String(port) }) });
+      const child = spawn(process.execPath, [apiBundle], {
+        cwd: root,
+        env: env({ PORT: String(port) }),
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
       try {
         const base = `http://127.0.0.1:${port}`;
         const deadline = Date.now() + 20_000;
-        while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
+        while (
+          !(await fetch(`${base}/health`).then(
+            (r) => r.ok,
+            () => false,
+          ))
+        ) {
           if (Date.now() > deadline) throw new Error(`api did not start: ${out}`);
           await new Promise((r) => setTimeout(r, 200));
         }
         const op = { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' };
-        const inst = await (await fetch(`${base}/admin/api/v1/institutions`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Log Bank', plan: 'growth' }) })).json() as { id: string };
-        const { key } = (await (await fetch(`${base}/admin/api/v1/institutions/${inst.id}/api-keys`, { method: 'POST', headers: op, body: '{"name":"k"}' })).json()) as { key: string };
+        const inst = (await (
+          await fetch(`${base}/admin/api/v1/institutions`, {
+            method: 'POST',
+            headers: op,
+            body: JSON.stringify({ name: 'Log Bank', plan: 'growth' }),
+          })
+        ).json()) as { id: string };
+        const { key } = (await (
+          await fetch(`${base}/admin/api/v1/institutions/${inst.id}/api-keys`, {
+            method: 'POST',
+            headers: op,
+            body: '{"name":"k"}',
+          })
+        ).json()) as { key: string };
         const password = 'log-test password 123';
         const email = `log-${Date.now()}@bank.test`;
-        await fetch(`${base}/admin/api/v1/institutions/${inst.id}/users`, { method: 'POST', headers: op, body: JSON.stringify({ email, password, role: 'admin' }) });
-        const me = await fetch(`${base}/api/v1/me?cardholder_token=chk_secret_token_123`, { headers: { authorization: `Bearer ${key}` } });
-        const login = await fetch(`${base}/portal/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+        await fetch(`${base}/admin/api/v1/institutions/${inst.id}/users`, {
+          method: 'POST',
+          headers: op,
+          body: JSON.stringify({ email, password, role: 'admin' }),
+        });
+        const me = await fetch(`${base}/api/v1/me?cardholder_token=chk_secret_token_123`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        const login = await fetch(`${base}/portal/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password }),
+        });
         const cookie = login.headers.get('set-cookie')!.split(';')[0];
         await fetch(`${base}/portal/api/me`, { headers: { cookie } });
         await new Promise((r) => setTimeout(r, 300));
 
         expect(out).toContain(me.headers.get('x-request-id')!);
-        for (const secret of [key, password, cookie.split('=')[1], 'chk_secret_token_123', OPERATOR]) {
+        for (const secret of [
+          key,
+          password,
+          cookie.split('=')[1],
+          'chk_secret_token_123',
+          OPERATOR,
+        ]) {
           expect(out).not.toContain(secret);
         }
       } finally {
@@ -113,17 +161,23 @@ describe('production bundles', () => {
   describeBuilt('worker', () => {
     it('boots against PostgreSQL and Redis and stops cleanly on SIGTERM', async () => {
       const { spawn } = await import('child_process');
-      const child = spawn(process.execPath, [join(root, 'dist/apps/worker/main.js')], { cwd: root, env: env({ WORKER_HEALTH_PORT: '0' }) });
+      const child = spawn(process.execPath, [join(root, 'dist/apps/worker/main.js')], {
+        cwd: root,
+        env: env({ WORKER_HEALTH_PORT: '0' }),
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
       try {
         const deadline = Date.now() + 20_000;
         while (!/worker ready/.test(out)) {
-          if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${out}`);
+          if (Date.now() > deadline || child.exitCode !== null)
+            throw new Error(`worker did not start: ${out}`);
           await new Promise((r) => setTimeout(r, 100));
         }
-        const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        const exit = new Promise<number | null>((resolve) =>
+          child.once('exit', (code) => resolve(code)),
+        );
         child.kill('SIGTERM');
         expect(await exit).toBe(0);
       } finally {

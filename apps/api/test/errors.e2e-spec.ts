@@ -18,7 +18,11 @@ describe('the one error shape', () => {
       .set('Content-Type', 'application/json')
       .send('{"name": "x",')
       .expect(400);
-    expect(res.body).toEqual({ error: 'invalid_json', message: expect.any(String), request_id: res.headers['x-request-id'] });
+    expect(res.body).toEqual({
+      error: 'invalid_json',
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+    });
   });
 
   it('413 payload_too_large past 1 MiB', async () => {
@@ -34,17 +38,29 @@ describe('the one error shape', () => {
   it('the batch path accepts bodies up to 2 MiB before it refuses', async () => {
     // 1.5 MiB: over the general limit, under the batch one. Whatever the route answers, it is not 413.
     const body = JSON.stringify({ transactions: [], pad: 'x'.repeat(1_500_000) });
-    const res = await api.http.post('/api/v1/transactions/batch').set('Authorization', world.auth).set('Content-Type', 'application/json').send(body);
+    const res = await api.http
+      .post('/api/v1/transactions/batch')
+      .set('Authorization', world.auth)
+      .set('Content-Type', 'application/json')
+      .send(body);
     expect(res.status).not.toBe(413);
     const big = JSON.stringify({ transactions: [], pad: 'x'.repeat(2_200_000) });
-    const tooBig = await api.http.post('/api/v1/transactions/batch').set('Authorization', world.auth).set('Content-Type', 'application/json').send(big);
+    const tooBig = await api.http
+      .post('/api/v1/transactions/batch')
+      .set('Authorization', world.auth)
+      .set('Content-Type', 'application/json')
+      .send(big);
     expect(tooBig.status).toBe(413);
     expect(tooBig.body.error).toBe('payload_too_large');
   });
 
   it('404 not_found for unknown routes, with a request id', async () => {
     const res = await api.http.get('/api/v1/nothing-here').expect(404);
-    expect(res.body).toEqual({ error: 'not_found', message: expect.any(String), request_id: res.headers['x-request-id'] });
+    expect(res.body).toEqual({
+      error: 'not_found',
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+    });
   });
 
   it('echoes a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
@@ -55,9 +71,17 @@ describe('the one error shape', () => {
   });
 
   it('validation errors list every bad field', async () => {
-    const res = await api.http.post('/admin/api/v1/institutions').set('Authorization', op()).send({ plan: 'gold', extra: true }).expect(400);
+    const res = await api.http
+      .post('/admin/api/v1/institutions')
+      .set('Authorization', op())
+      .send({ plan: 'gold', extra: true })
+      .expect(400);
     expect(res.body.error).toBe('validation_failed');
-    expect([...new Set(res.body.details.map((d: { field: string }) => d.field))].sort()).toEqual(['extra', 'name', 'plan']);
+    expect([...new Set(res.body.details.map((d: { field: string }) => d.field))].sort()).toEqual([
+      'extra',
+      'name',
+      'plan',
+    ]);
   });
 
   it('sends security headers and no X-Powered-By', async () => {
@@ -69,7 +93,10 @@ describe('the one error shape', () => {
 
   it('health and readiness', async () => {
     expect((await api.http.get('/health').expect(200)).body).toEqual({ status: 'ok' });
-    expect((await api.http.get('/ready').expect(200)).body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+    expect((await api.http.get('/ready').expect(200)).body).toEqual({
+      status: 'ready',
+      checks: { postgres: 'ok', redis: 'ok' },
+    });
   });
 
   it('exposes Prometheus metrics with request latency by route template', async () => {

@@ -24,12 +24,22 @@ describe('GET /api/v1/offers (feed)', () => {
   const patchOffer = (id: string, body: Record<string, unknown>) =>
     api.http.patch(`/admin/api/v1/offers/${id}`).set(op()).send(body).expect(200);
   const enroll = (w: World, offerId: string, token: string, body: Record<string, unknown> = {}) =>
-    api.http.post(`/api/v1/offers/${offerId}/add`).set('Authorization', w.auth).send({ cardholder_token: token, ...body });
+    api.http
+      .post(`/api/v1/offers/${offerId}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token, ...body });
 
   it('returns the SPEC fields of each offer, plus reward_type, cashback_percent and merchant_name', async () => {
     const w = await createWorld(api, {
       merchants: [{ name: 'Green Grocer' }],
-      offers: [{ translations: { en: { title: '5 back', description: 'Spend 20.' } }, min_spend: 20, cashback_amount: 5, merchant_fee_amount: 1 }],
+      offers: [
+        {
+          translations: { en: { title: '5 back', description: 'Spend 20.' } },
+          min_spend: 20,
+          cashback_amount: 5,
+          merchant_fee_amount: 1,
+        },
+      ],
     });
     const res = await feed(w).expect(200);
     expect(res.body).toEqual({
@@ -59,10 +69,17 @@ describe('GET /api/v1/offers (feed)', () => {
   it('percent offers carry reward_type percent, cashback_percent and their cap as cashback_amount', async () => {
     const w = await createWorld(api, {
       merchants: [{}],
-      offers: [{ reward_type: 'percent', cashback_percent: 12.5, cashback_amount: 30, min_spend: 0 }],
+      offers: [
+        { reward_type: 'percent', cashback_percent: 12.5, cashback_amount: 30, min_spend: 0 },
+      ],
     });
     const [o] = (await feed(w).expect(200)).body.offers;
-    expect(o).toMatchObject({ reward_type: 'percent', cashback_percent: 12.5, cashback_amount: 30, min_spend: 0 });
+    expect(o).toMatchObject({
+      reward_type: 'percent',
+      cashback_percent: 12.5,
+      cashback_amount: 30,
+      min_spend: 0,
+    });
   });
 
   it('speaks major units of the offer currency (JPY has no minor unit, KWD three)', async () => {
@@ -74,7 +91,13 @@ describe('GET /api/v1/offers (feed)', () => {
       ],
     });
     const res = await feed(w).expect(200);
-    expect(res.body.offers.map((o: { currency: string; min_spend: number; cashback_amount: number }) => [o.currency, o.min_spend, o.cashback_amount])).toEqual([
+    expect(
+      res.body.offers.map((o: { currency: string; min_spend: number; cashback_amount: number }) => [
+        o.currency,
+        o.min_spend,
+        o.cashback_amount,
+      ]),
+    ).toEqual([
       ['JPY', 3000, 500],
       ['KWD', 1.5, 0.125],
     ]);
@@ -128,7 +151,10 @@ describe('GET /api/v1/offers (feed)', () => {
       const a = await createWorld(api, { merchants: [{}], offers: [{}] });
       const b = await createWorld(api, { merchants: [{}], offers: [{}] });
       expect(ids(await feed(b).expect(200))).toEqual([b.offers[0].id]);
-      await patchOffer(a.offers[0].id, { institution_ids: [a.institution.id, b.institution.id], priority: 1 });
+      await patchOffer(a.offers[0].id, {
+        institution_ids: [a.institution.id, b.institution.id],
+        priority: 1,
+      });
       expect(ids(await feed(b).expect(200))).toEqual([a.offers[0].id, b.offers[0].id]);
       await patchOffer(a.offers[0].id, { institution_ids: [a.institution.id] });
       expect(ids(await feed(b).expect(200))).toEqual([b.offers[0].id]);
@@ -147,7 +173,10 @@ describe('GET /api/v1/offers (feed)', () => {
     });
 
     it('an offer whose budget runs out (as matching spends it) disappears at once, and comes back when refunded', async () => {
-      const w = await createWorld(api, { merchants: [{}], offers: [{ budget_total: 100, cashback_amount: 5, priority: 2 }, { priority: 1 }] });
+      const w = await createWorld(api, {
+        merchants: [{}],
+        offers: [{ budget_total: 100, cashback_amount: 5, priority: 2 }, { priority: 1 }],
+      });
       const [limited, other] = w.offers.map((o) => o.id);
       expect(ids(await feed(w).expect(200))).toEqual([limited, other]);
       await db.query(`UPDATE offer SET budget_used = 9000 WHERE id = $1`, [limited]); // 10.00 left: still room
@@ -178,7 +207,11 @@ describe('GET /api/v1/offers (feed)', () => {
     it('hides offers the cardholder redeemed to the per-cardholder limit, for that cardholder only', async () => {
       const w = await createWorld(api, {
         merchants: [{}],
-        offers: [{ priority: 3 }, { max_redemptions_per_cardholder: 2, priority: 2 }, { priority: 1 }],
+        offers: [
+          { priority: 3 },
+          { max_redemptions_per_cardholder: 2, priority: 2 },
+          { priority: 1 },
+        ],
       });
       const [once, twice, other] = w.offers.map((o) => o.id);
       for (const id of [once, twice, other]) await enroll(w, id, 'ch-redeemer').expect(201);
@@ -190,17 +223,24 @@ describe('GET /api/v1/offers (feed)', () => {
       const mine = await feed(w, { cardholder_token: 'ch-redeemer' }).expect(200);
       expect(ids(mine)).toEqual([twice, other]);
       expect(mine.body.offers.every((o: { added: boolean }) => o.added)).toBe(true);
-      expect(ids(await feed(w, { cardholder_token: 'ch-someone-else' }).expect(200))).toEqual([once, twice, other]);
-
-      await db.query(`UPDATE cardholder_offer SET redemption_count = 2 WHERE institution_id = $1 AND cardholder_token = 'ch-redeemer' AND offer_id = $2`, [
-        w.institution.id,
+      expect(ids(await feed(w, { cardholder_token: 'ch-someone-else' }).expect(200))).toEqual([
+        once,
         twice,
+        other,
       ]);
+
+      await db.query(
+        `UPDATE cardholder_offer SET redemption_count = 2 WHERE institution_id = $1 AND cardholder_token = 'ch-redeemer' AND offer_id = $2`,
+        [w.institution.id, twice],
+      );
       expect(ids(await feed(w, { cardholder_token: 'ch-redeemer' }).expect(200))).toEqual([other]);
     });
 
     it('marks added per cardholder', async () => {
-      const w = await createWorld(api, { merchants: [{}], offers: [{ priority: 2 }, { priority: 1 }] });
+      const w = await createWorld(api, {
+        merchants: [{}],
+        offers: [{ priority: 2 }, { priority: 1 }],
+      });
       await enroll(w, w.offers[1].id, 'ch-adder').expect(201);
       const mine = (await feed(w, { cardholder_token: 'ch-adder' }).expect(200)).body.offers;
       expect(mine.map((o: { added: boolean }) => o.added)).toEqual([false, true]);
@@ -209,12 +249,19 @@ describe('GET /api/v1/offers (feed)', () => {
     });
 
     it('reflects an operator pausing or editing an offer on the next request', async () => {
-      const w = await createWorld(api, { merchants: [{}], offers: [{ priority: 2 }, { priority: 1 }] });
+      const w = await createWorld(api, {
+        merchants: [{}],
+        offers: [{ priority: 2 }, { priority: 1 }],
+      });
       const [a, b] = w.offers.map((o) => o.id);
       expect(ids(await feed(w).expect(200))).toEqual([a, b]);
       await patchOffer(a, { status: 'paused' });
       expect(ids(await feed(w).expect(200))).toEqual([b]);
-      await patchOffer(a, { status: 'active', translations: { en: { title: 'Renamed' } }, priority: 0 });
+      await patchOffer(a, {
+        status: 'active',
+        translations: { en: { title: 'Renamed' } },
+        priority: 0,
+      });
       const res = await feed(w).expect(200);
       expect(ids(res)).toEqual([b, a]);
       expect(res.body.offers[1].title).toBe('Renamed');
@@ -223,7 +270,11 @@ describe('GET /api/v1/offers (feed)', () => {
 
   describe('sort orders', () => {
     const program = async (w: World, sort_order: string) =>
-      api.http.patch(`/admin/api/v1/institutions/${w.institution.id}`).set(op()).send({ program: { sort_order } }).expect(200);
+      api.http
+        .patch(`/admin/api/v1/institutions/${w.institution.id}`)
+        .set(op())
+        .send({ program: { sort_order } })
+        .expect(200);
 
     let w: World;
     beforeAll(async () => {
@@ -264,7 +315,10 @@ describe('GET /api/v1/offers (feed)', () => {
 
     it('breaks ties by offer id, so the order is the same on every call', async () => {
       const starts = iso(-DAY);
-      const t = await createWorld(api, { merchants: [{}], offers: Array.from({ length: 6 }, () => ({ priority: 1, starts_at: starts })) });
+      const t = await createWorld(api, {
+        merchants: [{}],
+        offers: Array.from({ length: 6 }, () => ({ priority: 1, starts_at: starts })),
+      });
       const expected = t.offers.map((x) => x.id).sort();
       for (let i = 0; i < 3; i++) expect(ids(await feed(t).expect(200))).toEqual(expected);
     });
@@ -300,14 +354,24 @@ describe('GET /api/v1/offers (feed)', () => {
       }
     });
 
-    it.each(['0', '101', '-1', '1.5', 'abc', ''])('limit=%j → 400 validation_failed', async (limit) => {
-      const res = await feed(w, { limit }).expect(400);
-      expect(res.body).toMatchObject({ error: 'validation_failed', details: expect.arrayContaining([expect.objectContaining({ field: 'limit' })]) });
-    });
+    it.each(['0', '101', '-1', '1.5', 'abc', ''])(
+      'limit=%j → 400 validation_failed',
+      async (limit) => {
+        const res = await feed(w, { limit }).expect(400);
+        expect(res.body).toMatchObject({
+          error: 'validation_failed',
+          details: expect.arrayContaining([expect.objectContaining({ field: 'limit' })]),
+        });
+      },
+    );
 
     it('limit 1 and 100 are accepted', async () => {
       expect((await feed(w, { limit: 1 }).expect(200)).body.offers).toHaveLength(1);
-      const wide = await createWorld(api, { program: { widget_feed_limit: 100 }, merchants: [{}], offers: Array.from({ length: 3 }, () => ({})) });
+      const wide = await createWorld(api, {
+        program: { widget_feed_limit: 100 },
+        merchants: [{}],
+        offers: Array.from({ length: 3 }, () => ({})),
+      });
       expect((await feed(wide, { limit: 100 }).expect(200)).body.offers).toHaveLength(3);
     });
   });
@@ -329,12 +393,16 @@ describe('GET /api/v1/offers (feed)', () => {
         ],
       });
     });
-    const titles = async (query: Record<string, string>) => (await feed(w, query).expect(200)).body.offers.map((o: { title: string }) => o.title);
+    const titles = async (query: Record<string, string>) =>
+      (await feed(w, query).expect(200)).body.offers.map((o: { title: string }) => o.title);
 
     it('uses the requested locale when the program supports it', async () => {
       expect(await titles({ locale: 'en' })).toEqual(['Five back', 'English only']);
       const res = await feed(w, { locale: 'es' }).expect(200);
-      expect(res.body.offers[0]).toMatchObject({ title: 'Cinco de reembolso', description: 'Gasta 20.' });
+      expect(res.body.offers[0]).toMatchObject({
+        title: 'Cinco de reembolso',
+        description: 'Gasta 20.',
+      });
     });
 
     it("falls back to the program's first locale for a language the program does not offer, or none", async () => {
@@ -356,7 +424,10 @@ describe('GET /api/v1/offers (feed)', () => {
         offers: [{ translations: { 'pt-BR': translations['pt-BR'], en: translations.en } }],
       });
       const res = await feed(p, { locale: 'es' }).expect(200);
-      expect(res.body.offers[0]).toMatchObject({ title: 'Cinco de volta', description: 'Gaste 20.' });
+      expect(res.body.offers[0]).toMatchObject({
+        title: 'Cinco de volta',
+        description: 'Gaste 20.',
+      });
     });
 
     it('rejects a malformed locale', async () => {
@@ -373,7 +444,10 @@ describe('GET /api/v1/offers (feed)', () => {
 
     it('400 validation_failed without cardholder_token', async () => {
       const res = await api.http.get('/api/v1/offers').set('Authorization', w.auth).expect(400);
-      expect(res.body).toMatchObject({ error: 'validation_failed', details: expect.arrayContaining([expect.objectContaining({ field: 'cardholder_token' })]) });
+      expect(res.body).toMatchObject({
+        error: 'validation_failed',
+        details: expect.arrayContaining([expect.objectContaining({ field: 'cardholder_token' })]),
+      });
       expect(res.body.request_id).toBe(res.headers['x-request-id']);
     });
 
@@ -392,22 +466,31 @@ describe('GET /api/v1/offers (feed)', () => {
       ['a card number', '4111 1111 1111 1111'],
     ])('400 pii_rejected for %s as cardholder_token', async (_, token) => {
       const res = await feed(w, { cardholder_token: token }).expect(400);
-      expect(res.body).toMatchObject({ error: 'pii_rejected', details: [{ field: 'cardholder_token', message: expect.any(String) }] });
+      expect(res.body).toMatchObject({
+        error: 'pii_rejected',
+        details: [{ field: 'cardholder_token', message: expect.any(String) }],
+      });
       expect(JSON.stringify(res.body)).not.toContain(token);
     });
   });
 
   describe('institution isolation', () => {
-    it("a cardholder token means a different cardholder in another institution: no shared offers, no shared enrollments", async () => {
+    it('a cardholder token means a different cardholder in another institution: no shared offers, no shared enrollments', async () => {
       const a = await createWorld(api, { merchants: [{}], offers: [{}] });
       const b = await createWorld(api, { merchants: [{}], offers: [{}] });
       await enroll(a, a.offers[0].id, 'ch-shared-token').expect(201);
       // Make A's offer visible to B as well: B's cardholder with the same token is not enrolled.
       await patchOffer(a.offers[0].id, { institution_ids: [a.institution.id, b.institution.id] });
-      const seenByB = (await feed(b, { cardholder_token: 'ch-shared-token' }).expect(200)).body.offers;
-      expect(seenByB.find((o: { id: string }) => o.id === a.offers[0].id)).toMatchObject({ added: false });
-      const seenByA = (await feed(a, { cardholder_token: 'ch-shared-token' }).expect(200)).body.offers;
-      expect(seenByA.find((o: { id: string }) => o.id === a.offers[0].id)).toMatchObject({ added: true });
+      const seenByB = (await feed(b, { cardholder_token: 'ch-shared-token' }).expect(200)).body
+        .offers;
+      expect(seenByB.find((o: { id: string }) => o.id === a.offers[0].id)).toMatchObject({
+        added: false,
+      });
+      const seenByA = (await feed(a, { cardholder_token: 'ch-shared-token' }).expect(200)).body
+        .offers;
+      expect(seenByA.find((o: { id: string }) => o.id === a.offers[0].id)).toMatchObject({
+        added: true,
+      });
       expect(seenByA.map((o: { id: string }) => o.id)).not.toContain(b.offers[0].id);
     });
   });

@@ -5,7 +5,14 @@ import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 type Item = { id: string; reason?: { code: string; text: string }; title: string };
 
 /** Purchases (or refunds) of a cardholder at a merchant, as ingestion stores them. */
-async function history(db: DataSource, w: World, token: string, merchantId: string, count: number, kind: 'purchase' | 'refund' = 'purchase') {
+async function history(
+  db: DataSource,
+  w: World,
+  token: string,
+  merchantId: string,
+  count: number,
+  kind: 'purchase' | 'refund' = 'purchase',
+) {
   await db.query(
     `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, merchant_id, amount, transacted_at, source, kind, status)
      SELECT $1, $2 || g, $3, $4, 25, now() - g * interval '1 day', 'api', $5, 'unmatched' FROM generate_series(1, $6::int) g`,
@@ -24,7 +31,10 @@ describe('GET /api/v1/offers?personalize=true', () => {
   afterAll(() => api.close());
 
   const feed = (w: World, query: Record<string, string | number>) =>
-    api.http.get('/api/v1/offers').query({ personalize: 'true', ...query }).set('Authorization', w.auth);
+    api.http
+      .get('/api/v1/offers')
+      .query({ personalize: 'true', ...query })
+      .set('Authorization', w.auth);
   const ranked = async (w: World, query: Record<string, string | number>) =>
     ((await feed(w, query).expect(200)).body.offers as Item[]).map((o) => [o.id, o.reason?.code]);
 
@@ -52,11 +62,19 @@ describe('GET /api/v1/offers?personalize=true', () => {
       [a, 'popular'],
       [b, 'popular'],
     ]);
-    const plain = await api.http.get('/api/v1/offers').query({ cardholder_token: 'ch-hist' }).set('Authorization', w.auth).expect(200);
+    const plain = await api.http
+      .get('/api/v1/offers')
+      .query({ cardholder_token: 'ch-hist' })
+      .set('Authorization', w.auth)
+      .expect(200);
     expect(plain.body.personalized).toBe(false);
     expect(plain.body.offers.map((o: Item) => o.id)).toEqual([a, b]);
     expect(plain.body.offers.every((o: Item) => !('reason' in o))).toBe(true);
-    const off = await feed(w, { cardholder_token: 'ch-hist', personalize: 'false', prefer_categories: 'fuel' }).expect(200);
+    const off = await feed(w, {
+      cardholder_token: 'ch-hist',
+      personalize: 'false',
+      prefer_categories: 'fuel',
+    }).expect(200);
     expect(off.body.personalized).toBe(false);
     expect(off.body.offers.map((o: Item) => o.id)).toEqual([a, b]);
   });
@@ -68,7 +86,11 @@ describe('GET /api/v1/offers?personalize=true', () => {
       await api.http
         .post('/admin/api/v1/merchants')
         .set('Authorization', `Bearer ${api.operatorToken}`)
-        .send({ name: uniq('Corner Shop '), category: 'groceries', identifiers: [{ type: 'card_acceptor', value: uniq('CA') }] })
+        .send({
+          name: uniq('Corner Shop '),
+          category: 'groceries',
+          identifiers: [{ type: 'card_acceptor', value: uniq('CA') }],
+        })
         .expect(201)
     ).body;
     await history(db, w, 'ch-cat', other.id, 2);
@@ -101,12 +123,16 @@ describe('GET /api/v1/offers?personalize=true', () => {
       [b, 'popular'],
       [c, 'popular'],
     ]);
-    expect(await ranked(w, { ...who, prefer_merchants: `  ${w.merchants[1].name.toUpperCase()} ` })).toEqual([
+    expect(
+      await ranked(w, { ...who, prefer_merchants: `  ${w.merchants[1].name.toUpperCase()} ` }),
+    ).toEqual([
       [b, 'preferred_merchant'],
       [a, 'shopped_here'],
       [c, 'popular'],
     ]);
-    expect(await ranked(w, { ...who, prefer_merchants: `unknown shop,${w.merchants[2].id}` })).toEqual([
+    expect(
+      await ranked(w, { ...who, prefer_merchants: `unknown shop,${w.merchants[2].id}` }),
+    ).toEqual([
       [c, 'preferred_merchant'],
       [a, 'shopped_here'],
       [b, 'popular'],
@@ -116,7 +142,9 @@ describe('GET /api/v1/offers?personalize=true', () => {
       [a, 'shopped_here'],
       [c, 'popular'],
     ]);
-    expect(await ranked(w, { ...who, prefer_categories: 'Fuel', prefer_merchants: w.merchants[2].name })).toEqual([
+    expect(
+      await ranked(w, { ...who, prefer_categories: 'Fuel', prefer_merchants: w.merchants[2].name }),
+    ).toEqual([
       [c, 'preferred_merchant'],
       [b, 'preferred_category'],
       [a, 'shopped_here'],
@@ -127,9 +155,17 @@ describe('GET /api/v1/offers?personalize=true', () => {
     const w = await world(['books', 'fuel', 'travel', 'toys']);
     const [a, b, c, d] = w.offers.map((o) => o.id);
     for (const token of ['p1', 'p2', 'p3']) {
-      await api.http.post(`/api/v1/offers/${c}/add`).set('Authorization', w.auth).send({ cardholder_token: token }).expect(201);
+      await api.http
+        .post(`/api/v1/offers/${c}/add`)
+        .set('Authorization', w.auth)
+        .send({ cardholder_token: token })
+        .expect(201);
     }
-    await api.http.post(`/api/v1/offers/${b}/add`).set('Authorization', w.auth).send({ cardholder_token: 'p1' }).expect(201);
+    await api.http
+      .post(`/api/v1/offers/${b}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: 'p1' })
+      .expect(201);
     expect(await ranked(w, { cardholder_token: 'ch-new' })).toEqual([
       [c, 'popular'],
       [b, 'popular'],
@@ -181,11 +217,25 @@ describe('GET /api/v1/offers?personalize=true', () => {
       offers: [{ merchant: 0 }, { merchant: 1 }],
     });
     await history(db, w, 'ch-loc', w.merchants[0].id, 1);
-    const reason = async (locale: string) => ((await feed(w, { cardholder_token: 'ch-loc', locale }).expect(200)).body.offers as Item[])[0].reason;
-    expect(await reason('en')).toEqual({ code: 'shopped_here', text: 'Because you shop at Green Grocer' });
-    expect(await reason('es')).toEqual({ code: 'shopped_here', text: 'Porque compras en Green Grocer' });
-    expect(await reason('pt-BR')).toEqual({ code: 'shopped_here', text: 'Porque você compra em Green Grocer' });
-    const second = ((await feed(w, { cardholder_token: 'ch-loc', locale: 'es' }).expect(200)).body.offers as Item[])[1].reason;
+    const reason = async (locale: string) =>
+      ((await feed(w, { cardholder_token: 'ch-loc', locale }).expect(200)).body.offers as Item[])[0]
+        .reason;
+    expect(await reason('en')).toEqual({
+      code: 'shopped_here',
+      text: 'Because you shop at Green Grocer',
+    });
+    expect(await reason('es')).toEqual({
+      code: 'shopped_here',
+      text: 'Porque compras en Green Grocer',
+    });
+    expect(await reason('pt-BR')).toEqual({
+      code: 'shopped_here',
+      text: 'Porque você compra em Green Grocer',
+    });
+    const second = (
+      (await feed(w, { cardholder_token: 'ch-loc', locale: 'es' }).expect(200)).body
+        .offers as Item[]
+    )[1].reason;
     expect(second).toEqual({ code: 'popular', text: 'Una oferta popular' });
   });
 
@@ -193,9 +243,17 @@ describe('GET /api/v1/offers?personalize=true', () => {
     const w = await world(['books']);
     const many = Array.from({ length: 51 }, (_, i) => `m${i}`).join(',');
     let res = await feed(w, { cardholder_token: 'ch-v', prefer_merchants: many }).expect(400);
-    expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ field: 'prefer_merchants' }] });
-    res = await feed(w, { cardholder_token: 'ch-v', prefer_categories: 'x'.repeat(201) }).expect(400);
-    expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ field: 'prefer_categories' }] });
+    expect(res.body).toMatchObject({
+      error: 'validation_failed',
+      details: [{ field: 'prefer_merchants' }],
+    });
+    res = await feed(w, { cardholder_token: 'ch-v', prefer_categories: 'x'.repeat(201) }).expect(
+      400,
+    );
+    expect(res.body).toMatchObject({
+      error: 'validation_failed',
+      details: [{ field: 'prefer_categories' }],
+    });
   });
 });
 
@@ -233,19 +291,36 @@ describe('hints and segment are never stored and never logged', () => {
       categoryHint: uniq('categoryhint'),
       token: uniq('CHTOKEN'),
     };
-    const w = await createWorld(api, { merchants: [{ category: 'books' }, {}], offers: [{ merchant: 0 }, { merchant: 1, segments: [secret.segment] }] });
+    const w = await createWorld(api, {
+      merchants: [{ category: 'books' }, {}],
+      offers: [{ merchant: 0 }, { merchant: 1, segments: [secret.segment] }],
+    });
     const segmentOffer = w.offers[1].id;
-    const hints = { prefer_merchants: `${secret.merchantHint},${w.merchants[0].id}`, prefer_categories: `${secret.categoryHint},books` };
+    const hints = {
+      prefer_merchants: `${secret.merchantHint},${w.merchants[0].id}`,
+      prefer_categories: `${secret.categoryHint},books`,
+    };
 
     const ok = await api.http
       .get('/api/v1/offers')
-      .query({ cardholder_token: secret.token, personalize: 'true', segment: secret.segment, ...hints })
+      .query({
+        cardholder_token: secret.token,
+        personalize: 'true',
+        segment: secret.segment,
+        ...hints,
+      })
       .set('Authorization', w.auth)
       .expect(200);
     expect(ok.body.offers.map((o: Item) => o.id)).toContain(segmentOffer);
     await api.http
       .get('/api/v1/offers')
-      .query({ cardholder_token: secret.token, personalize: 'true', segment: secret.otherSegment, limit: 0, ...hints })
+      .query({
+        cardholder_token: secret.token,
+        personalize: 'true',
+        segment: secret.otherSegment,
+        limit: 0,
+        ...hints,
+      })
       .set('Authorization', w.auth)
       .expect(400);
     await api.http
@@ -276,7 +351,10 @@ describe('hints and segment are never stored and never logged', () => {
     );
     for (const value of [secret.otherSegment, secret.merchantHint, secret.categoryHint]) {
       for (const { table_name } of tables) {
-        const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM "${table_name}" x WHERE x::text LIKE '%' || $1 || '%'`, [value]);
+        const [{ n }] = await db.query(
+          `SELECT count(*)::int AS n FROM "${table_name}" x WHERE x::text LIKE '%' || $1 || '%'`,
+          [value],
+        );
         expect({ table_name, value, n }).toEqual({ table_name, value, n: 0 });
       }
     }

@@ -10,7 +10,20 @@ interface Operation {
 }
 
 describe('OpenAPI document', () => {
-  let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: Record<string, { example?: unknown; $ref?: string; allOf?: unknown; items?: { $ref?: string } }> }> } };
+  let doc: {
+    paths: Record<string, Record<string, Operation>>;
+    components: {
+      schemas: Record<
+        string,
+        {
+          properties?: Record<
+            string,
+            { example?: unknown; $ref?: string; allOf?: unknown; items?: { $ref?: string } }
+          >;
+        }
+      >;
+    };
+  };
   let rendered: string;
 
   beforeAll(async () => {
@@ -30,7 +43,10 @@ describe('OpenAPI document', () => {
         const where = `${method.toUpperCase()} ${path}`;
         expect({ where, operationId: !!op.operationId }).toEqual({ where, operationId: true });
         expect({ where, summary: !!op.summary }).toEqual({ where, summary: true });
-        expect({ where, responses: Object.keys(op.responses ?? {}).length > 0 }).toEqual({ where, responses: true });
+        expect({ where, responses: Object.keys(op.responses ?? {}).length > 0 }).toEqual({
+          where,
+          responses: true,
+        });
         expect(ids.has(op.operationId!)).toBe(false);
         ids.add(op.operationId!);
       }
@@ -41,8 +57,10 @@ describe('OpenAPI document', () => {
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const op of Object.values(methods)) {
         const schemes = (op.security ?? []).flatMap((s) => Object.keys(s as object));
-        if (path.startsWith('/api/v1/')) expect({ path, schemes }).toEqual({ path, schemes: ['api-key'] });
-        if (path.startsWith('/admin/api/v1/')) expect({ path, schemes }).toEqual({ path, schemes: ['operator-token'] });
+        if (path.startsWith('/api/v1/'))
+          expect({ path, schemes }).toEqual({ path, schemes: ['api-key'] });
+        if (path.startsWith('/admin/api/v1/'))
+          expect({ path, schemes }).toEqual({ path, schemes: ['operator-token'] });
       }
     }
   });
@@ -51,7 +69,8 @@ describe('OpenAPI document', () => {
     const missing: string[] = [];
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
       for (const [prop, p] of Object.entries(schema.properties ?? {})) {
-        if (p.example === undefined && !p.$ref && !p.allOf && !p.items?.$ref) missing.push(`${name}.${prop}`);
+        if (p.example === undefined && !p.$ref && !p.allOf && !p.items?.$ref)
+          missing.push(`${name}.${prop}`);
       }
     }
     expect(missing).toEqual([]);

@@ -19,7 +19,11 @@ describe('reporting', () => {
 
   /** Enrolls, then posts `count` qualifying purchases in one batch; waits until all are matched. */
   async function purchases(w: World, token: string, count: number, amount = 25): Promise<string[]> {
-    await api.http.post(`/api/v1/offers/${w.offers[0].id}/add`).set('Authorization', w.auth).send({ cardholder_token: token }).expect((r) => expect([200, 201]).toContain(r.status));
+    await api.http
+      .post(`/api/v1/offers/${w.offers[0].id}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token })
+      .expect((r) => expect([200, 201]).toContain(r.status));
     await new Promise((r) => setTimeout(r, 20)); // purchases strictly after the enrollment
     const refs = Array.from({ length: count }, () => uniq('ref-'));
     const transactions = refs.map((transaction_ref) => ({
@@ -30,7 +34,11 @@ describe('reporting', () => {
       transaction_ref,
       transacted_at: new Date().toISOString(),
     }));
-    const res = await api.http.post('/api/v1/transactions/batch').set('Authorization', w.auth).send({ transactions }).expect(202);
+    const res = await api.http
+      .post('/api/v1/transactions/batch')
+      .set('Authorization', w.auth)
+      .send({ transactions })
+      .expect(202);
     expect(res.body.accepted).toBe(count);
     await eventually(
       async () => {
@@ -51,12 +59,25 @@ describe('reporting', () => {
     api = await startApi();
     worker = await startWorker();
     db = api.app.get(DataSource);
-    const offer = { min_spend: 20, cashback_amount: 5, merchant_fee_amount: 1, max_redemptions_per_cardholder: 100 };
+    const offer = {
+      min_spend: 20,
+      cashback_amount: 5,
+      merchant_fee_amount: 1,
+      max_redemptions_per_cardholder: 100,
+    };
     world = await createWorld(api, {
       program: { supported_locales: ['es', 'en'] },
       rateLimits: { reporting: 10_000 }, // this file walks many pages; the 60/min default is tested below
       merchants: [{ name: 'Green Grocer' }],
-      offers: [{ ...offer, translations: { en: { title: '$5 back', description: 'd' }, es: { title: '5 $ de reembolso', description: 'd' } } }],
+      offers: [
+        {
+          ...offer,
+          translations: {
+            en: { title: '$5 back', description: 'd' },
+            es: { title: '5 $ de reembolso', description: 'd' },
+          },
+        },
+      ],
     });
     other = await createWorld(api, { merchants: [{}], offers: [offer] });
     await purchases(world, cardholder, 25);
@@ -88,7 +109,9 @@ describe('reporting', () => {
       const all = await get('/api/v1/reporting/redemptions').expect(200);
       expect(all.body.pagination).toEqual({ limit: 100, next_cursor: null });
       expect(all.body.data).toHaveLength(25);
-      const keys = all.body.data.map((r: { created_at: string; id: string }) => `${r.created_at}|${r.id}`);
+      const keys = all.body.data.map(
+        (r: { created_at: string; id: string }) => `${r.created_at}|${r.id}`,
+      );
       expect([...keys].sort().reverse()).toEqual(keys);
       const theirs = await get('/api/v1/reporting/redemptions', other).expect(200);
       expect(theirs.body.data).toHaveLength(2);
@@ -100,7 +123,11 @@ describe('reporting', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const res: { body: { data: { id: string }[]; pagination: { next_cursor: string | null } } } = await get(`/api/v1/reporting/redemptions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+        const res: {
+          body: { data: { id: string }[]; pagination: { next_cursor: string | null } };
+        } = await get(
+          `/api/v1/reporting/redemptions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        ).expect(200);
         seen.push(...res.body.data.map((r: { id: string }) => r.id));
         cursor = res.body.pagination.next_cursor;
       } while (cursor);
@@ -109,12 +136,18 @@ describe('reporting', () => {
     });
 
     it('pages stay exact while new rows are inserted during the walk', async () => {
-      const before = (await get('/api/v1/reporting/redemptions').expect(200)).body.data.map((r: { id: string }) => r.id);
+      const before = (await get('/api/v1/reporting/redemptions').expect(200)).body.data.map(
+        (r: { id: string }) => r.id,
+      );
       const seen: string[] = [];
       let cursor: string | null = null;
       let page = 0;
       do {
-        const res: { body: { data: { id: string }[]; pagination: { next_cursor: string | null } } } = await get(`/api/v1/reporting/redemptions?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+        const res: {
+          body: { data: { id: string }[]; pagination: { next_cursor: string | null } };
+        } = await get(
+          `/api/v1/reporting/redemptions?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        ).expect(200);
         seen.push(...res.body.data.map((r: { id: string }) => r.id));
         cursor = res.body.pagination.next_cursor;
         if (page++ === 1) await purchases(world, `chk_${uniq()}`, 3); // newer rows land before the cursor
@@ -123,9 +156,15 @@ describe('reporting', () => {
     });
 
     it('from is inclusive and to exclusive', async () => {
-      const rows = (await get('/api/v1/reporting/redemptions').expect(200)).body.data as { id: string; created_at: string }[];
+      const rows = (await get('/api/v1/reporting/redemptions').expect(200)).body.data as {
+        id: string;
+        created_at: string;
+      }[];
       const oldest = rows[rows.length - 1];
-      const [{ t }] = await db.query(`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t FROM redemption WHERE id = $1`, [oldest.id]);
+      const [{ t }] = await db.query(
+        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t FROM redemption WHERE id = $1`,
+        [oldest.id],
+      );
       const sameTime = rows.filter((r) => r.created_at === oldest.created_at).length;
       const from = await get(`/api/v1/reporting/redemptions?from=${t}`).expect(200);
       expect(from.body.data.map((r: { id: string }) => r.id)).toContain(oldest.id);
@@ -133,30 +172,50 @@ describe('reporting', () => {
       expect(to.body.data.map((r: { id: string }) => r.id)).not.toContain(oldest.id);
       expect(from.body.data.length + to.body.data.length).toBeGreaterThanOrEqual(rows.length);
       expect(sameTime).toBeGreaterThanOrEqual(1);
-      const empty = await get(`/api/v1/reporting/redemptions?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z`).expect(200);
+      const empty = await get(
+        `/api/v1/reporting/redemptions?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z`,
+      ).expect(200);
       expect(empty.body).toEqual({ data: [], pagination: { limit: 100, next_cursor: null } });
     });
 
-    it.each(['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'from=yesterday', 'to=2026-13-01T00:00:00Z', 'from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'extra=1'])(
-      '400 validation_failed for %s',
-      async (query) => {
-        const res = await get(`/api/v1/reporting/redemptions?${query}`).expect(400);
-        expect(res.body.error).toBe('validation_failed');
-      },
-    );
+    it.each([
+      'limit=0',
+      'limit=1001',
+      'limit=abc',
+      'limit=1.5',
+      'from=yesterday',
+      'to=2026-13-01T00:00:00Z',
+      'from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z',
+      'extra=1',
+    ])('400 validation_failed for %s', async (query) => {
+      const res = await get(`/api/v1/reporting/redemptions?${query}`).expect(400);
+      expect(res.body.error).toBe('validation_failed');
+    });
 
     it('accepts the limit bounds 1 and 1000', async () => {
       await get('/api/v1/reporting/redemptions?limit=1').expect(200);
-      expect((await get('/api/v1/reporting/redemptions?limit=1000').expect(200)).body.pagination.limit).toBe(1000);
+      expect(
+        (await get('/api/v1/reporting/redemptions?limit=1000').expect(200)).body.pagination.limit,
+      ).toBe(1000);
     });
 
     it('refuses tampered, foreign and other-list cursors', async () => {
-      const c = (await get('/api/v1/reporting/redemptions?limit=1').expect(200)).body.pagination.next_cursor as string;
+      const c = (await get('/api/v1/reporting/redemptions?limit=1').expect(200)).body.pagination
+        .next_cursor as string;
       const [body, tag] = c.split('.');
-      const altered = Buffer.from(Buffer.from(body, 'base64url').toString().replace(/"id":"./, '"id":"0')).toString('base64url');
+      const altered = Buffer.from(
+        Buffer.from(body, 'base64url')
+          .toString()
+          .replace(/"id":"./, '"id":"0'),
+      ).toString('base64url');
       for (const bad of [`${altered}.${tag}`, `${body}.${tag.slice(1)}x`, 'garbage', `${c}.x`]) {
-        const res = await get(`/api/v1/reporting/redemptions?cursor=${encodeURIComponent(bad)}`).expect(400);
-        expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ field: 'cursor', message: expect.any(String) }] });
+        const res = await get(
+          `/api/v1/reporting/redemptions?cursor=${encodeURIComponent(bad)}`,
+        ).expect(400);
+        expect(res.body).toMatchObject({
+          error: 'validation_failed',
+          details: [{ field: 'cursor', message: expect.any(String) }],
+        });
       }
       await get(`/api/v1/reporting/redemptions?cursor=${encodeURIComponent(c)}`, other).expect(400);
       await get(`/api/v1/reporting/settlements?cursor=${encodeURIComponent(c)}`).expect(400);
@@ -180,7 +239,9 @@ describe('reporting', () => {
         settled_at: null,
         reversed_at: null,
       });
-      expect((await get('/api/v1/reporting/settlements?status=settled').expect(200)).body.data).toEqual([]);
+      expect(
+        (await get('/api/v1/reporting/settlements?status=settled').expect(200)).body.data,
+      ).toEqual([]);
 
       // Settle everything whose hold (30 days) has passed by a date far ahead.
       const run = await api.http
@@ -189,44 +250,101 @@ describe('reporting', () => {
         .send({ as_of: new Date(Date.now() + 40 * 86_400_000).toISOString() })
         .expect(200);
       expect(run.body.settled).toBeGreaterThanOrEqual(25);
-      const settled = await get('/api/v1/reporting/settlements?status=settled&limit=1000').expect(200);
+      const settled = await get('/api/v1/reporting/settlements?status=settled&limit=1000').expect(
+        200,
+      );
       expect(settled.body.data.length).toBeGreaterThanOrEqual(25);
-      expect(settled.body.data.every((e: { status: string; settled_at: string | null }) => e.status === 'settled' && e.settled_at)).toBe(true);
-      expect((await get('/api/v1/reporting/settlements?status=pending').expect(200)).body.data).toEqual([]);
+      expect(
+        settled.body.data.every(
+          (e: { status: string; settled_at: string | null }) =>
+            e.status === 'settled' && e.settled_at,
+        ),
+      ).toBe(true);
+      expect(
+        (await get('/api/v1/reporting/settlements?status=pending').expect(200)).body.data,
+      ).toEqual([]);
       const redemptions = await get('/api/v1/reporting/redemptions?limit=1').expect(200);
       expect(redemptions.body.data[0].status).toBe('settled');
     });
 
     it('400 for an unknown status; a cursor of one status filter is refused by another', async () => {
-      expect((await get('/api/v1/reporting/settlements?status=paid').expect(400)).body.error).toBe('validation_failed');
-      const c = (await get('/api/v1/reporting/settlements?status=settled&limit=1').expect(200)).body.pagination.next_cursor;
-      await get(`/api/v1/reporting/settlements?status=settled&cursor=${encodeURIComponent(c)}`).expect(200);
-      await get(`/api/v1/reporting/settlements?status=pending&cursor=${encodeURIComponent(c)}`).expect(400);
+      expect((await get('/api/v1/reporting/settlements?status=paid').expect(400)).body.error).toBe(
+        'validation_failed',
+      );
+      const c = (await get('/api/v1/reporting/settlements?status=settled&limit=1').expect(200)).body
+        .pagination.next_cursor;
+      await get(
+        `/api/v1/reporting/settlements?status=settled&cursor=${encodeURIComponent(c)}`,
+      ).expect(200);
+      await get(
+        `/api/v1/reporting/settlements?status=pending&cursor=${encodeURIComponent(c)}`,
+      ).expect(400);
     });
   });
 
   describe('GET /api/v1/reporting/funnel', () => {
     it('counts a scripted sequence exactly', async () => {
-      const w = await createWorld(api, { merchants: [{}], offers: [{ max_redemptions_per_cardholder: 5 }, { max_redemptions_per_cardholder: 5 }] });
+      const w = await createWorld(api, {
+        merchants: [{}],
+        offers: [{ max_redemptions_per_cardholder: 5 }, { max_redemptions_per_cardholder: 5 }],
+      });
       const [a, b] = [`chk_${uniq()}`, `chk_${uniq()}`];
       const start = new Date(Date.now() - 1000).toISOString();
-      const feed = (t: string) => api.http.get(`/api/v1/offers?cardholder_token=${t}`).set('Authorization', w.auth).expect(200);
-      const shown = [(await feed(a)).body.offers.length, (await feed(a)).body.offers.length, (await feed(b)).body.offers.length];
+      const feed = (t: string) =>
+        api.http
+          .get(`/api/v1/offers?cardholder_token=${t}`)
+          .set('Authorization', w.auth)
+          .expect(200);
+      const shown = [
+        (await feed(a)).body.offers.length,
+        (await feed(a)).body.offers.length,
+        (await feed(b)).body.offers.length,
+      ];
       expect(shown).toEqual([2, 2, 2]);
-      await api.http.post(`/api/v1/offers/${w.offers[0].id}/add`).set('Authorization', w.auth).send({ cardholder_token: a }).expect(201);
-      await api.http.post(`/api/v1/offers/${w.offers[0].id}/add`).set('Authorization', w.auth).send({ cardholder_token: a }).expect(200); // already_added: not counted
-      await api.http.post(`/api/v1/offers/${w.offers[1].id}/add`).set('Authorization', w.auth).send({ cardholder_token: b }).expect(201);
+      await api.http
+        .post(`/api/v1/offers/${w.offers[0].id}/add`)
+        .set('Authorization', w.auth)
+        .send({ cardholder_token: a })
+        .expect(201);
+      await api.http
+        .post(`/api/v1/offers/${w.offers[0].id}/add`)
+        .set('Authorization', w.auth)
+        .send({ cardholder_token: a })
+        .expect(200); // already_added: not counted
+      await api.http
+        .post(`/api/v1/offers/${w.offers[1].id}/add`)
+        .set('Authorization', w.auth)
+        .send({ cardholder_token: b })
+        .expect(201);
       await purchases(w, a, 2); // enrolls a again (already_added) and makes two redemptions
       await api.app.get(EngagementRecorder).flush();
 
-      const res = await api.http.get(`/api/v1/reporting/funnel?from=${start}`).set('Authorization', w.auth).expect(200);
+      const res = await api.http
+        .get(`/api/v1/reporting/funnel?from=${start}`)
+        .set('Authorization', w.auth)
+        .expect(200);
       expect(res.body).toEqual({
         window: { from: start, to: expect.any(String) },
-        data: { widget_views: 3, unique_cardholders: 2, offer_impressions: 6, offer_add_successes: 2, redemptions: 2 },
+        data: {
+          widget_views: 3,
+          unique_cardholders: 2,
+          offer_impressions: 6,
+          offer_add_successes: 2,
+          redemptions: 2,
+        },
       });
       // The window bounds count: nothing before `start`.
-      const before = await api.http.get(`/api/v1/reporting/funnel?to=${start}`).set('Authorization', w.auth).expect(200);
-      expect(before.body.data).toEqual({ widget_views: 0, unique_cardholders: 0, offer_impressions: 0, offer_add_successes: 0, redemptions: 0 });
+      const before = await api.http
+        .get(`/api/v1/reporting/funnel?to=${start}`)
+        .set('Authorization', w.auth)
+        .expect(200);
+      expect(before.body.data).toEqual({
+        widget_views: 0,
+        unique_cardholders: 0,
+        offer_impressions: 0,
+        offer_add_successes: 0,
+        redemptions: 0,
+      });
     });
 
     it('roll-ups and raw edges add up to the exact counts over a window of several days', async () => {
@@ -243,14 +361,21 @@ describe('reporting', () => {
       await db.query(
         `INSERT INTO engagement_event (institution_id, kind, cardholder_token, occurred_at)
          SELECT $1, k, t, to_timestamp(a / 1000.0) FROM unnest($2::text[], $3::text[], $4::float8[]) AS x(k, t, a)`,
-        [w.institution.id, events.map((e) => e.kind), events.map((e) => e.token), events.map((e) => e.at)],
+        [
+          w.institution.id,
+          events.map((e) => e.kind),
+          events.map((e) => e.token),
+          events.map((e) => e.at),
+        ],
       );
       const from = base + 5 * 3_600_000 + 17 * 60_000; // mid-hour, mid-day
       const to = base + 3 * 86_400_000 + 7 * 3_600_000 + 3 * 60_000;
       const inside = events.filter((e) => e.at >= from && e.at < to);
       const views = inside.filter((e) => e.kind === 'widget_view');
       const res = await api.http
-        .get(`/api/v1/reporting/funnel?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`)
+        .get(
+          `/api/v1/reporting/funnel?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`,
+        )
         .set('Authorization', w.auth)
         .expect(200);
       expect(res.body.data).toEqual({
@@ -263,12 +388,18 @@ describe('reporting', () => {
       expect(views.length).toBeGreaterThan(100);
       // One cardholder seen only in a partial edge day still counts once.
       const edgeOnly = await api.http
-        .get(`/api/v1/reporting/funnel?from=${new Date(from).toISOString()}&to=${new Date(from + 40 * 60_000).toISOString()}`)
+        .get(
+          `/api/v1/reporting/funnel?from=${new Date(from).toISOString()}&to=${new Date(from + 40 * 60_000).toISOString()}`,
+        )
         .set('Authorization', w.auth)
         .expect(200);
-      const edgeViews = events.filter((e) => e.kind === 'widget_view' && e.at >= from && e.at < from + 40 * 60_000);
+      const edgeViews = events.filter(
+        (e) => e.kind === 'widget_view' && e.at >= from && e.at < from + 40 * 60_000,
+      );
       expect(edgeOnly.body.data.widget_views).toBe(edgeViews.length);
-      expect(edgeOnly.body.data.unique_cardholders).toBe(new Set(edgeViews.map((e) => e.token)).size);
+      expect(edgeOnly.body.data.unique_cardholders).toBe(
+        new Set(edgeViews.map((e) => e.token)).size,
+      );
     });
 
     it('defaults to the last 30 days; from after to is 400', async () => {
@@ -277,7 +408,9 @@ describe('reporting', () => {
       expect(days).toBeCloseTo(30, 5);
       expect(Math.abs(Date.parse(res.body.window.to) - Date.now())).toBeLessThan(10_000);
       expect(res.body.data.redemptions).toBeGreaterThanOrEqual(25);
-      await get('/api/v1/reporting/funnel?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z').expect(400);
+      await get(
+        '/api/v1/reporting/funnel?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z',
+      ).expect(400);
     });
   });
 

@@ -71,7 +71,10 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   afterAll(async () => {
     await worker?.close();
     for (const name of [QUEUES.matching, QUEUES.settlement, QUEUES.webhooks]) {
-      const q = new Queue(name, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+      const q = new Queue(name, {
+        connection: { url: config.redisUrl },
+        prefix: config.queuePrefix,
+      });
       await q.obliterate({ force: true }).catch(() => undefined);
       await q.close();
     }
@@ -83,12 +86,19 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
 
   /** Enrolls through the public API (POST /api/v1/offers/{id}/add). */
   async function enroll(w: World, offerId: string, token: string): Promise<string> {
-    const res = await api.http.post(`/api/v1/offers/${offerId}/add`).set('Authorization', w.auth).send({ cardholder_token: token });
+    const res = await api.http
+      .post(`/api/v1/offers/${offerId}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token });
     if (res.status !== 201) throw new Error(`enroll: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.cardholder_offer_id;
   }
 
-  function event(w: World, token: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  function event(
+    w: World,
+    token: string,
+    overrides: Record<string, unknown> = {},
+  ): Record<string, unknown> {
     return {
       cardholder_token: token,
       card_token: `ctk_${uniq()}`,
@@ -108,17 +118,32 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
 
   /** Waits until matching has processed the transaction; returns its final status. */
   const processed = (id: string, timeoutMs = 20_000) =>
-    eventually(async () => {
-      const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
-      return t && t.status !== 'received' ? (t.status as string) : null;
-    }, `transaction ${id} processed`, timeoutMs);
+    eventually(
+      async () => {
+        const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+        return t && t.status !== 'received' ? (t.status as string) : null;
+      },
+      `transaction ${id} processed`,
+      timeoutMs,
+    );
 
-  const redemptionOf = async (txId: string) => (await db.query(`SELECT * FROM redemption WHERE transaction_id = $1`, [txId]))[0];
-  const enrollmentRow = async (id: string) => (await db.query(`SELECT status, redemption_count FROM cardholder_offer WHERE id = $1`, [id]))[0];
-  const budgetUsed = async (offerId: string) => Number((await db.query(`SELECT budget_used FROM offer WHERE id = $1`, [offerId]))[0].budget_used);
+  const redemptionOf = async (txId: string) =>
+    (await db.query(`SELECT * FROM redemption WHERE transaction_id = $1`, [txId]))[0];
+  const enrollmentRow = async (id: string) =>
+    (
+      await db.query(`SELECT status, redemption_count FROM cardholder_offer WHERE id = $1`, [id])
+    )[0];
+  const budgetUsed = async (offerId: string) =>
+    Number(
+      (await db.query(`SELECT budget_used FROM offer WHERE id = $1`, [offerId]))[0].budget_used,
+    );
 
   /** A purchase at the offer's merchant by a freshly enrolled cardholder; waits until processed. */
-  async function enrolledPurchase(w: World, offerIndex = 0, overrides: Record<string, unknown> = {}) {
+  async function enrolledPurchase(
+    w: World,
+    offerIndex = 0,
+    overrides: Record<string, unknown> = {},
+  ) {
     const token = `chk_${uniq()}`;
     const enrollmentId = await enroll(w, w.offers[offerIndex].id, token);
     await sleep(5);
@@ -130,7 +155,10 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   // --- matching ------------------------------------------------------------------------------
 
   it('a qualifying purchase: redemption, pending settlement entry and redemption.completed delivery in one go', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, merchant_fee_amount: 1.25, budget_total: 100 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, merchant_fee_amount: 1.25, budget_total: 100 }],
+    });
     const { token, enrollmentId, id, status } = await enrolledPurchase(w);
     expect(status).toBe('matched');
     const r = await redemptionOf(id);
@@ -147,7 +175,9 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       institution_payout_amount: '562',
       status: 'pending',
     });
-    const [entry] = await db.query(`SELECT * FROM settlement_entry WHERE redemption_id = $1`, [r.id]);
+    const [entry] = await db.query(`SELECT * FROM settlement_entry WHERE redemption_id = $1`, [
+      r.id,
+    ]);
     expect(entry).toMatchObject({
       institution_id: w.institution.id,
       offer_id: w.offers[0].id,
@@ -159,7 +189,9 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       status: 'pending',
       clawback_amount: null,
     });
-    const [delivery] = await db.query(`SELECT * FROM webhook_delivery WHERE redemption_id = $1`, [r.id]);
+    const [delivery] = await db.query(`SELECT * FROM webhook_delivery WHERE redemption_id = $1`, [
+      r.id,
+    ]);
     expect(delivery.event).toBe('redemption.completed');
     expect(delivery.payload).toEqual({
       event: 'redemption.completed',
@@ -175,7 +207,9 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     // Budget reserved (merchant funded), enrollment redeemed at max_redemptions_per_cardholder (1).
     expect(await budgetUsed(w.offers[0].id)).toBe(625);
     expect(await enrollmentRow(enrollmentId)).toEqual({ status: 'redeemed', redemption_count: 1 });
-    const [t] = await db.query(`SELECT merchant_id, processed_at FROM transaction WHERE id = $1`, [id]);
+    const [t] = await db.query(`SELECT merchant_id, processed_at FROM transaction WHERE id = $1`, [
+      id,
+    ]);
     expect(t.merchant_id).toBe(w.merchants[0].id);
     expect(t.processed_at).toBeInstanceOf(Date);
   });
@@ -183,17 +217,31 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   it('resolves all five identifier types, the card_acceptor_id alias and the earlier shape’s merchant_id', async () => {
     const types = ['card_acceptor', 'pix_key', 'upi_vpa', 'codi', 'psp_merchant_id'];
     const identifiers = types.map((type) => ({ type, value: uniq(`${type}-`) }));
-    const w = await createWorld(api, { merchants: [{ identifiers }], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{ identifiers }],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const bodies: Record<string, unknown>[] = [];
-    for (const i of identifiers) bodies.push({ merchant_identifier: i.value, merchant_identifier_type: i.type });
+    for (const i of identifiers)
+      bodies.push({ merchant_identifier: i.value, merchant_identifier_type: i.type });
     bodies.push({ merchant_identifier: undefined, card_acceptor_id: identifiers[0].value });
-    bodies.push({ merchant_identifier: undefined, merchant_id: w.merchants[0].id, currency: 'USD', transacted_at: undefined, timestamp: new Date(Date.now() + 1000).toISOString(), transaction_ref: undefined, transaction_id: uniq('legacy-') });
+    bodies.push({
+      merchant_identifier: undefined,
+      merchant_id: w.merchants[0].id,
+      currency: 'USD',
+      transacted_at: undefined,
+      timestamp: new Date(Date.now() + 1000).toISOString(),
+      transaction_ref: undefined,
+      transaction_id: uniq('legacy-'),
+    });
     const ids: string[] = [];
     for (const overrides of bodies) {
       const token = `chk_${uniq()}`;
       await enroll(w, w.offers[0].id, token);
       await sleep(5);
-      const body = Object.fromEntries(Object.entries(event(w, token, overrides)).filter(([, v]) => v !== undefined));
+      const body = Object.fromEntries(
+        Object.entries(event(w, token, overrides)).filter(([, v]) => v !== undefined),
+      );
       ids.push(await post(w, body));
     }
     for (const id of ids) expect(await processed(id)).toBe('matched');
@@ -204,29 +252,47 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     const id = await post(w, event(w, `chk_${uniq()}`, { merchant_identifier: uniq('nobody-') }));
     expect(await processed(id)).toBe('merchant_unresolved');
     // A merchant_id (earlier shape) that names no merchant is unresolved too.
-    const id2 = await post(w, event(w, `chk_${uniq()}`, { merchant_identifier: undefined, merchant_id: '00000000-0000-4000-8000-000000000000' }));
+    const id2 = await post(
+      w,
+      event(w, `chk_${uniq()}`, {
+        merchant_identifier: undefined,
+        merchant_id: '00000000-0000-4000-8000-000000000000',
+      }),
+    );
     expect(await processed(id2)).toBe('merchant_unresolved');
   });
 
   it('no match: below min_spend, currency mismatch, another cardholder, enrollment after the purchase', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     expect((await enrolledPurchase(w, 0, { amount: 19.99 })).status).toBe('unmatched');
     expect((await enrolledPurchase(w, 0, { currency: 'EUR' })).status).toBe('unmatched');
     const id = await post(w, event(w, `chk_${uniq()}`));
     expect(await processed(id)).toBe('unmatched');
     // Purchase made an hour before the cardholder enrolled (arriving after the enrollment).
-    const { status } = await enrolledPurchase(w, 0, { transacted_at: new Date(Date.now() - 3_600_000).toISOString() });
+    const { status } = await enrolledPurchase(w, 0, {
+      transacted_at: new Date(Date.now() - 3_600_000).toISOString(),
+    });
     expect(status).toBe('unmatched');
   });
 
   it('a late-arriving purchase made inside the window matches on its own transacted_at, after the offer expired', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 2 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 2 }],
+    });
     const token = `chk_${uniq()}`;
     const enrollmentId = await enroll(w, w.offers[0].id, token);
     await sleep(20);
     const inside = new Date().toISOString();
     const expiresAt = new Date(Date.now() + 300).toISOString();
-    await api.http.patch(`/admin/api/v1/offers/${w.offers[0].id}`).set('Authorization', `Bearer ${api.operatorToken}`).send({ expires_at: expiresAt }).expect(200);
+    await api.http
+      .patch(`/admin/api/v1/offers/${w.offers[0].id}`)
+      .set('Authorization', `Bearer ${api.operatorToken}`)
+      .send({ expires_at: expiresAt })
+      .expect(200);
     await sleep(600);
     const late = await post(w, event(w, token, { transacted_at: inside }));
     const after = await post(w, event(w, token, { transacted_at: new Date().toISOString() }));
@@ -236,7 +302,10 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   });
 
   it('percent reward: the percentage of the purchase, capped at cashback_amount', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 10, reward_type: 'percent', cashback_percent: 10, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 10, reward_type: 'percent', cashback_percent: 10, cashback_amount: 5 }],
+    });
     const small = await enrolledPurchase(w, 0, { amount: 33.35 });
     expect((await redemptionOf(small.id)).cashback_amount).toBe('334'); // 3.335 → 3.34 (half-up)
     const big = await enrolledPurchase(w, 0, { amount: 200 });
@@ -259,13 +328,18 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     expect(await processed(id)).toBe('matched');
     const r = await redemptionOf(id);
     expect(r).toMatchObject({ offer_id: w.offers[1].id, institution_payout_amount: '550' });
-    expect(await db.query(`SELECT count(*)::int AS n FROM redemption WHERE transaction_id = $1`, [id])).toEqual([{ n: 1 }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM redemption WHERE transaction_id = $1`, [id]),
+    ).toEqual([{ n: 1 }]);
     expect((await enrollmentRow(e[0])).redemption_count).toBe(0);
     expect(await budgetUsed(w.offers[0].id)).toBe(0);
   });
 
   it('max_redemptions_per_cardholder: counts up, then the enrollment is redeemed and stops matching', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 2 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 2 }],
+    });
     const token = `chk_${uniq()}`;
     const enrollmentId = await enroll(w, w.offers[0].id, token);
     await sleep(5);
@@ -277,7 +351,10 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   });
 
   it('budget for 5 redemptions and 30 concurrent qualifying purchases by 30 enrolled cardholders → exactly 5', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, budget_total: 25 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, budget_total: 25 }],
+    });
     const tokens = Array.from({ length: 30 }, () => `chk_${uniq()}`);
     for (const t of tokens) await enroll(w, w.offers[0].id, t);
     await sleep(5);
@@ -285,17 +362,28 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     const statuses = await Promise.all(ids.map((id) => processed(id)));
     expect(statuses.filter((s) => s === 'matched')).toHaveLength(5);
     expect(statuses.filter((s) => s === 'unmatched')).toHaveLength(25);
-    expect(await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [w.offers[0].id])).toEqual([{ n: 5 }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
+        w.offers[0].id,
+      ]),
+    ).toEqual([{ n: 5 }]);
     expect(await budgetUsed(w.offers[0].id)).toBe(2500);
   });
 
   it('50 concurrent posts of one transaction_ref → 1 accepted, 49 duplicates with its id, 1 redemption', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 10 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 10 }],
+    });
     const token = `chk_${uniq()}`;
     await enroll(w, w.offers[0].id, token);
     await sleep(5);
     const body = event(w, token);
-    const responses = await Promise.all(Array.from({ length: 50 }, () => api.http.post('/api/v1/transactions').set('Authorization', w.auth).send(body)));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        api.http.post('/api/v1/transactions').set('Authorization', w.auth).send(body),
+      ),
+    );
     const accepted = responses.filter((r) => r.status === 202);
     const duplicates = responses.filter((r) => r.status === 200);
     expect(accepted).toHaveLength(1);
@@ -304,26 +392,49 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     expect(duplicates.every((r) => r.body.id === id && r.body.status === 'duplicate')).toBe(true);
     expect(await processed(id)).toBe('matched');
     await sleep(300);
-    expect(await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [w.offers[0].id])).toEqual([{ n: 1 }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
+        w.offers[0].id,
+      ]),
+    ).toEqual([{ n: 1 }]);
   });
 
   it('a batch is matched in chunks (one job per chunk), every item once', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const tokens = Array.from({ length: 40 }, () => `chk_${uniq()}`);
     for (const t of tokens) await enroll(w, w.offers[0].id, t);
     await sleep(5);
     const items = tokens.map((t) => event(w, t));
-    const res = await api.http.post('/api/v1/transactions/batch').set('Authorization', w.auth).send({ transactions: [...items, event(w, tokens[0], { amount: 5 })] }).expect(202);
+    const res = await api.http
+      .post('/api/v1/transactions/batch')
+      .set('Authorization', w.auth)
+      .send({ transactions: [...items, event(w, tokens[0], { amount: 5 })] })
+      .expect(202);
     expect(res.body.accepted).toBe(41);
     await eventually(async () => {
-      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM transaction WHERE institution_id = $1 AND status = 'received'`, [w.institution.id]);
+      const [{ n }] = await db.query(
+        `SELECT count(*)::int AS n FROM transaction WHERE institution_id = $1 AND status = 'received'`,
+        [w.institution.id],
+      );
       return n === 0;
     }, 'batch processed');
-    expect(await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [w.offers[0].id])).toEqual([{ n: 40 }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
+        w.offers[0].id,
+      ]),
+    ).toEqual([{ n: 40 }]);
   });
 
   it('idempotent: running a chunk again, or re-enqueueing it, changes nothing', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, budget_total: 50, max_redemptions_per_cardholder: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [
+        { min_spend: 20, cashback_amount: 5, budget_total: 50, max_redemptions_per_cardholder: 5 },
+      ],
+    });
     const { id, enrollmentId } = await enrolledPurchase(w);
     const unmatched = await post(w, event(w, `chk_${uniq()}`));
     await processed(unmatched);
@@ -342,23 +453,41 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     const before = await snapshot();
     const stats = await worker!.get(MatchingService).matchChunk([id, unmatched]);
     expect(stats).toMatchObject({ requested: 2, claimed: 0, matched: 0 });
-    const q = new Queue(QUEUES.matching, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
-    const job = await q.add(MATCH_JOB_NAME, { transactionIds: [id, unmatched] }, { jobId: jobIds.rematch(`${id}-again`) });
+    const q = new Queue(QUEUES.matching, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    const job = await q.add(
+      MATCH_JOB_NAME,
+      { transactionIds: [id, unmatched] },
+      { jobId: jobIds.rematch(`${id}-again`) },
+    );
     await eventually(async () => (await job.isCompleted()) || null, 'job run again');
     await q.close();
     expect(await snapshot()).toEqual(before);
-    expect(before).toMatchObject({ redemptions: 1, entries: 1, deliveries: 1, budget: '500', count: 1 });
+    expect(before).toMatchObject({
+      redemptions: 1,
+      entries: 1,
+      deliveries: 1,
+      budget: '500',
+      count: 1,
+    });
   });
 
   it('ids from another database (or unknown) are ignored: the job completes', async () => {
-    const stats = await worker!.get(MatchingService).matchChunk(['00000000-0000-4000-8000-000000000001']);
+    const stats = await worker!
+      .get(MatchingService)
+      .matchChunk(['00000000-0000-4000-8000-000000000001']);
     expect(stats).toMatchObject({ requested: 1, claimed: 0 });
   });
 
   // --- failure and recovery --------------------------------------------------------------------
 
   it('transactions accepted while the worker is stopped are matched once it starts', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const tokens = Array.from({ length: 3 }, () => `chk_${uniq()}`);
     for (const t of tokens) await enroll(w, w.offers[0].id, t);
     await worker!.close();
@@ -367,7 +496,11 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       const ids = await Promise.all(tokens.map((t) => post(w, event(w, t))));
       await sleep(1_500);
       const rows = await db.query(`SELECT status FROM transaction WHERE id = ANY($1)`, [ids]);
-      expect(rows.map((r: { status: string }) => r.status)).toEqual(['received', 'received', 'received']);
+      expect(rows.map((r: { status: string }) => r.status)).toEqual([
+        'received',
+        'received',
+        'received',
+      ]);
       worker = await startWorker();
       for (const id of ids) expect(await processed(id)).toBe('matched');
     } finally {
@@ -376,7 +509,10 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   });
 
   it('transactions accepted while Redis is unreachable still get 202, and are matched after it returns (relay)', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const token = `chk_${uniq()}`;
     await enroll(w, w.offers[0].id, token);
     await sleep(5);
@@ -402,9 +538,15 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     event(w, token, { transaction_type: 'refund', original_transaction_ref: originalRef, amount });
 
   it('a refund taking the net amount below min_spend reverses a pending redemption (no clawback), gives back budget and the enrollment', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5, budget_total: 100 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, budget_total: 100 }],
+    });
     const { token, id, enrollmentId } = await enrolledPurchase(w);
-    const [{ transaction_ref: ref }] = await db.query(`SELECT transaction_ref FROM transaction WHERE id = $1`, [id]);
+    const [{ transaction_ref: ref }] = await db.query(
+      `SELECT transaction_ref FROM transaction WHERE id = $1`,
+      [id],
+    );
     // 25 − 3 = 22 ≥ 20: still earned.
     const small = await post(w, refund(w, token, ref, 3));
     expect(await processed(small)).toBe('matched');
@@ -415,92 +557,191 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     const r = await redemptionOf(id);
     expect(r.status).toBe('reversed');
     expect(r.reversed_at).toBeInstanceOf(Date);
-    const [entry] = await db.query(`SELECT status, clawback_amount, reversed_at FROM settlement_entry WHERE redemption_id = $1`, [r.id]);
-    expect(entry).toMatchObject({ status: 'reversed', clawback_amount: null, reversed_at: expect.any(Date) });
-    const [delivery] = await db.query(`SELECT payload FROM webhook_delivery WHERE redemption_id = $1 AND event = 'redemption.reversed'`, [r.id]);
-    expect(delivery.payload).toMatchObject({ event: 'redemption.reversed', redemption_id: r.id, institution_payout_amount: 5, clawback_amount: null, cardholder_token: token });
+    const [entry] = await db.query(
+      `SELECT status, clawback_amount, reversed_at FROM settlement_entry WHERE redemption_id = $1`,
+      [r.id],
+    );
+    expect(entry).toMatchObject({
+      status: 'reversed',
+      clawback_amount: null,
+      reversed_at: expect.any(Date),
+    });
+    const [delivery] = await db.query(
+      `SELECT payload FROM webhook_delivery WHERE redemption_id = $1 AND event = 'redemption.reversed'`,
+      [r.id],
+    );
+    expect(delivery.payload).toMatchObject({
+      event: 'redemption.reversed',
+      redemption_id: r.id,
+      institution_payout_amount: 5,
+      clawback_amount: null,
+      cardholder_token: token,
+    });
     expect(await budgetUsed(w.offers[0].id)).toBe(0);
     expect(await enrollmentRow(enrollmentId)).toEqual({ status: 'active', redemption_count: 0 });
   });
 
   it('after settlement, a reversal claws back the institution payout', async () => {
-    const w = await createWorld(api, { program: { settlement_hold_days: 0 }, merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      program: { settlement_hold_days: 0 },
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const { token, id } = await enrolledPurchase(w);
-    const res = await api.http.post('/admin/api/v1/settlements/run').set('Authorization', `Bearer ${api.operatorToken}`).send({}).expect(200);
+    const res = await api.http
+      .post('/admin/api/v1/settlements/run')
+      .set('Authorization', `Bearer ${api.operatorToken}`)
+      .send({})
+      .expect(200);
     expect(res.body.settled).toBeGreaterThanOrEqual(1);
     const r0 = await redemptionOf(id);
     expect(r0).toMatchObject({ status: 'settled', settled_at: expect.any(Date) });
-    const [{ transaction_ref: ref }] = await db.query(`SELECT transaction_ref FROM transaction WHERE id = $1`, [id]);
+    const [{ transaction_ref: ref }] = await db.query(
+      `SELECT transaction_ref FROM transaction WHERE id = $1`,
+      [id],
+    );
     await processed(await post(w, refund(w, token, ref, 25)));
-    const [entry] = await db.query(`SELECT status, clawback_amount, settled_at, reversed_at FROM settlement_entry WHERE redemption_id = $1`, [r0.id]);
-    expect(entry).toMatchObject({ status: 'reversed', clawback_amount: '500', settled_at: expect.any(Date), reversed_at: expect.any(Date) });
+    const [entry] = await db.query(
+      `SELECT status, clawback_amount, settled_at, reversed_at FROM settlement_entry WHERE redemption_id = $1`,
+      [r0.id],
+    );
+    expect(entry).toMatchObject({
+      status: 'reversed',
+      clawback_amount: '500',
+      settled_at: expect.any(Date),
+      reversed_at: expect.any(Date),
+    });
     expect((await redemptionOf(id)).status).toBe('reversed');
-    const [delivery] = await db.query(`SELECT payload FROM webhook_delivery WHERE redemption_id = $1 AND event = 'redemption.reversed'`, [r0.id]);
+    const [delivery] = await db.query(
+      `SELECT payload FROM webhook_delivery WHERE redemption_id = $1 AND event = 'redemption.reversed'`,
+      [r0.id],
+    );
     expect(delivery.payload.clawback_amount).toBe(5);
     // A reversed entry is never settled again.
-    await api.http.post('/admin/api/v1/settlements/run').set('Authorization', `Bearer ${api.operatorToken}`).send({}).expect(200);
-    expect((await db.query(`SELECT status FROM settlement_entry WHERE redemption_id = $1`, [r0.id]))[0].status).toBe('reversed');
+    await api.http
+      .post('/admin/api/v1/settlements/run')
+      .set('Authorization', `Bearer ${api.operatorToken}`)
+      .send({})
+      .expect(200);
+    expect(
+      (await db.query(`SELECT status FROM settlement_entry WHERE redemption_id = $1`, [r0.id]))[0]
+        .status,
+    ).toBe('reversed');
   });
 
   it('a refund of a purchase with no redemption, or of an unknown purchase, is stored and changes nothing', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const token = `chk_${uniq()}`;
     const p = event(w, token, { amount: 10 });
     await processed(await post(w, p));
-    const before = await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [w.offers[0].id]);
+    const before = await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
+      w.offers[0].id,
+    ]);
     const r1 = await post(w, refund(w, token, p.transaction_ref as string, 5));
     expect(await processed(r1)).toBe('matched');
     const r2 = await post(w, refund(w, token, 'no-such-purchase', 5));
     expect(await processed(r2)).toBe('unmatched');
-    expect(await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [w.offers[0].id])).toEqual(before);
-    expect(await db.query(`SELECT kind, original_transaction_ref FROM transaction WHERE id = $1`, [r1])).toEqual([{ kind: 'refund', original_transaction_ref: p.transaction_ref }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
+        w.offers[0].id,
+      ]),
+    ).toEqual(before);
+    expect(
+      await db.query(`SELECT kind, original_transaction_ref FROM transaction WHERE id = $1`, [r1]),
+    ).toEqual([{ kind: 'refund', original_transaction_ref: p.transaction_ref }]);
   });
 
   it('a refund that arrives before its purchase is netted when the purchase is matched', async () => {
-    const w = await createWorld(api, { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const token = `chk_${uniq()}`;
     await enroll(w, w.offers[0].id, token);
     await sleep(5);
     const purchase = event(w, token, { amount: 25 });
-    expect(await processed(await post(w, refund(w, token, purchase.transaction_ref as string, 10)))).toBe('unmatched');
+    expect(
+      await processed(await post(w, refund(w, token, purchase.transaction_ref as string, 10))),
+    ).toBe('unmatched');
     expect(await processed(await post(w, purchase))).toBe('unmatched'); // 25 − 10 < 20
   });
 
   // --- settlement ------------------------------------------------------------------------------
 
   it('settles only entries whose hold has passed at as_of; a settled entry is not settled again', async () => {
-    const w = await createWorld(api, { program: { settlement_hold_days: 2 }, merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+    const w = await createWorld(api, {
+      program: { settlement_hold_days: 2 },
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
     const { id } = await enrolledPurchase(w);
     const r = await redemptionOf(id);
-    const run = (asOf: Date) => api.http.post('/admin/api/v1/settlements/run').set('Authorization', `Bearer ${api.operatorToken}`).send({ as_of: asOf.toISOString() }).expect(200);
+    const run = (asOf: Date) =>
+      api.http
+        .post('/admin/api/v1/settlements/run')
+        .set('Authorization', `Bearer ${api.operatorToken}`)
+        .send({ as_of: asOf.toISOString() })
+        .expect(200);
     await run(new Date(Date.now() + DAY));
     expect((await redemptionOf(id)).status).toBe('pending');
     await run(new Date(r.created_at.getTime() + 2 * DAY + 60_000));
-    const [entry] = await db.query(`SELECT status, settled_at, settlement_run_id FROM settlement_entry WHERE redemption_id = $1`, [r.id]);
+    const [entry] = await db.query(
+      `SELECT status, settled_at, settlement_run_id FROM settlement_entry WHERE redemption_id = $1`,
+      [r.id],
+    );
     expect(entry).toMatchObject({ status: 'settled', settlement_run_id: expect.any(String) });
     expect((await redemptionOf(id)).status).toBe('settled');
-    const [runRow] = await db.query(`SELECT trigger, settled_count FROM settlement_run WHERE id = $1`, [entry.settlement_run_id]);
+    const [runRow] = await db.query(
+      `SELECT trigger, settled_count FROM settlement_run WHERE id = $1`,
+      [entry.settlement_run_id],
+    );
     expect(runRow.trigger).toBe('operator');
     expect(runRow.settled_count).toBeGreaterThanOrEqual(1);
     await run(new Date(Date.now() + 3 * DAY));
-    const [again] = await db.query(`SELECT settled_at, settlement_run_id FROM settlement_entry WHERE redemption_id = $1`, [r.id]);
-    expect(again).toEqual({ settled_at: entry.settled_at, settlement_run_id: entry.settlement_run_id });
+    const [again] = await db.query(
+      `SELECT settled_at, settlement_run_id FROM settlement_entry WHERE redemption_id = $1`,
+      [r.id],
+    );
+    expect(again).toEqual({
+      settled_at: entry.settled_at,
+      settlement_run_id: entry.settlement_run_id,
+    });
   });
 
   it('400 for an as_of that is not a timestamp', async () => {
-    const res = await api.http.post('/admin/api/v1/settlements/run').set('Authorization', `Bearer ${api.operatorToken}`).send({ as_of: 'tomorrow' }).expect(400);
+    const res = await api.http
+      .post('/admin/api/v1/settlements/run')
+      .set('Authorization', `Bearer ${api.operatorToken}`)
+      .send({ as_of: 'tomorrow' })
+      .expect(400);
     expect(res.body.error).toBe('validation_failed');
   });
 
   it('the worker declares the settlement job scheduler, and its job settles due entries', async () => {
-    const q = new Queue(QUEUES.settlement, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+    const q = new Queue(QUEUES.settlement, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
     try {
-      const scheduler = await eventually(() => q.getJobScheduler(SETTLEMENT_SCHEDULER_ID), 'settlement scheduler');
+      const scheduler = await eventually(
+        () => q.getJobScheduler(SETTLEMENT_SCHEDULER_ID),
+        'settlement scheduler',
+      );
       expect(scheduler).toMatchObject({ pattern: config.settlementSchedule, tz: 'UTC' });
-      const w = await createWorld(api, { program: { settlement_hold_days: 0 }, merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] });
+      const w = await createWorld(api, {
+        program: { settlement_hold_days: 0 },
+        merchants: [{}],
+        offers: [{ min_spend: 20, cashback_amount: 5 }],
+      });
       const { id } = await enrolledPurchase(w);
       await q.add('settle', { trigger: 'schedule', asOf: new Date().toISOString() });
-      await eventually(async () => ((await redemptionOf(id)).status === 'settled' ? true : null), 'scheduled settlement');
+      await eventually(
+        async () => ((await redemptionOf(id)).status === 'settled' ? true : null),
+        'scheduled settlement',
+      );
       const [runRow] = await db.query(
         `SELECT r.trigger FROM settlement_entry e JOIN settlement_run r ON r.id = e.settlement_run_id JOIN redemption x ON x.id = e.redemption_id WHERE x.transaction_id = $1`,
         [id],

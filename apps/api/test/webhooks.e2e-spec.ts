@@ -16,7 +16,18 @@ import { AppConfig } from '@app/config';
 import { WebhookDeliveryService, WebhookOutbox } from '@app/core';
 import { maskToken, verifyWebhook } from '@app/domain';
 import { QUEUES } from '@app/queue';
-import { createWorld, eventually, portalLogin, ReceivedRequest, startApi, startWorker, TestApi, uniq, WebhookReceiver, World } from '@app/testing';
+import {
+  createWorld,
+  eventually,
+  portalLogin,
+  ReceivedRequest,
+  startApi,
+  startWorker,
+  TestApi,
+  uniq,
+  WebhookReceiver,
+  World,
+} from '@app/testing';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 
 type Portal = Awaited<ReturnType<typeof portalLogin>>;
@@ -49,7 +60,10 @@ describe('redemption webhooks', () => {
     await worker?.close();
     const config = api.app.get(AppConfig);
     for (const name of [QUEUES.webhooks, QUEUES.matching]) {
-      const q = new Queue(name, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+      const q = new Queue(name, {
+        connection: { url: config.redisUrl },
+        prefix: config.queuePrefix,
+      });
       await q.obliterate({ force: true }).catch(() => undefined);
       await q.close();
     }
@@ -59,12 +73,24 @@ describe('redemption webhooks', () => {
 
   /** An institution whose admin has set the URL and rotated a secret through the portal. */
   async function setUp(options: { url?: string | null; offers?: boolean } = {}) {
-    const world = await createWorld(api, options.offers ? { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] } : {});
+    const world = await createWorld(
+      api,
+      options.offers ? { merchants: [{}], offers: [{ min_spend: 20, cashback_amount: 5 }] } : {},
+    );
     const admin = await portalLogin(api, world.admin);
     let secret = '';
     if (options.url !== null) {
-      await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send({ url: options.url ?? receiver.url }).expect(200);
-      secret = (await admin.agent.post('/portal/api/webhook/secret').set('X-CSRF-Token', admin.csrf).expect(201)).body.signing_secret;
+      await admin.agent
+        .put('/portal/api/webhook')
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ url: options.url ?? receiver.url })
+        .expect(200);
+      secret = (
+        await admin.agent
+          .post('/portal/api/webhook/secret')
+          .set('X-CSRF-Token', admin.csrf)
+          .expect(201)
+      ).body.signing_secret;
     }
     return { world, admin, secret };
   }
@@ -73,10 +99,16 @@ describe('redemption webhooks', () => {
    * A redemption and its delivery row exactly as matching writes them (used where the test is about
    * delivery, not about purchases; the first test goes through a real purchase).
    */
-  async function insertDelivery(world: World, options: { enqueue?: boolean } = {}): Promise<{ id: string; payload: Record<string, unknown> }> {
+  async function insertDelivery(
+    world: World,
+    options: { enqueue?: boolean } = {},
+  ): Promise<{ id: string; payload: Record<string, unknown> }> {
     const token = `chk_${uniq()}${uniq()}`;
     const id = await db.transaction(async (m) => {
-      const [merchant] = await m.query(`INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`, [uniq('M ')]);
+      const [merchant] = await m.query(
+        `INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`,
+        [uniq('M ')],
+      );
       const now = Date.now();
       // An ended offer targeted at this institution only: other test files' feeds never see it.
       const [offer] = await m.query(
@@ -84,17 +116,19 @@ describe('redemption webhooks', () => {
          VALUES ($1, 'ended', '{"en":{"title":"t","description":"d"}}', 2000, 500, 'USD', $2, $3, true) RETURNING id`,
         [merchant.id, new Date(now - 86_400_000), new Date(now + 86_400_000)],
       );
-      await m.query(`INSERT INTO offer_target (offer_id, institution_id) VALUES ($1, $2)`, [offer.id, world.institution.id]);
+      await m.query(`INSERT INTO offer_target (offer_id, institution_id) VALUES ($1, $2)`, [
+        offer.id,
+        world.institution.id,
+      ]);
       const [tx] = await m.query(
         `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, amount, currency, transacted_at, source, status)
          VALUES ($1, $2, $3, 'ctk_1', 25, 'USD', now(), 'api', 'matched') RETURNING id`,
         [world.institution.id, uniq('ref-'), token],
       );
-      const [co] = await m.query(`INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token) VALUES ($1, $2, $3) RETURNING id`, [
-        world.institution.id,
-        offer.id,
-        token,
-      ]);
+      const [co] = await m.query(
+        `INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token) VALUES ($1, $2, $3) RETURNING id`,
+        [world.institution.id, offer.id, token],
+      );
       const [r] = await m.query(
         `INSERT INTO redemption (institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
                                  cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount)
@@ -119,7 +153,9 @@ describe('redemption webhooks', () => {
     });
     // Either the prompt path (as matching calls it after commit) or, when not asked, the relay.
     if (options.enqueue !== false) await api.app.get(WebhookOutbox).enqueue([id]);
-    const [{ payload }] = await db.query(`SELECT payload FROM webhook_delivery WHERE id = $1`, [id]);
+    const [{ payload }] = await db.query(`SELECT payload FROM webhook_delivery WHERE id = $1`, [
+      id,
+    ]);
     return { id, payload };
   }
 
@@ -127,7 +163,10 @@ describe('redemption webhooks', () => {
    * Scripts the receiver's answers for one institution's requests (by the payload's institution_id),
    * set before its delivery exists so no attempt races the script; others get 200.
    */
-  function respondFor(world: World, fn: (r: ReceivedRequest, n: number, res: import('http').ServerResponse) => void | Promise<void>): void {
+  function respondFor(
+    world: World,
+    fn: (r: ReceivedRequest, n: number, res: import('http').ServerResponse) => void | Promise<void>,
+  ): void {
     let n = 0;
     receiver.respondWith((r, _i, res) => {
       const mine = JSON.parse(r.rawBody.toString() || '{}').institution_id === world.institution.id;
@@ -135,16 +174,33 @@ describe('redemption webhooks', () => {
     });
   }
 
-  const delivery = (portal: Portal, id: string) => portal.agent.get(`/portal/api/webhook/deliveries/${id}`).expect(200).then((r) => r.body);
-  const forDelivery = (id: string) => receiver.received.filter((r) => r.headers['x-service-delivery-id'] === id);
-  async function requestsFor(id: string, count: number, timeoutMs = 20_000): Promise<ReceivedRequest[]> {
-    return eventually(async () => (forDelivery(id).length >= count ? forDelivery(id) : null), `${count} requests for ${id}`, timeoutMs);
+  const delivery = (portal: Portal, id: string) =>
+    portal.agent
+      .get(`/portal/api/webhook/deliveries/${id}`)
+      .expect(200)
+      .then((r) => r.body);
+  const forDelivery = (id: string) =>
+    receiver.received.filter((r) => r.headers['x-service-delivery-id'] === id);
+  async function requestsFor(
+    id: string,
+    count: number,
+    timeoutMs = 20_000,
+  ): Promise<ReceivedRequest[]> {
+    return eventually(
+      async () => (forDelivery(id).length >= count ? forDelivery(id) : null),
+      `${count} requests for ${id}`,
+      timeoutMs,
+    );
   }
   async function settled(portal: Portal, id: string, timeoutMs = 20_000) {
-    return eventually(async () => {
-      const d = await delivery(portal, id);
-      return d.status !== 'pending' ? d : null;
-    }, `delivery ${id} to settle`, timeoutMs);
+    return eventually(
+      async () => {
+        const d = await delivery(portal, id);
+        return d.status !== 'pending' ? d : null;
+      },
+      `delivery ${id} to settle`,
+      timeoutMs,
+    );
   }
 
   it('a purchase produces exactly one delivery, signed (V1 and V2) with the secret shown at rotation, payload exact', async () => {
@@ -152,7 +208,11 @@ describe('redemption webhooks', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const cardholder = `chk_${uniq()}${uniq()}`;
     const offer = world.offers[0];
-    await api.http.post(`/api/v1/offers/${offer.id}/add`).set('Authorization', world.auth).send({ cardholder_token: cardholder, card_token: 'ctk_1' }).expect(201);
+    await api.http
+      .post(`/api/v1/offers/${offer.id}/add`)
+      .set('Authorization', world.auth)
+      .send({ cardholder_token: cardholder, card_token: 'ctk_1' })
+      .expect(201);
     const tx = await api.http
       .post('/api/v1/transactions')
       .set('Authorization', world.auth)
@@ -166,29 +226,39 @@ describe('redemption webhooks', () => {
       })
       .expect(202);
 
-    const [row] = await eventually(
-      async () => {
-        const rows = await db.query(
-          `SELECT d.* FROM webhook_delivery d JOIN redemption r ON r.id = d.redemption_id WHERE r.transaction_id = $1`,
-          [tx.body.id],
-        );
-        return rows.length ? rows : null;
-      },
-      'the delivery row',
-    );
+    const [row] = await eventually(async () => {
+      const rows = await db.query(
+        `SELECT d.* FROM webhook_delivery d JOIN redemption r ON r.id = d.redemption_id WHERE r.transaction_id = $1`,
+        [tx.body.id],
+      );
+      return rows.length ? rows : null;
+    }, 'the delivery row');
     const [req] = await requestsFor(row.id, 1);
     await sleep(500);
     expect(forDelivery(row.id)).toHaveLength(1);
-    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE redemption_id = $1`, [row.redemption_id]);
+    const [{ n }] = await db.query(
+      `SELECT count(*)::int AS n FROM webhook_delivery WHERE redemption_id = $1`,
+      [row.redemption_id],
+    );
     expect(n).toBe(1);
 
     expect(req.method).toBe('POST');
-    expect(verifyWebhook(req.rawBody, req.headers, secret)).toMatchObject({ ok: true, scheme: 'v2' });
-    expect(verifyWebhook(req.rawBody, req.headers, secret, { scheme: 'v1' })).toMatchObject({ ok: true, scheme: 'v1' });
-    expect(verifyWebhook(req.rawBody, req.headers, 'whsec_someone-else')).toMatchObject({ ok: false });
+    expect(verifyWebhook(req.rawBody, req.headers, secret)).toMatchObject({
+      ok: true,
+      scheme: 'v2',
+    });
+    expect(verifyWebhook(req.rawBody, req.headers, secret, { scheme: 'v1' })).toMatchObject({
+      ok: true,
+      scheme: 'v1',
+    });
+    expect(verifyWebhook(req.rawBody, req.headers, 'whsec_someone-else')).toMatchObject({
+      ok: false,
+    });
     expect(req.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(req.headers['x-service-signature-v2']).toMatch(/^sha256=[0-9a-f]{64}$/);
-    expect(Math.abs(Number(req.headers['x-service-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    expect(Math.abs(Number(req.headers['x-service-timestamp']) - Date.now() / 1000)).toBeLessThan(
+      30,
+    );
     expect(req.headers['x-service-event']).toBe('redemption.completed');
     expect(req.headers['x-service-delivery-id']).toBe(row.id);
     expect(req.headers['user-agent']).toMatch(/^PaymentLinkedOffers-Webhooks\/\d/);
@@ -196,7 +266,14 @@ describe('redemption webhooks', () => {
 
     const body = JSON.parse(req.rawBody.toString('utf8'));
     expect(Object.keys(body)).toEqual([
-      'event', 'redemption_id', 'institution_id', 'offer_id', 'cardholder_token', 'cardholder_token_masked', 'institution_payout_amount', 'occurred_at',
+      'event',
+      'redemption_id',
+      'institution_id',
+      'offer_id',
+      'cardholder_token',
+      'cardholder_token_masked',
+      'institution_payout_amount',
+      'occurred_at',
     ]);
     expect(body).toEqual({
       event: 'redemption.completed',
@@ -211,15 +288,29 @@ describe('redemption webhooks', () => {
     expect(body.institution_payout_amount).toBeGreaterThan(0);
 
     const d = await settled(admin, row.id);
-    expect(d).toMatchObject({ status: 'delivered', attempt_count: 1, redemption_id: row.redemption_id });
+    expect(d).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+      redemption_id: row.redemption_id,
+    });
     expect(d.attempts).toEqual([
-      expect.objectContaining({ attempt_number: 1, trigger: 'automatic', url: receiver.url, http_status: 200, error_class: null, response_excerpt: 'ok' }),
+      expect.objectContaining({
+        attempt_number: 1,
+        trigger: 'automatic',
+        url: receiver.url,
+        http_status: 200,
+        error_class: null,
+        response_excerpt: 'ok',
+      }),
     ]);
   });
 
   it('500 twice then 200: three attempts logged, delivered once, then nothing more', async () => {
     const { world, admin, secret } = await setUp();
-    respondFor(world, (_r, n, res) => void res.writeHead(n <= 2 ? 500 : 200).end(n <= 2 ? 'boom' : 'ok'));
+    respondFor(
+      world,
+      (_r, n, res) => void res.writeHead(n <= 2 ? 500 : 200).end(n <= 2 ? 'boom' : 'ok'),
+    );
     const { id } = await insertDelivery(world);
     const reqs = await requestsFor(id, 3);
     const d = await settled(admin, id);
@@ -227,14 +318,33 @@ describe('redemption webhooks', () => {
     expect(forDelivery(id)).toHaveLength(3);
     for (const r of reqs) expect(verifyWebhook(r.rawBody, r.headers, secret).ok).toBe(true);
     expect(new Set(reqs.map((r) => r.rawBody.toString())).size).toBe(1);
-    expect(d).toMatchObject({ status: 'delivered', attempt_count: 3, next_attempt_at: null, delivered_at: expect.any(String) });
-    expect(d.attempts.map((a: { attempt_number: number; http_status: number; error_class: string | null; response_excerpt: string }) => [a.attempt_number, a.http_status, a.error_class, a.response_excerpt])).toEqual([
+    expect(d).toMatchObject({
+      status: 'delivered',
+      attempt_count: 3,
+      next_attempt_at: null,
+      delivered_at: expect.any(String),
+    });
+    expect(
+      d.attempts.map(
+        (a: {
+          attempt_number: number;
+          http_status: number;
+          error_class: string | null;
+          response_excerpt: string;
+        }) => [a.attempt_number, a.http_status, a.error_class, a.response_excerpt],
+      ),
+    ).toEqual([
       [1, 500, 'http_status', 'boom'],
       [2, 500, 'http_status', 'boom'],
       [3, 200, null, 'ok'],
     ]);
     for (const a of d.attempts) {
-      expect(a).toMatchObject({ trigger: 'automatic', url: receiver.url, duration_ms: expect.any(Number), started_at: expect.any(String) });
+      expect(a).toMatchObject({
+        trigger: 'automatic',
+        url: receiver.url,
+        duration_ms: expect.any(Number),
+        started_at: expect.any(String),
+      });
     }
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
   });
@@ -243,28 +353,62 @@ describe('redemption webhooks', () => {
     const { world, admin } = await setUp({ url: await deadUrl() });
     const { id } = await insertDelivery(world, { enqueue: false }); // through the relay this time
     const d = await settled(admin, id, 40_000);
-    expect(d).toMatchObject({ status: 'failed', status_reason: 'attempts_exhausted', attempt_count: 9 });
+    expect(d).toMatchObject({
+      status: 'failed',
+      status_reason: 'attempts_exhausted',
+      attempt_count: 9,
+    });
     expect(d.attempts).toHaveLength(9);
-    expect(d.attempts.map((a: { attempt_number: number }) => a.attempt_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(new Set(d.attempts.map((a: { error_class: string }) => a.error_class))).toEqual(new Set(['connection_refused']));
+    expect(d.attempts.map((a: { attempt_number: number }) => a.attempt_number)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+    expect(new Set(d.attempts.map((a: { error_class: string }) => a.error_class))).toEqual(
+      new Set(['connection_refused']),
+    );
     // the schedule: gaps grow (50 ms base: 50, 100, 200, ... ±10%)
     const starts = d.attempts.map((a: { started_at: string }) => Date.parse(a.started_at));
     expect(starts[8] - starts[0]).toBeGreaterThan(0.85 * 50 * (1 + 2 + 4 + 8 + 16 + 30 + 60 + 120));
 
     const inbox = async () =>
-      db.query(`SELECT kind, title, body, dedupe_key FROM inbox_message WHERE institution_id = $1`, [world.institution.id]);
-    expect(await inbox()).toEqual([{ kind: 'webhook.failed', title: expect.any(String), body: expect.stringContaining(id), dedupe_key: `webhook.failed:${id}` }]);
+      db.query(
+        `SELECT kind, title, body, dedupe_key FROM inbox_message WHERE institution_id = $1`,
+        [world.institution.id],
+      );
+    expect(await inbox()).toEqual([
+      {
+        kind: 'webhook.failed',
+        title: expect.any(String),
+        body: expect.stringContaining(id),
+        dedupe_key: `webhook.failed:${id}`,
+      },
+    ]);
 
     // recovery: the endpoint works again; a member redelivers
-    await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send({ url: receiver.url }).expect(200);
+    await admin.agent
+      .put('/portal/api/webhook')
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ url: receiver.url })
+      .expect(200);
     const member = await portalLogin(api, world.member);
-    const accepted = await member.agent.post(`/portal/api/webhook/deliveries/${id}/redeliver`).set('X-CSRF-Token', member.csrf).expect(202);
+    const accepted = await member.agent
+      .post(`/portal/api/webhook/deliveries/${id}/redeliver`)
+      .set('X-CSRF-Token', member.csrf)
+      .expect(202);
     expect(accepted.body).toEqual({ id, status: 'pending', redelivery: 1 });
     const [req] = await requestsFor(id, 1);
     expect(req.headers['x-service-delivery-id']).toBe(id);
     const after = await settled(admin, id);
-    expect(after).toMatchObject({ status: 'delivered', attempt_count: 10, redelivery_count: 1, status_reason: null });
-    expect(after.attempts[9]).toMatchObject({ attempt_number: 10, trigger: 'manual', http_status: 200 });
+    expect(after).toMatchObject({
+      status: 'delivered',
+      attempt_count: 10,
+      redelivery_count: 1,
+      status_reason: null,
+    });
+    expect(after.attempts[9]).toMatchObject({
+      attempt_number: 10,
+      trigger: 'manual',
+      http_status: 200,
+    });
     expect(await inbox()).toHaveLength(1);
     await sleep(400);
     expect(forDelivery(id)).toHaveLength(1);
@@ -278,7 +422,9 @@ describe('redemption webhooks', () => {
     await sleep(500);
     expect(forDelivery(id)).toHaveLength(1);
     expect(d).toMatchObject({ status: 'failed', status_reason: 'gone', attempt_count: 1 });
-    const msgs = await db.query(`SELECT dedupe_key FROM inbox_message WHERE institution_id = $1`, [world.institution.id]);
+    const msgs = await db.query(`SELECT dedupe_key FROM inbox_message WHERE institution_id = $1`, [
+      world.institution.id,
+    ]);
     expect(msgs).toEqual([{ dedupe_key: `webhook.failed:${id}` }]);
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
   });
@@ -286,11 +432,22 @@ describe('redemption webhooks', () => {
   it('a redirect is not followed: the attempt fails and is retried at the same URL', async () => {
     const target = await new WebhookReceiver().start();
     const { world, admin } = await setUp();
-    respondFor(world, (_r, n, res) => void (n === 1 ? res.writeHead(307, { Location: target.url }).end() : res.writeHead(200).end('ok')));
+    respondFor(
+      world,
+      (_r, n, res) =>
+        void (n === 1
+          ? res.writeHead(307, { Location: target.url }).end()
+          : res.writeHead(200).end('ok')),
+    );
     const { id } = await insertDelivery(world);
     const d = await settled(admin, id);
     expect(target.received).toHaveLength(0);
-    expect(d.attempts.map((a: { http_status: number; error_class: string | null }) => [a.http_status, a.error_class])).toEqual([
+    expect(
+      d.attempts.map((a: { http_status: number; error_class: string | null }) => [
+        a.http_status,
+        a.error_class,
+      ]),
+    ).toEqual([
       [307, 'http_status'],
       [200, null],
     ]);
@@ -307,7 +464,12 @@ describe('redemption webhooks', () => {
     });
     const { id } = await insertDelivery(world);
     const d = await settled(admin, id);
-    expect(d.attempts.map((a: { error_class: string | null; http_status: number | null }) => [a.error_class, a.http_status])).toEqual([
+    expect(
+      d.attempts.map((a: { error_class: string | null; http_status: number | null }) => [
+        a.error_class,
+        a.http_status,
+      ]),
+    ).toEqual([
       ['timeout', null],
       [null, 200],
     ]);
@@ -318,7 +480,13 @@ describe('redemption webhooks', () => {
 
   it('429 with Retry-After waits at least that long, capped at twice the step', async () => {
     const { world, admin } = await setUp();
-    respondFor(world, (_r, n, res) => void (n === 1 ? res.writeHead(429, { 'Retry-After': '30' }).end() : res.writeHead(200).end('ok')));
+    respondFor(
+      world,
+      (_r, n, res) =>
+        void (n === 1
+          ? res.writeHead(429, { 'Retry-After': '30' }).end()
+          : res.writeHead(200).end('ok')),
+    );
     const { id } = await insertDelivery(world);
     const reqs = await requestsFor(id, 2);
     await settled(admin, id);
@@ -334,7 +502,12 @@ describe('redemption webhooks', () => {
     let second = '';
     respondFor(world, async (_r, n, res) => {
       if (n === 1) {
-        second = (await admin.agent.post('/portal/api/webhook/secret').set('X-CSRF-Token', admin.csrf).expect(201)).body.signing_secret;
+        second = (
+          await admin.agent
+            .post('/portal/api/webhook/secret')
+            .set('X-CSRF-Token', admin.csrf)
+            .expect(201)
+        ).body.signing_secret;
         res.writeHead(503).end();
       } else res.writeHead(200).end('ok');
     });
@@ -345,7 +518,10 @@ describe('redemption webhooks', () => {
     expect(verifyWebhook(b.rawBody, b.headers, second).ok).toBe(true);
     expect(verifyWebhook(b.rawBody, b.headers, first).ok).toBe(false);
     expect(verifyWebhook(b.rawBody, b.headers, [first, second]).ok).toBe(true);
-    const events = await db.query(`SELECT type, actor FROM security_event WHERE institution_id = $1 ORDER BY created_at`, [world.institution.id]);
+    const events = await db.query(
+      `SELECT type, actor FROM security_event WHERE institution_id = $1 ORDER BY created_at`,
+      [world.institution.id],
+    );
     expect(events.filter((e: { type: string }) => e.type.startsWith('webhook.'))).toEqual([
       { type: 'webhook.url_changed', actor: world.admin.email },
       { type: 'webhook.secret_rotated', actor: world.admin.email },
@@ -390,10 +566,17 @@ describe('redemption webhooks', () => {
               lease_url = $3, enqueued_at = now(), next_attempt_at = now() WHERE id = $1`,
       [id, randomUUID(), receiver.url],
     );
-    await api.app.get(WebhookOutbox).enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }]);
+    await api.app
+      .get(WebhookOutbox)
+      .enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }]);
     const d = await settled(admin, id);
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 2 });
-    expect(d.attempts[0]).toMatchObject({ attempt_number: 1, error_class: 'network', http_status: null, error_message: expect.stringContaining('interrupted') });
+    expect(d.attempts[0]).toMatchObject({
+      attempt_number: 1,
+      error_class: 'network',
+      http_status: null,
+      error_message: expect.stringContaining('interrupted'),
+    });
     expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(19_000);
     expect(d.attempts[1]).toMatchObject({ attempt_number: 2, http_status: 200 });
     expect(forDelivery(id)).toHaveLength(1);
@@ -403,50 +586,128 @@ describe('redemption webhooks', () => {
     const { world, admin } = await setUp();
     const { id } = await insertDelivery(world, { enqueue: false });
     // queued long ago, due long ago, and no job exists: as after Redis lost its data
-    await db.query(`UPDATE webhook_delivery SET enqueued_at = now() - interval '1 hour', next_attempt_at = now() - interval '1 hour' WHERE id = $1`, [id]);
+    await db.query(
+      `UPDATE webhook_delivery SET enqueued_at = now() - interval '1 hour', next_attempt_at = now() - interval '1 hour' WHERE id = $1`,
+      [id],
+    );
     const d = await settled(admin, id);
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 1 });
     // replaying the same step (as a stalled or re-added job would) is a no-op
-    const outcome = await worker.get(WebhookDeliveryService).attempt({ deliveryId: id, series: 0, attempt: 1, trigger: 'automatic' });
+    const outcome = await worker
+      .get(WebhookDeliveryService)
+      .attempt({ deliveryId: id, series: 0, attempt: 1, trigger: 'automatic' });
     expect(outcome).toEqual({ kind: 'done' });
-    await api.app.get(WebhookOutbox).enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }]);
+    await api.app
+      .get(WebhookOutbox)
+      .enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }]);
     await sleep(500);
     expect(forDelivery(id)).toHaveLength(1);
     // and a delivery that is not in this database is ignored
-    expect(await worker.get(WebhookDeliveryService).attempt({ deliveryId: randomUUID(), series: 0, attempt: 1, trigger: 'automatic' })).toEqual({ kind: 'done' });
+    expect(
+      await worker
+        .get(WebhookDeliveryService)
+        .attempt({ deliveryId: randomUUID(), series: 0, attempt: 1, trigger: 'automatic' }),
+    ).toEqual({ kind: 'done' });
   });
 
   it('no URL configured: skipped (visible), redeliverable once a URL is set', async () => {
     const { world, admin } = await setUp({ url: null });
     const { id } = await insertDelivery(world);
     const d = await settled(admin, id);
-    expect(d).toMatchObject({ status: 'skipped', status_reason: 'no_webhook_url', attempt_count: 0, attempts: [] });
-    const refused = await admin.agent.post(`/portal/api/webhook/deliveries/${id}/redeliver`).set('X-CSRF-Token', admin.csrf).expect(409);
+    expect(d).toMatchObject({
+      status: 'skipped',
+      status_reason: 'no_webhook_url',
+      attempt_count: 0,
+      attempts: [],
+    });
+    const refused = await admin.agent
+      .post(`/portal/api/webhook/deliveries/${id}/redeliver`)
+      .set('X-CSRF-Token', admin.csrf)
+      .expect(409);
     expect(refused.body.error).toBe('webhook_not_configured');
-    await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send({ url: receiver.url }).expect(200);
-    const secret = (await admin.agent.post('/portal/api/webhook/secret').set('X-CSRF-Token', admin.csrf).expect(201)).body.signing_secret;
-    await admin.agent.post(`/portal/api/webhook/deliveries/${id}/redeliver`).set('X-CSRF-Token', admin.csrf).expect(202);
+    await admin.agent
+      .put('/portal/api/webhook')
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ url: receiver.url })
+      .expect(200);
+    const secret = (
+      await admin.agent
+        .post('/portal/api/webhook/secret')
+        .set('X-CSRF-Token', admin.csrf)
+        .expect(201)
+    ).body.signing_secret;
+    await admin.agent
+      .post(`/portal/api/webhook/deliveries/${id}/redeliver`)
+      .set('X-CSRF-Token', admin.csrf)
+      .expect(202);
     const [req] = await requestsFor(id, 1);
     expect(verifyWebhook(req.rawBody, req.headers, secret).ok).toBe(true);
-    expect(await settled(admin, id)).toMatchObject({ status: 'delivered', attempt_count: 1, attempts: [expect.objectContaining({ trigger: 'manual' })] });
+    expect(await settled(admin, id)).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+      attempts: [expect.objectContaining({ trigger: 'manual' })],
+    });
   });
 
   describe('portal API', () => {
     it('settings: members read, only admins change; the secret is never shown again', async () => {
       const { world, admin } = await setUp();
       const member = await portalLogin(api, world.member);
-      expect((await member.agent.get('/portal/api/webhook').expect(200)).body).toEqual({ url: receiver.url, secret_set: true });
-      expect((await member.agent.put('/portal/api/webhook').set('X-CSRF-Token', member.csrf).send({ url: receiver.url }).expect(403)).body.error).toBe('forbidden');
-      expect((await member.agent.post('/portal/api/webhook/secret').set('X-CSRF-Token', member.csrf).expect(403)).body.error).toBe('forbidden');
-      expect((await admin.agent.put('/portal/api/webhook').send({ url: receiver.url }).expect(403)).body.error).toBe('csrf_failed');
+      expect((await member.agent.get('/portal/api/webhook').expect(200)).body).toEqual({
+        url: receiver.url,
+        secret_set: true,
+      });
+      expect(
+        (
+          await member.agent
+            .put('/portal/api/webhook')
+            .set('X-CSRF-Token', member.csrf)
+            .send({ url: receiver.url })
+            .expect(403)
+        ).body.error,
+      ).toBe('forbidden');
+      expect(
+        (
+          await member.agent
+            .post('/portal/api/webhook/secret')
+            .set('X-CSRF-Token', member.csrf)
+            .expect(403)
+        ).body.error,
+      ).toBe('forbidden');
+      expect(
+        (await admin.agent.put('/portal/api/webhook').send({ url: receiver.url }).expect(403)).body
+          .error,
+      ).toBe('csrf_failed');
       await api.http.get('/portal/api/webhook').expect(401);
-      const stored = await db.query(`SELECT webhook_secret_encrypted FROM institution WHERE id = $1`, [world.institution.id]);
+      const stored = await db.query(
+        `SELECT webhook_secret_encrypted FROM institution WHERE id = $1`,
+        [world.institution.id],
+      );
       expect(stored[0].webhook_secret_encrypted).not.toContain('whsec_');
-      for (const bad of [{}, { url: 42 }, { url: 'ftp://x.example/' }, { url: 'http://user:pw@127.0.0.1/x' }, { url: 'https://x.example/#frag' }, { url: receiver.url, extra: 1 }]) {
-        const res = await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send(bad).expect(400);
+      for (const bad of [
+        {},
+        { url: 42 },
+        { url: 'ftp://x.example/' },
+        { url: 'http://user:pw@127.0.0.1/x' },
+        { url: 'https://x.example/#frag' },
+        { url: receiver.url, extra: 1 },
+      ]) {
+        const res = await admin.agent
+          .put('/portal/api/webhook')
+          .set('X-CSRF-Token', admin.csrf)
+          .send(bad)
+          .expect(400);
         expect(res.body.error).toBe('validation_failed');
       }
-      expect((await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send({ url: null }).expect(200)).body).toEqual({ url: null, secret_set: true });
+      expect(
+        (
+          await admin.agent
+            .put('/portal/api/webhook')
+            .set('X-CSRF-Token', admin.csrf)
+            .send({ url: null })
+            .expect(200)
+        ).body,
+      ).toEqual({ url: null, secret_set: true });
     });
 
     it('lists deliveries newest first with a status filter and cursor; one delivery with attempts; scoped to the institution', async () => {
@@ -454,29 +715,62 @@ describe('redemption webhooks', () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await insertDelivery(world)).id);
       for (const id of ids) await settled(admin, id);
-      const page1 = (await admin.agent.get('/portal/api/webhook/deliveries?limit=2').expect(200)).body;
+      const page1 = (await admin.agent.get('/portal/api/webhook/deliveries?limit=2').expect(200))
+        .body;
       expect(page1.data.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
       expect(page1.pagination).toEqual({ limit: 2, next_cursor: expect.any(String) });
-      const page2 = (await admin.agent.get(`/portal/api/webhook/deliveries?limit=2&cursor=${encodeURIComponent(page1.pagination.next_cursor)}`).expect(200)).body;
-      expect(page2).toEqual({ data: [expect.objectContaining({ id: ids[0], status: 'delivered' })], pagination: { limit: 2, next_cursor: null } });
-      expect((await admin.agent.get('/portal/api/webhook/deliveries?status=failed').expect(200)).body.data).toEqual([]);
-      expect((await admin.agent.get('/portal/api/webhook/deliveries?status=delivered').expect(200)).body.data).toHaveLength(3);
-      expect((await admin.agent.get('/portal/api/webhook/deliveries?status=nope').expect(400)).body.error).toBe('validation_failed');
-      expect((await admin.agent.get('/portal/api/webhook/deliveries?cursor=forged.cursor').expect(400)).body.error).toBe('validation_failed');
+      const page2 = (
+        await admin.agent
+          .get(
+            `/portal/api/webhook/deliveries?limit=2&cursor=${encodeURIComponent(page1.pagination.next_cursor)}`,
+          )
+          .expect(200)
+      ).body;
+      expect(page2).toEqual({
+        data: [expect.objectContaining({ id: ids[0], status: 'delivered' })],
+        pagination: { limit: 2, next_cursor: null },
+      });
+      expect(
+        (await admin.agent.get('/portal/api/webhook/deliveries?status=failed').expect(200)).body
+          .data,
+      ).toEqual([]);
+      expect(
+        (await admin.agent.get('/portal/api/webhook/deliveries?status=delivered').expect(200)).body
+          .data,
+      ).toHaveLength(3);
+      expect(
+        (await admin.agent.get('/portal/api/webhook/deliveries?status=nope').expect(400)).body
+          .error,
+      ).toBe('validation_failed');
+      expect(
+        (await admin.agent.get('/portal/api/webhook/deliveries?cursor=forged.cursor').expect(400))
+          .body.error,
+      ).toBe('validation_failed');
 
       const other = await setUp();
       await other.admin.agent.get(`/portal/api/webhook/deliveries/${ids[0]}`).expect(404);
-      expect((await other.admin.agent.get('/portal/api/webhook/deliveries').expect(200)).body.data).toEqual([]);
-      await other.admin.agent.post(`/portal/api/webhook/deliveries/${ids[0]}/redeliver`).set('X-CSRF-Token', other.admin.csrf).expect(404);
+      expect(
+        (await other.admin.agent.get('/portal/api/webhook/deliveries').expect(200)).body.data,
+      ).toEqual([]);
+      await other.admin.agent
+        .post(`/portal/api/webhook/deliveries/${ids[0]}/redeliver`)
+        .set('X-CSRF-Token', other.admin.csrf)
+        .expect(404);
       await admin.agent.get('/portal/api/webhook/deliveries/not-a-uuid').expect(400);
     });
 
     it('a pending delivery cannot be redelivered (409 delivery_in_progress)', async () => {
       const { world, admin } = await setUp({ url: await deadUrl() });
       const { id } = await insertDelivery(world);
-      const res = await admin.agent.post(`/portal/api/webhook/deliveries/${id}/redeliver`).set('X-CSRF-Token', admin.csrf).expect(409);
+      const res = await admin.agent
+        .post(`/portal/api/webhook/deliveries/${id}/redeliver`)
+        .set('X-CSRF-Token', admin.csrf)
+        .expect(409);
       expect(res.body.error).toBe('delivery_in_progress');
-      await db.query(`UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [id]); // end its series
+      await db.query(
+        `UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL WHERE id = $1`,
+        [id],
+      ); // end its series
     });
   });
 
@@ -490,7 +784,10 @@ describe('redemption webhooks', () => {
       // Only the strict worker may see this describe's deliveries (both share the database).
       await worker.close();
       const saved = { ...process.env };
-      Object.assign(process.env, { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', QUEUE_PREFIX: `e2e-webhooks-strict-${process.pid}` });
+      Object.assign(process.env, {
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'false',
+        QUEUE_PREFIX: `e2e-webhooks-strict-${process.pid}`,
+      });
       try {
         strictApi = await startApi();
         strictWorker = await startWorker();
@@ -513,7 +810,10 @@ describe('redemption webhooks', () => {
     afterAll(async () => {
       await strictWorker?.close();
       const config = strictApi.app.get(AppConfig);
-      const q = new Queue(QUEUES.webhooks, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+      const q = new Queue(QUEUES.webhooks, {
+        connection: { url: config.redisUrl },
+        prefix: config.queuePrefix,
+      });
       await q.obliterate({ force: true }).catch(() => undefined);
       await q.close();
       await strictApi?.close();
@@ -532,20 +832,37 @@ describe('redemption webhooks', () => {
       'http://hooks.bank.test/hooks',
       'https://user:pw@hooks.bank.test/hooks',
     ])('refuses %s at save time (400 validation_failed)', async (url) => {
-      const res = await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send({ url }).expect(400);
-      expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ field: 'url', message: expect.any(String) }] });
+      const res = await admin.agent
+        .put('/portal/api/webhook')
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ url })
+        .expect(400);
+      expect(res.body).toMatchObject({
+        error: 'validation_failed',
+        details: [{ field: 'url', message: expect.any(String) }],
+      });
     });
 
     it('accepts an https URL whose name resolves to a public address', async () => {
-      const res = await admin.agent.put('/portal/api/webhook').set('X-CSRF-Token', admin.csrf).send({ url: 'https://hooks.bank.test/offers?x=1' }).expect(200);
+      const res = await admin.agent
+        .put('/portal/api/webhook')
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ url: 'https://hooks.bank.test/offers?x=1' })
+        .expect(200);
       expect(res.body.url).toBe('https://hooks.bank.test/offers?x=1');
     });
 
     it('checks again at connect time: a name that now resolves to loopback is never contacted (blocked_address)', async () => {
-      await admin.agent.post('/portal/api/webhook/secret').set('X-CSRF-Token', admin.csrf).expect(201);
+      await admin.agent
+        .post('/portal/api/webhook/secret')
+        .set('X-CSRF-Token', admin.csrf)
+        .expect(201);
       const { port } = new URL(receiver.url);
       // as if DNS had changed after the URL was saved (rebinding), or the row was written around the API
-      await db.query(`UPDATE institution SET webhook_url = $2 WHERE id = $1`, [world.institution.id, `https://rebind.bank.test:${port}/hooks`]);
+      await db.query(`UPDATE institution SET webhook_url = $2 WHERE id = $1`, [
+        world.institution.id,
+        `https://rebind.bank.test:${port}/hooks`,
+      ]);
       const before = receiver.received.length;
       const strictDb = strictApi.app.get(DataSource);
       const { id } = await (async () => {
@@ -554,13 +871,22 @@ describe('redemption webhooks', () => {
         return d;
       })();
       const attempt = await eventually(
-        async () => (await strictDb.query(`SELECT * FROM webhook_attempt WHERE delivery_id = $1 AND attempt_number = 1`, [id]))[0],
+        async () =>
+          (
+            await strictDb.query(
+              `SELECT * FROM webhook_attempt WHERE delivery_id = $1 AND attempt_number = 1`,
+              [id],
+            )
+          )[0],
         'the first attempt',
       );
       expect(attempt).toMatchObject({ error_class: 'blocked_address', http_status: null });
       expect(attempt.error_message).toContain('127.0.0.1');
       expect(receiver.received.length).toBe(before);
-      await strictDb.query(`UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [id]); // stop the series
+      await strictDb.query(
+        `UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL WHERE id = $1`,
+        [id],
+      ); // stop the series
     });
   });
 });

@@ -27,7 +27,9 @@ main().then(
     const err = e as { code?: string; message?: string };
     if (e instanceof ConfigError) process.stderr.write(`${err.message}\n`);
     else if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND')
-      process.stderr.write(`cannot reach PostgreSQL (${err.message}). Start it, or set DATABASE_URL. See README "Quick start".\n`);
+      process.stderr.write(
+        `cannot reach PostgreSQL (${err.message}). Start it, or set DATABASE_URL. See README "Quick start".\n`,
+      );
     else process.stderr.write(`failed: ${err.message ?? String(e)}\n`);
     process.exit(1);
   },

@@ -15,15 +15,42 @@ export const DEMO = {
 };
 
 const MERCHANTS = [
-  { name: 'Green Grocer', category: 'groceries', identifiers: [{ type: 'card_acceptor', value: 'DEMO-CA-GREENGROCER' }] },
-  { name: 'Café Central', category: 'restaurants', identifiers: [{ type: 'pix_key', value: 'demo-pix-cafe-central' }] },
-  { name: 'Bharat Books', category: 'books', identifiers: [{ type: 'upi_vpa', value: 'bharatbooks@demoupi' }] },
-  { name: 'Tienda Sol', category: 'fashion', identifiers: [{ type: 'codi', value: 'DEMO-CODI-TIENDASOL' }] },
-  { name: 'FuelPoint', category: 'fuel', identifiers: [{ type: 'psp_merchant_id', value: 'DEMO-PSP-FUELPOINT' }] },
-  { name: 'StreamMax', category: 'entertainment', identifiers: [{ type: 'card_acceptor', value: 'DEMO-CA-STREAMMAX' }] },
+  {
+    name: 'Green Grocer',
+    category: 'groceries',
+    identifiers: [{ type: 'card_acceptor', value: 'DEMO-CA-GREENGROCER' }],
+  },
+  {
+    name: 'Café Central',
+    category: 'restaurants',
+    identifiers: [{ type: 'pix_key', value: 'demo-pix-cafe-central' }],
+  },
+  {
+    name: 'Bharat Books',
+    category: 'books',
+    identifiers: [{ type: 'upi_vpa', value: 'bharatbooks@demoupi' }],
+  },
+  {
+    name: 'Tienda Sol',
+    category: 'fashion',
+    identifiers: [{ type: 'codi', value: 'DEMO-CODI-TIENDASOL' }],
+  },
+  {
+    name: 'FuelPoint',
+    category: 'fuel',
+    identifiers: [{ type: 'psp_merchant_id', value: 'DEMO-PSP-FUELPOINT' }],
+  },
+  {
+    name: 'StreamMax',
+    category: 'entertainment',
+    identifiers: [{ type: 'card_acceptor', value: 'DEMO-CA-STREAMMAX' }],
+  },
 ];
 
-type OfferSeed = Omit<CreateOfferDto, 'merchant_id' | 'currency' | 'starts_at' | 'expires_at' | 'status' | 'institution_ids'> & {
+type OfferSeed = Omit<
+  CreateOfferDto,
+  'merchant_id' | 'currency' | 'starts_at' | 'expires_at' | 'status' | 'institution_ids'
+> & {
   merchant: number;
   days?: number;
 };
@@ -35,30 +62,153 @@ const t = (en: string, es: string, pt: string, d: [string, string, string]) => (
 });
 
 const OFFERS: OfferSeed[] = [
-  { merchant: 0, min_spend: 20, cashback_amount: 5, merchant_fee_amount: 1, priority: 10,
-    translations: t('$5 back at Green Grocer', '5 $ de reembolso en Green Grocer', 'R$5 de volta no Green Grocer', ['Spend $20 or more.', 'Gasta 20 $ o más.', 'Gaste R$20 ou mais.']) },
-  { merchant: 0, reward_type: 'percent', cashback_percent: 10, cashback_amount: 15, min_spend: 30, merchant_fee_amount: 1.5, max_redemptions_per_cardholder: 3,
-    translations: t('10% back on groceries', '10% de reembolso en comestibles', '10% de volta em mercado', ['Up to $15, three times.', 'Hasta 15 $, tres veces.', 'Até R$15, três vezes.']) },
-  { merchant: 1, min_spend: 10, cashback_amount: 2, priority: 5,
-    translations: t('$2 back on coffee', '2 $ de reembolso en café', 'R$2 de volta no café', ['Any order of $10 or more.', 'Cualquier pedido de 10 $ o más.', 'Qualquer pedido de R$10 ou mais.']) },
-  { merchant: 2, reward_type: 'percent', cashback_percent: 15, cashback_amount: 12, min_spend: 25,
-    translations: { en: { title: '15% back on books', description: 'Up to $12.' } } },
-  { merchant: 3, min_spend: 80, cashback_amount: 20, merchant_fee_amount: 4, segments: ['premium'],
-    translations: t('$20 back for Premium cardholders', '20 $ para clientes Premium', 'R$20 para clientes Premium', ['Spend $80 at Tienda Sol.', 'Gasta 80 $ en Tienda Sol.', 'Gaste R$80 na Tienda Sol.']) },
-  { merchant: 4, min_spend: 40, cashback_amount: 3, budget_total: 30, days: 7,
-    translations: t('$3 back on fuel, this week only', '3 $ en combustible, solo esta semana', 'R$3 em combustível, só esta semana', ['Limited budget.', 'Presupuesto limitado.', 'Orçamento limitado.']) },
-  { merchant: 5, reward_type: 'percent', cashback_percent: 20, cashback_amount: 4, min_spend: 10,
-    translations: t('20% back on streaming', '20% en streaming', '20% em streaming', ['Up to $4.', 'Hasta 4 $.', 'Até R$4.']) },
-  { merchant: 5, min_spend: 50, cashback_amount: 10, segments: ['students', 'premium'], priority: 3,
-    translations: t('$10 back on an annual plan', '10 $ en el plan anual', 'R$10 no plano anual', ['Students and Premium.', 'Estudiantes y Premium.', 'Estudantes e Premium.']) },
-  { merchant: 1, reward_type: 'percent', cashback_percent: 5, cashback_amount: 5, min_spend: 0, max_redemptions_per_cardholder: 10,
-    translations: t('5% back at Café Central', '5% en Café Central', '5% no Café Central', ['Every visit, up to $5.', 'Cada visita, hasta 5 $.', 'Toda visita, até R$5.']) },
-  { merchant: 2, min_spend: 60, cashback_amount: 8, budget_total: 400, days: 14,
-    translations: t('$8 back on $60 of books', '8 $ por 60 $ en libros', 'R$8 em R$60 de livros', ['Two weeks only.', 'Solo dos semanas.', 'Só duas semanas.']) },
-  { merchant: 3, reward_type: 'percent', cashback_percent: 12.5, cashback_amount: 25, min_spend: 100, merchant_fee_amount: 2.5,
-    translations: t('12.5% back at Tienda Sol', '12,5% en Tienda Sol', '12,5% na Tienda Sol', ['Up to $25.', 'Hasta 25 $.', 'Até R$25.']) },
-  { merchant: 4, min_spend: 25, cashback_amount: 1.5, priority: 1,
-    translations: t('$1.50 back on any fill-up', '1,50 $ en cualquier carga', 'R$1,50 em qualquer abastecimento', ['$25 or more.', '25 $ o más.', 'R$25 ou mais.']) },
+  {
+    merchant: 0,
+    min_spend: 20,
+    cashback_amount: 5,
+    merchant_fee_amount: 1,
+    priority: 10,
+    translations: t(
+      '$5 back at Green Grocer',
+      '5 $ de reembolso en Green Grocer',
+      'R$5 de volta no Green Grocer',
+      ['Spend $20 or more.', 'Gasta 20 $ o más.', 'Gaste R$20 ou mais.'],
+    ),
+  },
+  {
+    merchant: 0,
+    reward_type: 'percent',
+    cashback_percent: 10,
+    cashback_amount: 15,
+    min_spend: 30,
+    merchant_fee_amount: 1.5,
+    max_redemptions_per_cardholder: 3,
+    translations: t(
+      '10% back on groceries',
+      '10% de reembolso en comestibles',
+      '10% de volta em mercado',
+      ['Up to $15, three times.', 'Hasta 15 $, tres veces.', 'Até R$15, três vezes.'],
+    ),
+  },
+  {
+    merchant: 1,
+    min_spend: 10,
+    cashback_amount: 2,
+    priority: 5,
+    translations: t('$2 back on coffee', '2 $ de reembolso en café', 'R$2 de volta no café', [
+      'Any order of $10 or more.',
+      'Cualquier pedido de 10 $ o más.',
+      'Qualquer pedido de R$10 ou mais.',
+    ]),
+  },
+  {
+    merchant: 2,
+    reward_type: 'percent',
+    cashback_percent: 15,
+    cashback_amount: 12,
+    min_spend: 25,
+    translations: { en: { title: '15% back on books', description: 'Up to $12.' } },
+  },
+  {
+    merchant: 3,
+    min_spend: 80,
+    cashback_amount: 20,
+    merchant_fee_amount: 4,
+    segments: ['premium'],
+    translations: t(
+      '$20 back for Premium cardholders',
+      '20 $ para clientes Premium',
+      'R$20 para clientes Premium',
+      ['Spend $80 at Tienda Sol.', 'Gasta 80 $ en Tienda Sol.', 'Gaste R$80 na Tienda Sol.'],
+    ),
+  },
+  {
+    merchant: 4,
+    min_spend: 40,
+    cashback_amount: 3,
+    budget_total: 30,
+    days: 7,
+    translations: t(
+      '$3 back on fuel, this week only',
+      '3 $ en combustible, solo esta semana',
+      'R$3 em combustível, só esta semana',
+      ['Limited budget.', 'Presupuesto limitado.', 'Orçamento limitado.'],
+    ),
+  },
+  {
+    merchant: 5,
+    reward_type: 'percent',
+    cashback_percent: 20,
+    cashback_amount: 4,
+    min_spend: 10,
+    translations: t('20% back on streaming', '20% en streaming', '20% em streaming', [
+      'Up to $4.',
+      'Hasta 4 $.',
+      'Até R$4.',
+    ]),
+  },
+  {
+    merchant: 5,
+    min_spend: 50,
+    cashback_amount: 10,
+    segments: ['students', 'premium'],
+    priority: 3,
+    translations: t('$10 back on an annual plan', '10 $ en el plan anual', 'R$10 no plano anual', [
+      'Students and Premium.',
+      'Estudiantes y Premium.',
+      'Estudantes e Premium.',
+    ]),
+  },
+  {
+    merchant: 1,
+    reward_type: 'percent',
+    cashback_percent: 5,
+    cashback_amount: 5,
+    min_spend: 0,
+    max_redemptions_per_cardholder: 10,
+    translations: t('5% back at Café Central', '5% en Café Central', '5% no Café Central', [
+      'Every visit, up to $5.',
+      'Cada visita, hasta 5 $.',
+      'Toda visita, até R$5.',
+    ]),
+  },
+  {
+    merchant: 2,
+    min_spend: 60,
+    cashback_amount: 8,
+    budget_total: 400,
+    days: 14,
+    translations: t('$8 back on $60 of books', '8 $ por 60 $ en libros', 'R$8 em R$60 de livros', [
+      'Two weeks only.',
+      'Solo dos semanas.',
+      'Só duas semanas.',
+    ]),
+  },
+  {
+    merchant: 3,
+    reward_type: 'percent',
+    cashback_percent: 12.5,
+    cashback_amount: 25,
+    min_spend: 100,
+    merchant_fee_amount: 2.5,
+    translations: t('12.5% back at Tienda Sol', '12,5% en Tienda Sol', '12,5% na Tienda Sol', [
+      'Up to $25.',
+      'Hasta 25 $.',
+      'Até R$25.',
+    ]),
+  },
+  {
+    merchant: 4,
+    min_spend: 25,
+    cashback_amount: 1.5,
+    priority: 1,
+    translations: t(
+      '$1.50 back on any fill-up',
+      '1,50 $ en cualquier carga',
+      'R$1,50 em qualquer abastecimento',
+      ['$25 or more.', '25 $ o más.', 'R$25 ou mais.'],
+    ),
+  },
 ];
 
 /**
@@ -67,37 +217,61 @@ const OFFERS: OfferSeed[] = [
  */
 export async function seedDemo(): Promise<void> {
   await migrate();
-  const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error'], abortOnError: false });
+  const app = await NestFactory.createApplicationContext(AppModule, {
+    logger: ['error'],
+    abortOnError: false,
+  });
   try {
     const db = app.get(DataSource);
     const institutions = app.get(InstitutionsService);
-    const [existing] = await db.query(`SELECT id FROM institution WHERE name = $1 ORDER BY created_at LIMIT 1`, [DEMO.institution]);
+    const [existing] = await db.query(
+      `SELECT id FROM institution WHERE name = $1 ORDER BY created_at LIMIT 1`,
+      [DEMO.institution],
+    );
     const institutionId: string =
       existing?.id ??
       (
         await institutions.create({
           name: DEMO.institution,
           plan: 'growth',
-          program: { supported_locales: ['en', 'es', 'pt-BR'], sort_order: 'featured', max_active_offers: 10, widget_feed_limit: 20 },
+          program: {
+            supported_locales: ['en', 'es', 'pt-BR'],
+            sort_order: 'featured',
+            max_active_offers: 10,
+            widget_feed_limit: 20,
+          },
         })
       ).id;
 
-    for (const [u, role] of [[DEMO.admin, 'admin'], [DEMO.member, 'member']] as const) {
-      const [found] = await db.query(`SELECT 1 FROM portal_user WHERE lower(email) = $1`, [u.email]);
-      if (!found) await institutions.createUser(institutionId, { email: u.email, password: u.password, role });
+    for (const [u, role] of [
+      [DEMO.admin, 'admin'],
+      [DEMO.member, 'member'],
+    ] as const) {
+      const [found] = await db.query(`SELECT 1 FROM portal_user WHERE lower(email) = $1`, [
+        u.email,
+      ]);
+      if (!found)
+        await institutions.createUser(institutionId, {
+          email: u.email,
+          password: u.password,
+          role,
+        });
     }
 
     const merchants = app.get(MerchantsService);
     const merchantIds: string[] = [];
     for (const m of MERCHANTS) {
-      const [found] = await db.query(`SELECT merchant_id FROM merchant_identifier WHERE type = $1 AND value = $2`, [
-        m.identifiers[0].type,
-        m.identifiers[0].value,
-      ]);
+      const [found] = await db.query(
+        `SELECT merchant_id FROM merchant_identifier WHERE type = $1 AND value = $2`,
+        [m.identifiers[0].type, m.identifiers[0].value],
+      );
       merchantIds.push(found?.merchant_id ?? (await merchants.create(m)).id);
     }
 
-    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM offer_target WHERE institution_id = $1`, [institutionId]);
+    const [{ n }] = await db.query(
+      `SELECT count(*)::int AS n FROM offer_target WHERE institution_id = $1`,
+      [institutionId],
+    );
     if (n === 0) {
       const offers = app.get(OffersAdminService);
       const now = Date.now();
@@ -114,7 +288,13 @@ export async function seedDemo(): Promise<void> {
       }
     }
 
-    const key = await app.get(ApiKeysService).issue(institutionId, { name: `demo key ${new Date().toISOString()}` }, { label: 'seed-demo' });
+    const key = await app
+      .get(ApiKeysService)
+      .issue(
+        institutionId,
+        { name: `demo key ${new Date().toISOString()}` },
+        { label: 'seed-demo' },
+      );
     process.stdout.write(
       [
         `demo institution: ${DEMO.institution} (${institutionId}), plan growth, locales en/es/pt-BR`,

@@ -8,7 +8,10 @@ import { WorkerModule } from './worker.module';
 async function main(): Promise<void> {
   loadConfig(); // fail fast, with one clear message, on bad configuration
   // Nest's own logger stays off until pino takes over: start-up failures are reported below.
-  const app = await NestFactory.createApplicationContext(WorkerModule, { logger: false, abortOnError: false });
+  const app = await NestFactory.createApplicationContext(WorkerModule, {
+    logger: false,
+    abortOnError: false,
+  });
   const logger = app.get(Logger);
   app.useLogger(logger);
   await app.init();
@@ -31,7 +34,14 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   const err = e as { code?: string; message?: string };
-  const hint = err.code === 'ECONNREFUSED' ? ' (are PostgreSQL and Redis running? see README "Quick start")' : '';
-  process.stderr.write(e instanceof ConfigError ? `${err.message}\n` : `worker failed to start: ${err.message ?? String(e)}${hint}\n`);
+  const hint =
+    err.code === 'ECONNREFUSED'
+      ? ' (are PostgreSQL and Redis running? see README "Quick start")'
+      : '';
+  process.stderr.write(
+    e instanceof ConfigError
+      ? `${err.message}\n`
+      : `worker failed to start: ${err.message ?? String(e)}${hint}\n`,
+  );
   process.exit(1);
 });

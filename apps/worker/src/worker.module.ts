@@ -23,7 +23,10 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     PortalJobsModule,
     BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (c: AppConfig) => ({ connection: bullConnection(c.redisUrl), prefix: c.queuePrefix }),
+      useFactory: (c: AppConfig) => ({
+        connection: bullConnection(c.redisUrl),
+        prefix: c.queuePrefix,
+      }),
     }),
     BullModule.registerQueue({ name: QUEUES.settlement }),
     TransactionsCoreModule,

@@ -58,9 +58,14 @@ export class AppConfig {
     this.workerConcurrency = env.WORKER_CONCURRENCY;
     this.workerHealthPort = env.WORKER_HEALTH_PORT;
     this.queuePrefix = env.QUEUE_PREFIX;
-    this.matching = { relayGraceMs: env.MATCH_RELAY_GRACE_MS, relayIntervalMs: env.MATCH_RELAY_INTERVAL_MS };
+    this.matching = {
+      relayGraceMs: env.MATCH_RELAY_GRACE_MS,
+      relayIntervalMs: env.MATCH_RELAY_INTERVAL_MS,
+    };
     this.settlementSchedule = env.SETTLEMENT_SCHEDULE;
-    this.smtp = env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM ?? 'offers@localhost' } : undefined;
+    this.smtp = env.SMTP_URL
+      ? { url: env.SMTP_URL, from: env.SMTP_FROM ?? 'offers@localhost' }
+      : undefined;
     this.publicBaseUrl = env.PUBLIC_BASE_URL;
   }
 
@@ -95,7 +100,11 @@ export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv 
       generated.push(`OPERATOR_TOKEN=${env.OPERATOR_TOKEN}`);
     }
     if (generated.length && env === process.env) {
-      appendFileSync(envFile, `# generated for development on first run\n${generated.join('\n')}\n`, { mode: 0o600 });
+      appendFileSync(
+        envFile,
+        `# generated for development on first run\n${generated.join('\n')}\n`,
+        { mode: 0o600 },
+      );
     }
   } else if (nodeEnv === 'test') {
     // Tests get fixed, throwaway values unless they set their own.

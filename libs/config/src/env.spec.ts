@@ -2,7 +2,11 @@ import { ConfigError, validateEnv } from './env';
 import { AppConfig, loadConfig } from './app-config';
 
 describe('configuration', () => {
-  const good = { NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), OPERATOR_TOKEN: 'x'.repeat(32) };
+  const good = {
+    NODE_ENV: 'production',
+    SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'),
+    OPERATOR_TOKEN: 'x'.repeat(32),
+  };
 
   it('applies defaults', () => {
     const env = validateEnv({ NODE_ENV: 'development' });
@@ -14,7 +18,12 @@ describe('configuration', () => {
   });
 
   it('converts numbers and booleans', () => {
-    const env = validateEnv({ ...good, PORT: '8080', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '50' });
+    const env = validateEnv({
+      ...good,
+      PORT: '8080',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_BASE_MS: '50',
+    });
     expect(env.PORT).toBe(8080);
     expect(env.WEBHOOK_ALLOW_PRIVATE_URLS).toBe(true);
     expect(env.WEBHOOK_RETRY_BASE_MS).toBe(50);
@@ -39,7 +48,9 @@ describe('configuration', () => {
   });
 
   it('requires SECRETS_KEY and OPERATOR_TOKEN in production', () => {
-    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(/SECRETS_KEY[\s\S]*OPERATOR_TOKEN/);
+    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(
+      /SECRETS_KEY[\s\S]*OPERATOR_TOKEN/,
+    );
   });
 
   it('accepts SECRETS_KEY as 64 hex characters and decodes it to 32 bytes', () => {

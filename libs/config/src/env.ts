@@ -13,8 +13,11 @@ import {
 } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+  value === undefined || value === ''
+    ? undefined
+    : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : Number(value);
 
 const isProd = (o: EnvVars) => o.NODE_ENV === 'production';
 
@@ -38,7 +41,8 @@ export class EnvVars {
   /** 32 bytes as base64 (44 characters) or hex (64 characters). Encrypts webhook secrets, MACs cursors. */
   @ValidateIf((o: EnvVars) => isProd(o) || o.SECRETS_KEY !== undefined)
   @Matches(/^([A-Za-z0-9+/]{43}=|[0-9a-fA-F]{64})$/, {
-    message: 'SECRETS_KEY must be 32 bytes written as base64 (44 characters) or hex (64 characters)',
+    message:
+      'SECRETS_KEY must be 32 bytes written as base64 (44 characters) or hex (64 characters)',
   })
   SECRETS_KEY?: string;
 
@@ -114,7 +118,9 @@ export class EnvVars {
   WORKER_CONCURRENCY = 8;
 
   /** BullMQ key prefix: lets several deployments (or test databases) share one Redis. */
-  @Matches(/^[A-Za-z0-9_{}-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 letters, digits, _, -, { or }' })
+  @Matches(/^[A-Za-z0-9_{}-]{1,64}$/, {
+    message: 'QUEUE_PREFIX must be 1-64 letters, digits, _, -, { or }',
+  })
   QUEUE_PREFIX = 'bull';
 
   /** Transactions still `received` this long after commit are re-enqueued by the worker's relay. */
@@ -130,7 +136,9 @@ export class EnvVars {
   MATCH_RELAY_INTERVAL_MS = 5_000;
 
   /** Cron pattern (UTC) of the scheduled settlement run. */
-  @Matches(/^\S+( \S+){4,5}$/, { message: 'SETTLEMENT_SCHEDULE must be a cron pattern such as "0 * * * *"' })
+  @Matches(/^\S+( \S+){4,5}$/, {
+    message: 'SETTLEMENT_SCHEDULE must be a cron pattern such as "0 * * * *"',
+  })
   SETTLEMENT_SCHEDULE = '0 * * * *';
 
   /** The worker's own /health and /metrics listener; 0 turns it off. */
@@ -162,12 +170,16 @@ export class ConfigError extends Error {
 
 /** Validates raw environment values; throws ConfigError naming every bad variable. */
 export function validateEnv(raw: Record<string, string | undefined>): EnvVars {
-  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== ''));
+  const defined = Object.fromEntries(
+    Object.entries(raw).filter(([, v]) => v !== undefined && v !== ''),
+  );
   const env = plainToInstance(EnvVars, defined, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
   if (errors.length) {
     throw new ConfigError(
-      errors.map((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` }).join('; ')),
+      errors.map((e) =>
+        Object.values(e.constraints ?? { invalid: `${e.property} is invalid` }).join('; '),
+      ),
     );
   }
   return env;

@@ -5,7 +5,10 @@ function controlledWrite() {
   const calls: { items: number[]; finish: (fail?: Error) => void }[] = [];
   const write = (items: number[]) =>
     new Promise<string[]>((resolve, reject) => {
-      calls.push({ items, finish: (fail) => (fail ? reject(fail) : resolve(items.map((i) => `row-${i}`))) });
+      calls.push({
+        items,
+        finish: (fail) => (fail ? reject(fail) : resolve(items.map((i) => `row-${i}`))),
+      });
     });
   return { calls, write };
 }

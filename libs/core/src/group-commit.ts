@@ -61,7 +61,8 @@ export class GroupCommitter<I, O> {
   private async run(batch: Pending<I, O>[]): Promise<void> {
     try {
       const results = await this.write(batch.map((p) => p.item));
-      if (results.length !== batch.length) throw new Error(`group write returned ${results.length} results for ${batch.length} items`);
+      if (results.length !== batch.length)
+        throw new Error(`group write returned ${results.length} results for ${batch.length} items`);
       batch.forEach((p, i) => p.resolve(results[i]));
     } catch (e) {
       for (const p of batch) p.reject(e);

@@ -8,9 +8,16 @@ import { randomBytes, scrypt as scryptCb, ScryptOptions, timingSafeEqual } from 
 const PARAMS = { N: 2 ** 15, r: 8, p: 1, keylen: 32 };
 const MAXMEM = 64 * 1024 * 1024;
 
-function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+function scrypt(
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: ScryptOptions,
+): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
+    scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 }
 

@@ -20,7 +20,9 @@ describe('secrets (AES-256-GCM at rest)', () => {
   });
 
   it('fails on a wrong key', () => {
-    expect(() => decryptSecret(encryptSecret(secret, key), randomBytes(32))).toThrow(SecretDecryptionError);
+    expect(() => decryptSecret(encryptSecret(secret, key), randomBytes(32))).toThrow(
+      SecretDecryptionError,
+    );
   });
 
   it('fails on any tampering (iv, tag or ciphertext) and on truncated values', () => {
@@ -30,7 +32,9 @@ describe('secrets (AES-256-GCM at rest)', () => {
       bad[at] ^= 0x01;
       expect(() => decryptSecret(bad.toString('base64'), key)).toThrow(SecretDecryptionError);
     }
-    expect(() => decryptSecret(stored.subarray(0, 20).toString('base64'), key)).toThrow(SecretDecryptionError);
+    expect(() => decryptSecret(stored.subarray(0, 20).toString('base64'), key)).toThrow(
+      SecretDecryptionError,
+    );
   });
 
   it('refuses a key that is not 32 bytes', () => {

@@ -2,7 +2,10 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions> = {}): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  extra: Partial<DataSourceOptions> = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -18,4 +21,8 @@ export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions>
 }
 
 /** Data source for the TypeORM CLI (`typeorm migration:show -d ...`). */
-export default new DataSource(dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres:postgres@localhost:5432/offers'));
+export default new DataSource(
+  dataSourceOptions(
+    process.env.DATABASE_URL ?? 'postgres://postgres:postgres@localhost:5432/offers',
+  ),
+);

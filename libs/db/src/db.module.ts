@@ -10,7 +10,10 @@ import { ENTITIES } from './entities';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl), retryAttempts: 0 }),
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.databaseUrl),
+        retryAttempts: 0,
+      }),
     }),
     TypeOrmModule.forFeature(ENTITIES),
   ],

@@ -1,5 +1,12 @@
 import { createHash } from 'crypto';
-import { API_KEY_PREFIX, apiKeyHint, defaultKeyExpiry, effectiveScopes, generateApiKey, hashApiKey } from './api-key';
+import {
+  API_KEY_PREFIX,
+  apiKeyHint,
+  defaultKeyExpiry,
+  effectiveScopes,
+  generateApiKey,
+  hashApiKey,
+} from './api-key';
 
 describe('api keys', () => {
   it('have a recognizable prefix and 256 bits of base64url randomness', () => {
@@ -30,7 +37,11 @@ describe('api keys', () => {
   });
 
   it('expire one year later by default', () => {
-    expect(defaultKeyExpiry(new Date('2026-11-21T10:00:00Z')).toISOString()).toBe('2027-11-21T10:00:00.000Z');
-    expect(defaultKeyExpiry(new Date('2028-02-29T00:00:00Z')).toISOString()).toBe('2029-03-01T00:00:00.000Z');
+    expect(defaultKeyExpiry(new Date('2026-11-21T10:00:00Z')).toISOString()).toBe(
+      '2027-11-21T10:00:00.000Z',
+    );
+    expect(defaultKeyExpiry(new Date('2028-02-29T00:00:00Z')).toISOString()).toBe(
+      '2029-03-01T00:00:00.000Z',
+    );
   });
 });

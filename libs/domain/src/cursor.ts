@@ -32,5 +32,8 @@ export function decodeCursor(secret: Buffer, scope: string, cursor: string): Cur
 }
 
 function mac(secret: Buffer, scope: string, body: string): string {
-  return createHmac('sha256', secret).update(`cursor:${scope}:${body}`).digest('base64url').slice(0, 22);
+  return createHmac('sha256', secret)
+    .update(`cursor:${scope}:${body}`)
+    .digest('base64url')
+    .slice(0, 22);
 }

@@ -36,7 +36,14 @@ function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {
 }
 
 function enrollment(overrides: Partial<MatchingEnrollment> = {}): MatchingEnrollment {
-  return { id: 'enr-a', offerId: 'offer-a', status: 'active', redemptionCount: 0, addedAt: new Date('2026-11-10T00:00:00Z'), ...overrides };
+  return {
+    id: 'enr-a',
+    offerId: 'offer-a',
+    status: 'active',
+    redemptionCount: 0,
+    addedAt: new Date('2026-11-10T00:00:00Z'),
+    ...overrides,
+  };
 }
 
 function purchase(overrides: Partial<PurchaseFacts> = {}): PurchaseFacts {
@@ -80,7 +87,12 @@ describe('computeReward', () => {
 
   it('fee split: merchant_funded = cashback + fee; service = round(fee × rate); payout = the rest', () => {
     const r = computeReward(offer({ merchantFeeAmount: 125 }), 3_000, '0.5');
-    expect(r).toMatchObject({ cashback: 500, merchantFunded: 625, serviceRevenue: 63, institutionPayout: 562 });
+    expect(r).toMatchObject({
+      cashback: 500,
+      merchantFunded: 625,
+      serviceRevenue: 63,
+      institutionPayout: 562,
+    });
     expect(r.serviceRevenue + r.institutionPayout).toBe(r.merchantFunded);
   });
 
@@ -96,27 +108,47 @@ describe('computeReward', () => {
   });
 
   it('a rate of 1 gives the service the whole fee; 0 gives it nothing', () => {
-    expect(computeReward(offer({ merchantFeeAmount: 300 }), 5_000, '1')).toMatchObject({ serviceRevenue: 300, institutionPayout: 500 });
-    expect(computeReward(offer({ merchantFeeAmount: 300 }), 5_000, '0')).toMatchObject({ serviceRevenue: 0, institutionPayout: 800 });
+    expect(computeReward(offer({ merchantFeeAmount: 300 }), 5_000, '1')).toMatchObject({
+      serviceRevenue: 300,
+      institutionPayout: 500,
+    });
+    expect(computeReward(offer({ merchantFeeAmount: 300 }), 5_000, '0')).toMatchObject({
+      serviceRevenue: 0,
+      institutionPayout: 800,
+    });
   });
 
   it('a purchase reduced below zero by refunds earns no percent reward', () => {
-    expect(computeReward(offer({ rewardType: 'percent', cashbackPercent: '5' }), -300, '0.5').cashback).toBe(0);
+    expect(
+      computeReward(offer({ rewardType: 'percent', cashbackPercent: '5' }), -300, '0.5').cashback,
+    ).toBe(0);
   });
 });
 
 describe('evaluateOffer: every reason code', () => {
-  const evalWith = (p: Partial<PurchaseFacts>, o: Partial<OfferTerms> = {}, e: Partial<MatchingEnrollment> | null = {}) =>
-    evaluateOffer(purchase(p), offer(o), e === null ? null : enrollment(e), '0.5');
+  const evalWith = (
+    p: Partial<PurchaseFacts>,
+    o: Partial<OfferTerms> = {},
+    e: Partial<MatchingEnrollment> | null = {},
+  ) => evaluateOffer(purchase(p), offer(o), e === null ? null : enrollment(e), '0.5');
 
   it('a purchase meeting every term qualifies with no reasons', () => {
     const r = evalWith({});
-    expect(r).toMatchObject({ offerId: 'offer-a', enrollmentId: 'enr-a', qualifies: true, reasons: [] });
+    expect(r).toMatchObject({
+      offerId: 'offer-a',
+      enrollmentId: 'enr-a',
+      qualifies: true,
+      reasons: [],
+    });
     expect(r.reward.institutionPayout).toBe(500);
   });
 
   it('not_enrolled when there is no enrollment', () => {
-    expect(evalWith({}, {}, null)).toMatchObject({ qualifies: false, reasons: ['not_enrolled'], enrollmentId: null });
+    expect(evalWith({}, {}, null)).toMatchObject({
+      qualifies: false,
+      reasons: ['not_enrolled'],
+      enrollmentId: null,
+    });
   });
 
   it.each(['redeemed', 'expired'])('enrollment_inactive when the enrollment is %s', (status) => {
@@ -124,7 +156,9 @@ describe('evaluateOffer: every reason code', () => {
   });
 
   it('enrolled_after_purchase: added after transacted_at; added at the same instant is fine', () => {
-    expect(evalWith({}, {}, { addedAt: new Date(AT.getTime() + 1) }).reasons).toEqual(['enrolled_after_purchase']);
+    expect(evalWith({}, {}, { addedAt: new Date(AT.getTime() + 1) }).reasons).toEqual([
+      'enrolled_after_purchase',
+    ]);
     expect(evalWith({}, {}, { addedAt: AT }).qualifies).toBe(true);
   });
 
@@ -142,7 +176,13 @@ describe('evaluateOffer: every reason code', () => {
   });
 
   it('outside_offer_window: starts_at inclusive, expires_at exclusive', () => {
-    expect(evalWith({ transactedAt: new Date(T0.getTime() - 1) }, {}, { addedAt: new Date(T0.getTime() - 10) }).reasons).toEqual(['outside_offer_window']);
+    expect(
+      evalWith(
+        { transactedAt: new Date(T0.getTime() - 1) },
+        {},
+        { addedAt: new Date(T0.getTime() - 10) },
+      ).reasons,
+    ).toEqual(['outside_offer_window']);
     expect(evalWith({ transactedAt: T0 }, {}, { addedAt: T0 }).qualifies).toBe(true);
     expect(evalWith({ transactedAt: T1 }).reasons).toEqual(['outside_offer_window']);
     expect(evalWith({ transactedAt: new Date(T1.getTime() - 1) }).qualifies).toBe(true);
@@ -160,25 +200,50 @@ describe('evaluateOffer: every reason code', () => {
     expect(evalWith({ amount: '19.995' }).qualifies).toBe(true); // rounds to 20.00
     expect(evalWith({ amount: '19.9949' }).reasons).toEqual(['below_min_spend']);
     // JPY has no minor unit: 1999.5 rounds to 2000.
-    expect(evalWith({ amount: '1999.5' }, { currency: 'JPY', minSpend: 2000 }).qualifies).toBe(true);
+    expect(evalWith({ amount: '1999.5' }, { currency: 'JPY', minSpend: 2000 }).qualifies).toBe(
+      true,
+    );
   });
 
   it('redemption_limit_reached when the count is at the maximum', () => {
-    expect(evalWith({}, { maxRedemptionsPerCardholder: 2 }, { redemptionCount: 1 }).qualifies).toBe(true);
-    expect(evalWith({}, { maxRedemptionsPerCardholder: 2 }, { redemptionCount: 2 }).reasons).toEqual(['redemption_limit_reached']);
+    expect(evalWith({}, { maxRedemptionsPerCardholder: 2 }, { redemptionCount: 1 }).qualifies).toBe(
+      true,
+    );
+    expect(
+      evalWith({}, { maxRedemptionsPerCardholder: 2 }, { redemptionCount: 2 }).reasons,
+    ).toEqual(['redemption_limit_reached']);
   });
 
   it('budget_exhausted when the merchant-funded amount does not fit the remaining budget', () => {
     expect(evalWith({}, { budgetTotal: 1_000, budgetUsed: 500 }).qualifies).toBe(true); // exactly fits
-    expect(evalWith({}, { budgetTotal: 1_000, budgetUsed: 501 }).reasons).toEqual(['budget_exhausted']);
+    expect(evalWith({}, { budgetTotal: 1_000, budgetUsed: 501 }).reasons).toEqual([
+      'budget_exhausted',
+    ]);
     // The fee counts against the budget too.
-    expect(evalWith({}, { budgetTotal: 1_000, budgetUsed: 500, merchantFeeAmount: 1 }).reasons).toEqual(['budget_exhausted']);
+    expect(
+      evalWith({}, { budgetTotal: 1_000, budgetUsed: 500, merchantFeeAmount: 1 }).reasons,
+    ).toEqual(['budget_exhausted']);
     expect(evalWith({}, { budgetTotal: null, budgetUsed: 10 ** 12 }).qualifies).toBe(true);
   });
 
   it('lists every failing rule', () => {
-    const r = evalWith({ merchantId: 'm2', amount: '1', currency: 'EUR', transactedAt: new Date('2027-01-01T00:00:00Z') }, {}, { status: 'expired' });
-    expect(r.reasons).toEqual(['enrollment_inactive', 'merchant_mismatch', 'outside_offer_window', 'currency_mismatch', 'below_min_spend']);
+    const r = evalWith(
+      {
+        merchantId: 'm2',
+        amount: '1',
+        currency: 'EUR',
+        transactedAt: new Date('2027-01-01T00:00:00Z'),
+      },
+      {},
+      { status: 'expired' },
+    );
+    expect(r.reasons).toEqual([
+      'enrollment_inactive',
+      'merchant_mismatch',
+      'outside_offer_window',
+      'currency_mismatch',
+      'below_min_spend',
+    ]);
   });
 });
 
@@ -189,7 +254,9 @@ describe('selectBest and explain', () => {
     ['c', offer({ id: 'c', cashbackAmount: 700, priority: 5 })],
     ['d', offer({ id: 'd', cashbackAmount: 900, minSpend: 10_000 })],
   ]);
-  const evals = [...offers.values()].map((o) => evaluateOffer(purchase(), o, enrollment({ id: `e-${o.id}`, offerId: o.id }), '0.5'));
+  const evals = [...offers.values()].map((o) =>
+    evaluateOffer(purchase(), o, enrollment({ id: `e-${o.id}`, offerId: o.id }), '0.5'),
+  );
 
   it('picks the highest institution payout, then priority, then offer id', () => {
     expect(selectBest(evals, offers)?.offerId).toBe('c');
@@ -247,7 +314,11 @@ describe('allocate', () => {
       ['f-big', enrollment({ id: 'f-big', offerId: 'big' })],
       ['f-small', enrollment({ id: 'f-small', offerId: 'small' })],
     ]);
-    const r = allocate([p('t1', ['e-big', 'e-small']), p('t2', ['f-big', 'f-small'])], offers, enrollments);
+    const r = allocate(
+      [p('t1', ['e-big', 'e-small']), p('t2', ['f-big', 'f-small'])],
+      offers,
+      enrollments,
+    );
     expect(r.redemptions.map((x) => [x.transactionId, x.offerId])).toEqual([
       ['t1', 'big'],
       ['t2', 'small'],
@@ -257,7 +328,11 @@ describe('allocate', () => {
   it('counts redemptions per enrollment and marks it redeemed at the maximum', () => {
     const offers = new Map([['offer-a', offer({ maxRedemptionsPerCardholder: 2 })]]);
     const enrollments = new Map([['enr-a', enrollment()]]);
-    const r = allocate([p('t1', ['enr-a']), p('t2', ['enr-a']), p('t3', ['enr-a'])], offers, enrollments);
+    const r = allocate(
+      [p('t1', ['enr-a']), p('t2', ['enr-a']), p('t3', ['enr-a'])],
+      offers,
+      enrollments,
+    );
     expect(r.redemptions.map((x) => x.transactionId)).toEqual(['t1', 't2']);
     expect(r.enrollmentUpdates.get('enr-a')).toEqual({ delta: 2, status: 'redeemed' });
   });
@@ -269,7 +344,11 @@ describe('allocate', () => {
   });
 
   it('produces nothing for purchases that qualify for no offer', () => {
-    const r = allocate([p('t1', ['enr-a'], { amount: '5' }), p('t2', [])], new Map([['offer-a', offer()]]), new Map([['enr-a', enrollment()]]));
+    const r = allocate(
+      [p('t1', ['enr-a'], { amount: '5' }), p('t2', [])],
+      new Map([['offer-a', offer()]]),
+      new Map([['enr-a', enrollment()]]),
+    );
     expect(r.redemptions).toEqual([]);
     expect(r.budgetDeltas.size).toBe(0);
   });

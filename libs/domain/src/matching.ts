@@ -104,7 +104,11 @@ export function applyPercent(minor: number, percent: string): number {
  * percent pays cashbackPercent of the purchase capped at cashbackAmount; the merchant funds the
  * cashback plus the fee; the service keeps round(fee × shareRate); the institution gets the rest.
  */
-export function computeReward(offer: OfferTerms, purchaseMinor: number, serviceShareRate: string | number): Reward {
+export function computeReward(
+  offer: OfferTerms,
+  purchaseMinor: number,
+  serviceShareRate: string | number,
+): Reward {
   const purchase = Math.max(0, purchaseMinor);
   const cashback =
     offer.rewardType === 'percent'
@@ -139,24 +143,38 @@ export function evaluateOffer(
     reasons.push('not_enrolled');
   } else {
     if (enrollment.status !== 'active') reasons.push('enrollment_inactive');
-    if (enrollment.addedAt.getTime() > purchase.transactedAt.getTime()) reasons.push('enrolled_after_purchase');
+    if (enrollment.addedAt.getTime() > purchase.transactedAt.getTime())
+      reasons.push('enrolled_after_purchase');
   }
   if (purchase.merchantId !== offer.merchantId) reasons.push('merchant_mismatch');
   if (!MATCHABLE_OFFER_STATUSES.includes(offer.status)) reasons.push('offer_inactive');
   const t = purchase.transactedAt.getTime();
-  if (t < offer.startsAt.getTime() || t >= offer.expiresAt.getTime()) reasons.push('outside_offer_window');
-  if (purchase.currency !== null && purchase.currency !== offer.currency) reasons.push('currency_mismatch');
+  if (t < offer.startsAt.getTime() || t >= offer.expiresAt.getTime())
+    reasons.push('outside_offer_window');
+  if (purchase.currency !== null && purchase.currency !== offer.currency)
+    reasons.push('currency_mismatch');
   if (purchaseMinor < offer.minSpend) reasons.push('below_min_spend');
-  if (enrollment && enrollment.redemptionCount >= offer.maxRedemptionsPerCardholder) reasons.push('redemption_limit_reached');
-  if (offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal) reasons.push('budget_exhausted');
-  return { offerId: offer.id, enrollmentId: enrollment?.id ?? null, qualifies: reasons.length === 0, reasons, reward };
+  if (enrollment && enrollment.redemptionCount >= offer.maxRedemptionsPerCardholder)
+    reasons.push('redemption_limit_reached');
+  if (offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal)
+    reasons.push('budget_exhausted');
+  return {
+    offerId: offer.id,
+    enrollmentId: enrollment?.id ?? null,
+    qualifies: reasons.length === 0,
+    reasons,
+    reward,
+  };
 }
 
 /**
  * Order of preference between qualifying offers: the highest institution payout, then the
  * higher offer priority, then the lower offer id (so the choice is deterministic).
  */
-export function comparePreference(a: { reward: Reward; priority: number; offerId: string }, b: { reward: Reward; priority: number; offerId: string }): number {
+export function comparePreference(
+  a: { reward: Reward; priority: number; offerId: string },
+  b: { reward: Reward; priority: number; offerId: string },
+): number {
   return (
     b.reward.institutionPayout - a.reward.institutionPayout ||
     b.priority - a.priority ||
@@ -165,10 +183,18 @@ export function comparePreference(a: { reward: Reward; priority: number; offerId
 }
 
 /** The evaluation that wins (at most one redemption per transaction), or null when none qualifies. */
-export function selectBest(evaluations: Evaluation[], offers: ReadonlyMap<string, OfferTerms>): Evaluation | null {
+export function selectBest(
+  evaluations: Evaluation[],
+  offers: ReadonlyMap<string, OfferTerms>,
+): Evaluation | null {
   const qualifying = evaluations
     .filter((e) => e.qualifies)
-    .map((e) => ({ e, reward: e.reward, offerId: e.offerId, priority: offers.get(e.offerId)?.priority ?? 0 }));
+    .map((e) => ({
+      e,
+      reward: e.reward,
+      offerId: e.offerId,
+      priority: offers.get(e.offerId)?.priority ?? 0,
+    }));
   qualifying.sort(comparePreference);
   return qualifying[0]?.e ?? null;
 }
@@ -177,12 +203,20 @@ export function selectBest(evaluations: Evaluation[], offers: ReadonlyMap<string
  * Marks the winner `match` and every other qualifying offer `better_offer_selected`: what the
  * simulate endpoint shows.
  */
-export function explain(evaluations: Evaluation[], offers: ReadonlyMap<string, OfferTerms>): (Evaluation & { outcome: 'match' | 'no_match' })[] {
+export function explain(
+  evaluations: Evaluation[],
+  offers: ReadonlyMap<string, OfferTerms>,
+): (Evaluation & { outcome: 'match' | 'no_match' })[] {
   const best = selectBest(evaluations, offers);
   return evaluations.map((e) =>
     e === best
       ? { ...e, outcome: 'match' as const }
-      : { ...e, qualifies: false, reasons: e.qualifies ? ['better_offer_selected' as const] : e.reasons, outcome: 'no_match' as const },
+      : {
+          ...e,
+          qualifies: false,
+          reasons: e.qualifies ? ['better_offer_selected' as const] : e.reasons,
+          outcome: 'no_match' as const,
+        },
   );
 }
 
@@ -249,7 +283,12 @@ export function allocate(
     enrollmentState.set(enrollment.id, { ...enrollment, redemptionCount: count, status });
     const prev = enrollmentUpdates.get(enrollment.id);
     enrollmentUpdates.set(enrollment.id, { delta: (prev?.delta ?? 0) + 1, status });
-    redemptions.push({ transactionId: p.transactionId, offerId: offer.id, enrollmentId: enrollment.id, reward: best.reward });
+    redemptions.push({
+      transactionId: p.transactionId,
+      offerId: offer.id,
+      enrollmentId: enrollment.id,
+      reward: best.reward,
+    });
   }
   return { redemptions, budgetDeltas, enrollmentUpdates };
 }

@@ -5,16 +5,39 @@
 
 /** ISO 4217 exponents that differ from 2. Every other three-letter code uses 2. */
 const EXPONENTS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
-  UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 
 export function currencyExponent(currency: string): number {
-  if (!CURRENCY_PATTERN.test(currency)) throw new RangeError(`not an ISO 4217 currency code: ${currency}`);
+  if (!CURRENCY_PATTERN.test(currency))
+    throw new RangeError(`not an ISO 4217 currency code: ${currency}`);
   return EXPONENTS[currency] ?? 2;
 }
 
@@ -42,7 +65,8 @@ export function toMinor(amount: number | string, currency: string): number {
 export function toMajor(minor: number | string | bigint, currency: string): number {
   const exp = currencyExponent(currency);
   const n = typeof minor === 'number' ? minor : Number(minor);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`minor units must be a safe integer: ${minor}`);
+  if (!Number.isSafeInteger(n))
+    throw new RangeError(`minor units must be a safe integer: ${minor}`);
   return exp === 0 ? n : Number((n / 10 ** exp).toFixed(exp));
 }
 
@@ -81,7 +105,8 @@ export class Money {
     readonly minor: number,
     readonly currency: string,
   ) {
-    if (!Number.isSafeInteger(minor)) throw new RangeError(`minor units must be a safe integer: ${minor}`);
+    if (!Number.isSafeInteger(minor))
+      throw new RangeError(`minor units must be a safe integer: ${minor}`);
     currencyExponent(currency);
   }
 

@@ -99,8 +99,13 @@ describe('eligibility', () => {
       [reusable.id, { status: 'active', redemptionCount: 1 }],
     ]);
     const all = [reusable, a, notYet, expired, gold, used];
-    expect(selectEligible(all, { nowMs: NOW, enrollments }).map((o) => o.id)).toEqual([reusable.id, a.id]);
-    expect(selectEligible(all, { nowMs: NOW, enrollments, segment: 'gold' }).map((o) => o.id)).toEqual([reusable.id, a.id, gold.id]);
+    expect(selectEligible(all, { nowMs: NOW, enrollments }).map((o) => o.id)).toEqual([
+      reusable.id,
+      a.id,
+    ]);
+    expect(
+      selectEligible(all, { nowMs: NOW, enrollments, segment: 'gold' }).map((o) => o.id),
+    ).toEqual([reusable.id, a.id, gold.id]);
   });
 });
 
@@ -113,21 +118,35 @@ describe('program sort orders', () => {
     const highNew = offer({ priority: 5, startsAt: NOW - DAY });
     const tieA = offer({ priority: 0, startsAt: NOW - DAY, id: 'b' });
     const tieB = offer({ priority: 0, startsAt: NOW - DAY, id: 'a' });
-    expect(ids(sortForProgram([low, tieA, highOld, tieB, highNew], 'featured'))).toEqual([highNew.id, highOld.id, low.id, 'a', 'b']);
+    expect(ids(sortForProgram([low, tieA, highOld, tieB, highNew], 'featured'))).toEqual([
+      highNew.id,
+      highOld.id,
+      low.id,
+      'a',
+      'b',
+    ]);
   });
 
   it('ending_soon: expires_at ascending', () => {
     const late = offer({ expiresAt: NOW + 9 * DAY });
     const soon = offer({ expiresAt: NOW + DAY });
     const mid = offer({ expiresAt: NOW + 3 * DAY });
-    expect(ids(sortForProgram([late, soon, mid], 'ending_soon'))).toEqual([soon.id, mid.id, late.id]);
+    expect(ids(sortForProgram([late, soon, mid], 'ending_soon'))).toEqual([
+      soon.id,
+      mid.id,
+      late.id,
+    ]);
   });
 
   it('highest_cashback: amount desc, compared in major units across currencies', () => {
     const five = offer({ cashbackAmount: 500 });
     const ten = offer({ cashbackAmount: 1000 });
     const yen = offer({ cashbackAmount: 800, currency: 'JPY' }); // 800 yen: 800 major units
-    expect(ids(sortForProgram([five, ten, yen], 'highest_cashback'))).toEqual([yen.id, ten.id, five.id]);
+    expect(ids(sortForProgram([five, ten, yen], 'highest_cashback'))).toEqual([
+      yen.id,
+      ten.id,
+      five.id,
+    ]);
   });
 
   it('newest: starts_at descending; ties by id', () => {
@@ -178,7 +197,10 @@ describe('locale', () => {
     expect(localize(tr, 'es', 'en')).toEqual({ title: 'Hola', description: '' });
     expect(localize(tr, 'pt-BR', 'es')).toEqual({ title: 'Hola', description: '' });
     expect(localize(tr, 'pt-BR', 'en')).toEqual({ title: 'Hello', description: 'EN' });
-    expect(localize({ 'pt-BR': { title: 'Olá' } }, 'es', 'en')).toEqual({ title: 'Olá', description: '' });
+    expect(localize({ 'pt-BR': { title: 'Olá' } }, 'es', 'en')).toEqual({
+      title: 'Olá',
+      description: '',
+    });
   });
 });
 
@@ -191,12 +213,27 @@ describe('personalization', () => {
 
   it('precedence: preferred merchant > preferred category > shopped here > category affinity > popular', () => {
     const o = offer({ merchantName: 'Green  Grocer', category: 'groceries' });
-    const history = { merchantHistory: new Map([[o.merchantId, 3]]), categoryHistory: new Map([['groceries', 5]]) };
-    expect(affinityOf(o, noSignals({ ...history, hints: prepareHints(['green grocer'], ['groceries']) })).code).toBe('preferred_merchant');
-    expect(affinityOf(o, noSignals({ ...history, hints: prepareHints([o.merchantId.toUpperCase()], []) })).code).toBe('preferred_merchant');
-    expect(affinityOf(o, noSignals({ ...history, hints: prepareHints(['Other'], ['GROCERIES']) })).code).toBe('preferred_category');
+    const history = {
+      merchantHistory: new Map([[o.merchantId, 3]]),
+      categoryHistory: new Map([['groceries', 5]]),
+    };
+    expect(
+      affinityOf(o, noSignals({ ...history, hints: prepareHints(['green grocer'], ['groceries']) }))
+        .code,
+    ).toBe('preferred_merchant');
+    expect(
+      affinityOf(
+        o,
+        noSignals({ ...history, hints: prepareHints([o.merchantId.toUpperCase()], []) }),
+      ).code,
+    ).toBe('preferred_merchant');
+    expect(
+      affinityOf(o, noSignals({ ...history, hints: prepareHints(['Other'], ['GROCERIES']) })).code,
+    ).toBe('preferred_category');
     expect(affinityOf(o, noSignals(history)).code).toBe('shopped_here');
-    expect(affinityOf(o, noSignals({ categoryHistory: history.categoryHistory })).code).toBe('category_affinity');
+    expect(affinityOf(o, noSignals({ categoryHistory: history.categoryHistory })).code).toBe(
+      'category_affinity',
+    );
     expect(affinityOf(o, noSignals()).code).toBe('popular');
   });
 
@@ -230,21 +267,34 @@ describe('personalization', () => {
   });
 
   it('reason texts are localized and name the merchant where useful', () => {
-    expect(reasonText('shopped_here', 'en', 'Green Grocer')).toBe('Because you shop at Green Grocer');
+    expect(reasonText('shopped_here', 'en', 'Green Grocer')).toBe(
+      'Because you shop at Green Grocer',
+    );
     expect(reasonText('shopped_here', 'es', 'Green Grocer')).toBe('Porque compras en Green Grocer');
-    expect(reasonText('shopped_here', 'pt-BR', 'Green Grocer')).toBe('Porque você compra em Green Grocer');
+    expect(reasonText('shopped_here', 'pt-BR', 'Green Grocer')).toBe(
+      'Porque você compra em Green Grocer',
+    );
     expect(reasonText('popular', 'xx', 'M')).toBe('A popular offer');
     for (const locale of ['en', 'es', 'pt-BR']) {
-      const texts = (['preferred_merchant', 'preferred_category', 'shopped_here', 'category_affinity', 'popular'] as const).map((c) =>
-        reasonText(c, locale, 'M'),
-      );
+      const texts = (
+        [
+          'preferred_merchant',
+          'preferred_category',
+          'shopped_here',
+          'category_affinity',
+          'popular',
+        ] as const
+      ).map((c) => reasonText(c, locale, 'M'));
       expect(new Set(texts).size).toBe(5);
     }
   });
 });
 
 describe('decideEnrollment', () => {
-  const facts = (over: Partial<EnrollmentFacts> = {}, offerOver: Partial<NonNullable<EnrollmentFacts['offer']>> = {}): EnrollmentFacts => ({
+  const facts = (
+    over: Partial<EnrollmentFacts> = {},
+    offerOver: Partial<NonNullable<EnrollmentFacts['offer']>> = {},
+  ): EnrollmentFacts => ({
     offer: {
       status: 'active',
       startsAt: NOW - DAY,
@@ -268,11 +318,21 @@ describe('decideEnrollment', () => {
   });
 
   it('unknown or untargeted offer → offer_not_found', () => {
-    expect(decideEnrollment({ ...facts(), offer: null })).toEqual({ outcome: 'refused', error: 'offer_not_found' });
+    expect(decideEnrollment({ ...facts(), offer: null })).toEqual({
+      outcome: 'refused',
+      error: 'offer_not_found',
+    });
   });
 
   it('an existing enrollment wins over every later rule (idempotent)', () => {
-    expect(decideEnrollment(facts({ existingEnrollmentId: 'co-1', activeCount: 10 }, { status: 'paused', segments: ['gold'] }))).toEqual({
+    expect(
+      decideEnrollment(
+        facts(
+          { existingEnrollmentId: 'co-1', activeCount: 10 },
+          { status: 'paused', segments: ['gold'] },
+        ),
+      ),
+    ).toEqual({
       outcome: 'already_added',
       cardholderOfferId: 'co-1',
     });
@@ -286,23 +346,44 @@ describe('decideEnrollment', () => {
     ['expired', { expiresAt: NOW }],
     ['out of budget', { budgetTotal: 1000, budgetUsed: 600 }],
   ])('%s → offer_unavailable', (_, over) => {
-    expect(decideEnrollment(facts({}, over))).toEqual({ outcome: 'refused', error: 'offer_unavailable' });
+    expect(decideEnrollment(facts({}, over))).toEqual({
+      outcome: 'refused',
+      error: 'offer_unavailable',
+    });
   });
 
   it('segment-limited offer needs a matching segment', () => {
-    expect(decideEnrollment(facts({}, { segments: ['gold'] }))).toEqual({ outcome: 'refused', error: 'segment_not_eligible' });
-    expect(decideEnrollment(facts({ segment: 'silver' }, { segments: ['gold'] }))).toEqual({ outcome: 'refused', error: 'segment_not_eligible' });
-    expect(decideEnrollment(facts({ segment: 'gold' }, { segments: ['gold'] }))).toEqual({ outcome: 'add' });
+    expect(decideEnrollment(facts({}, { segments: ['gold'] }))).toEqual({
+      outcome: 'refused',
+      error: 'segment_not_eligible',
+    });
+    expect(decideEnrollment(facts({ segment: 'silver' }, { segments: ['gold'] }))).toEqual({
+      outcome: 'refused',
+      error: 'segment_not_eligible',
+    });
+    expect(decideEnrollment(facts({ segment: 'gold' }, { segments: ['gold'] }))).toEqual({
+      outcome: 'add',
+    });
   });
 
   it('max active offers: refused at the maximum, allowed below it', () => {
-    expect(decideEnrollment(facts({ activeCount: 10 }))).toEqual({ outcome: 'refused', error: 'max_active_offers' });
+    expect(decideEnrollment(facts({ activeCount: 10 }))).toEqual({
+      outcome: 'refused',
+      error: 'max_active_offers',
+    });
     expect(decideEnrollment(facts({ activeCount: 9 }))).toEqual({ outcome: 'add' });
   });
 
   it('unavailability is reported before segment and cap', () => {
-    expect(decideEnrollment(facts({ activeCount: 10 }, { status: 'paused', segments: ['gold'] })).outcome).toBe('refused');
-    expect(decideEnrollment(facts({ activeCount: 10 }, { status: 'paused', segments: ['gold'] }))).toMatchObject({ error: 'offer_unavailable' });
-    expect(decideEnrollment(facts({ activeCount: 10 }, { segments: ['gold'] }))).toMatchObject({ error: 'segment_not_eligible' });
+    expect(
+      decideEnrollment(facts({ activeCount: 10 }, { status: 'paused', segments: ['gold'] }))
+        .outcome,
+    ).toBe('refused');
+    expect(
+      decideEnrollment(facts({ activeCount: 10 }, { status: 'paused', segments: ['gold'] })),
+    ).toMatchObject({ error: 'offer_unavailable' });
+    expect(decideEnrollment(facts({ activeCount: 10 }, { segments: ['gold'] }))).toMatchObject({
+      error: 'segment_not_eligible',
+    });
   });
 });

@@ -59,7 +59,10 @@ export function isLiveAt(offer: Pick<FeedOffer, 'startsAt' | 'expiresAt'>, nowMs
  * Segment rule: an unrestricted offer always qualifies; a restricted one only when the request's
  * segment is one of its segments (exact, case-sensitive match of the caller's code).
  */
-export function segmentAllows(segments: readonly string[], segment: string | undefined | null): boolean {
+export function segmentAllows(
+  segments: readonly string[],
+  segment: string | undefined | null,
+): boolean {
   return segments.length === 0 || (segment != null && segments.includes(segment));
 }
 
@@ -74,12 +77,20 @@ export function hasBudgetForOneMore(o: {
   cashbackAmount: number;
   merchantFeeAmount: number;
 }): boolean {
-  return o.budgetTotal === null || o.budgetTotal - o.budgetUsed >= o.cashbackAmount + o.merchantFeeAmount;
+  return (
+    o.budgetTotal === null || o.budgetTotal - o.budgetUsed >= o.cashbackAmount + o.merchantFeeAmount
+  );
 }
 
 /** The cardholder has used this offer up: redeemed to the per-cardholder limit. */
-export function redeemedToLimit(enrollment: EnrollmentState | undefined, maxRedemptionsPerCardholder: number): boolean {
-  return !!enrollment && (enrollment.status === 'redeemed' || enrollment.redemptionCount >= maxRedemptionsPerCardholder);
+export function redeemedToLimit(
+  enrollment: EnrollmentState | undefined,
+  maxRedemptionsPerCardholder: number,
+): boolean {
+  return (
+    !!enrollment &&
+    (enrollment.status === 'redeemed' || enrollment.redemptionCount >= maxRedemptionsPerCardholder)
+  );
 }
 
 /**
@@ -89,7 +100,11 @@ export function redeemedToLimit(enrollment: EnrollmentState | undefined, maxRede
  */
 export function selectEligible<T extends FeedOffer>(
   ordered: readonly T[],
-  ctx: { nowMs: number; segment?: string | null; enrollments: ReadonlyMap<string, EnrollmentState> },
+  ctx: {
+    nowMs: number;
+    segment?: string | null;
+    enrollments: ReadonlyMap<string, EnrollmentState>;
+  },
 ): T[] {
   const out: T[] = [];
   for (const o of ordered) {
@@ -123,13 +138,17 @@ export function compareForSort(order: FeedSortOrder): (a: FeedOffer, b: FeedOffe
     case 'ending_soon':
       return (a, b) => a.expiresAt - b.expiresAt || byId(a, b);
     case 'highest_cashback':
-      return (a, b) => toMajor(b.cashbackAmount, b.currency) - toMajor(a.cashbackAmount, a.currency) || byId(a, b);
+      return (a, b) =>
+        toMajor(b.cashbackAmount, b.currency) - toMajor(a.cashbackAmount, a.currency) || byId(a, b);
     case 'newest':
       return (a, b) => b.startsAt - a.startsAt || byId(a, b);
   }
 }
 
-export function sortForProgram<T extends FeedOffer>(offers: readonly T[], order: FeedSortOrder): T[] {
+export function sortForProgram<T extends FeedOffer>(
+  offers: readonly T[],
+  order: FeedSortOrder,
+): T[] {
   return [...offers].sort(compareForSort(order));
 }
 
@@ -166,7 +185,10 @@ export function normalizeLocale(tag: string | undefined | null): FeedLocale | nu
  * SPEC: the requested language if the program offers it, else the program's first supported
  * language (its default).
  */
-export function resolveLocale(requested: string | undefined | null, supported: readonly string[]): string {
+export function resolveLocale(
+  requested: string | undefined | null,
+  supported: readonly string[],
+): string {
   const wanted = normalizeLocale(requested);
   return wanted && supported.includes(wanted) ? wanted : supported[0];
 }
@@ -180,7 +202,11 @@ export function localize(
   locale: string,
   programDefault: string,
 ): { title: string; description: string } {
-  const t = translations[locale] ?? translations[programDefault] ?? translations.en ?? Object.values(translations)[0];
+  const t =
+    translations[locale] ??
+    translations[programDefault] ??
+    translations.en ??
+    Object.values(translations)[0];
   return { title: t?.title ?? '', description: t?.description ?? '' };
 }
 
@@ -189,7 +215,13 @@ export function localize(
 // ---------------------------------------------------------------------------------------------
 
 /** Reason codes in precedence order: a request hint outranks history, which outranks popularity. */
-export const REASON_CODES = ['preferred_merchant', 'preferred_category', 'shopped_here', 'category_affinity', 'popular'] as const;
+export const REASON_CODES = [
+  'preferred_merchant',
+  'preferred_category',
+  'shopped_here',
+  'category_affinity',
+  'popular',
+] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** The most items one hint list may carry; more is a validation error. */
@@ -223,14 +255,21 @@ export interface Hints {
 }
 
 /** prefer_merchants holds merchant ids or names; prefer_categories holds category codes. */
-export function prepareHints(preferMerchants: readonly string[], preferCategories: readonly string[]): Hints {
+export function prepareHints(
+  preferMerchants: readonly string[],
+  preferCategories: readonly string[],
+): Hints {
   const merchantIds = new Set<string>();
   const merchantNames = new Set<string>();
   for (const m of preferMerchants) {
     if (UUID.test(m)) merchantIds.add(m.toLowerCase());
     merchantNames.add(merchantNameKey(m));
   }
-  return { merchantIds, merchantNames, categories: new Set(preferCategories.map((c) => c.trim().toLowerCase())) };
+  return {
+    merchantIds,
+    merchantNames,
+    categories: new Set(preferCategories.map((c) => c.trim().toLowerCase())),
+  };
 }
 
 /** What is known about the cardholder and the institution's cardholders, for ranking. */
@@ -267,7 +306,10 @@ export function affinityOf(offer: FeedOffer, s: AffinitySignals): Affinity {
   const history = clamp(atMerchant) * 2 ** 20 + clamp(inCategory);
   let code: ReasonCode;
   const names = s.hints.merchantNames;
-  if (s.hints.merchantIds.has(offer.merchantId) || (names.size > 0 && names.has(offer.merchantNameKey ?? merchantNameKey(offer.merchantName)))) {
+  if (
+    s.hints.merchantIds.has(offer.merchantId) ||
+    (names.size > 0 && names.has(offer.merchantNameKey ?? merchantNameKey(offer.merchantName)))
+  ) {
     code = 'preferred_merchant';
   } else if (s.hints.categories.has(offer.category)) code = 'preferred_category';
   else if (atMerchant > 0) code = 'shopped_here';
@@ -281,7 +323,10 @@ export function affinityOf(offer: FeedOffer, s: AffinitySignals): Affinity {
  * Ranks eligible offers (given in the program's order) by affinity: tier first, then strength;
  * equal affinity keeps the program's order (the sort is stable).
  */
-export function rankByAffinity<T extends FeedOffer>(eligible: readonly T[], s: AffinitySignals): { offer: T; affinity: Affinity }[] {
+export function rankByAffinity<T extends FeedOffer>(
+  eligible: readonly T[],
+  s: AffinitySignals,
+): { offer: T; affinity: Affinity }[] {
   return eligible
     .map((offer) => ({ offer, affinity: affinityOf(offer, s) }))
     .sort((a, b) => a.affinity.tier - b.affinity.tier || b.affinity.strength - a.affinity.strength);
@@ -313,7 +358,10 @@ const REASON_TEXT: Record<FeedLocale, Record<ReasonCode, (merchant: string) => s
 
 /** The localized sentence for a reason (English when the locale is not one of the service's). */
 export function reasonText(code: ReasonCode, locale: string, merchantName: string): string {
-  const table = REASON_TEXT[(FEED_LOCALES as readonly string[]).includes(locale) ? (locale as FeedLocale) : 'en'];
+  const table =
+    REASON_TEXT[
+      (FEED_LOCALES as readonly string[]).includes(locale) ? (locale as FeedLocale) : 'en'
+    ];
   return table[code](merchantName);
 }
 
@@ -343,7 +391,8 @@ export interface EnrollmentFacts {
   nowMs: number;
 }
 
-export type EnrollmentError = 'offer_not_found' | 'offer_unavailable' | 'segment_not_eligible' | 'max_active_offers';
+export type EnrollmentError =
+  'offer_not_found' | 'offer_unavailable' | 'segment_not_eligible' | 'max_active_offers';
 
 export type EnrollmentDecision =
   | { outcome: 'already_added'; cardholderOfferId: string }
@@ -360,9 +409,12 @@ export type EnrollmentDecision =
 export function decideEnrollment(f: EnrollmentFacts): EnrollmentDecision {
   const o = f.offer;
   if (!o) return { outcome: 'refused', error: 'offer_not_found' };
-  if (f.existingEnrollmentId) return { outcome: 'already_added', cardholderOfferId: f.existingEnrollmentId };
-  if (o.status !== 'active' || !isLiveAt(o, f.nowMs) || !hasBudgetForOneMore(o)) return { outcome: 'refused', error: 'offer_unavailable' };
-  if (!segmentAllows(o.segments, f.segment)) return { outcome: 'refused', error: 'segment_not_eligible' };
+  if (f.existingEnrollmentId)
+    return { outcome: 'already_added', cardholderOfferId: f.existingEnrollmentId };
+  if (o.status !== 'active' || !isLiveAt(o, f.nowMs) || !hasBudgetForOneMore(o))
+    return { outcome: 'refused', error: 'offer_unavailable' };
+  if (!segmentAllows(o.segments, f.segment))
+    return { outcome: 'refused', error: 'segment_not_eligible' };
   if (f.activeCount >= f.maxActiveOffers) return { outcome: 'refused', error: 'max_active_offers' };
   return { outcome: 'add' };
 }

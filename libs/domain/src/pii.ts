@@ -38,6 +38,7 @@ export function piiProblem(field: PiiField, value: string | undefined | null): s
   if (field === 'cardholder_token' && looksLikeEmail(value)) {
     return 'looks like an e-mail address; send the opaque HMAC token instead';
   }
-  if (looksLikeCardNumber(value)) return 'looks like a card number; send the tokenized value instead';
+  if (looksLikeCardNumber(value))
+    return 'looks like a card number; send the tokenized value instead';
   return null;
 }

@@ -12,7 +12,8 @@ function toScaled(amount: string): bigint {
   const m = DECIMAL.exec(amount.trim());
   if (!m) throw new RangeError(`not a decimal amount: ${amount}`);
   const [, sign, whole, frac = ''] = m;
-  if (frac.replace(/0+$/, '').length > SCALE) throw new RangeError(`more than ${SCALE} decimal places: ${amount}`);
+  if (frac.replace(/0+$/, '').length > SCALE)
+    throw new RangeError(`more than ${SCALE} decimal places: ${amount}`);
   const v = BigInt(whole + (frac + '0'.repeat(SCALE)).slice(0, SCALE));
   return sign ? -v : v;
 }
@@ -31,6 +32,10 @@ export function netAmount(purchase: string, refunds: readonly string[]): string 
 }
 
 /** True when the net amount, in the offer's minor units, is below the offer's min_spend. */
-export function refundReverses(netDecimal: string, offerCurrency: string, minSpendMinor: number): boolean {
+export function refundReverses(
+  netDecimal: string,
+  offerCurrency: string,
+  minSpendMinor: number,
+): boolean {
   return toMinor(netDecimal, offerCurrency) < minSpendMinor;
 }

@@ -1,4 +1,11 @@
-import { canTransition, IllegalTransitionError, isSettlementStatus, reversal, sourcesOf, transition } from './settlement-state';
+import {
+  canTransition,
+  IllegalTransitionError,
+  isSettlementStatus,
+  reversal,
+  sourcesOf,
+  transition,
+} from './settlement-state';
 
 describe('settlement state machine', () => {
   it.each([

@@ -36,7 +36,10 @@ export function sourcesOf(to: SettlementStatus): SettlementStatus[] {
  * (nothing was paid out: no clawback) and from settled (the institution's payout is clawed back).
  * Throws IllegalTransitionError from any other status.
  */
-export function reversal(from: SettlementStatus, institutionPayout: number): { status: 'reversed'; clawbackAmount: number | null } {
+export function reversal(
+  from: SettlementStatus,
+  institutionPayout: number,
+): { status: 'reversed'; clawbackAmount: number | null } {
   transition(from, 'reversed');
   return { status: 'reversed', clawbackAmount: from === 'settled' ? institutionPayout : null };
 }

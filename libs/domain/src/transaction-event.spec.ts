@@ -29,7 +29,8 @@ const errors = (body: unknown) => {
   if (r.ok) throw new Error('expected errors');
   return r.errors;
 };
-const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+const without = (o: Record<string, unknown>, ...keys: string[]) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 describe('parseTransactionEvent', () => {
   it('normalizes the current shape', () => {
@@ -79,37 +80,60 @@ describe('parseTransactionEvent', () => {
   });
 
   it('card_acceptor_id is an alias of merchant_identifier of type card_acceptor', () => {
-    const e = ok({ ...without(current, 'merchant_identifier', 'merchant_identifier_type'), card_acceptor_id: 'CA-1' });
-    expect(e).toMatchObject({ merchantIdentifier: 'CA-1', merchantIdentifierType: 'card_acceptor' });
+    const e = ok({
+      ...without(current, 'merchant_identifier', 'merchant_identifier_type'),
+      card_acceptor_id: 'CA-1',
+    });
+    expect(e).toMatchObject({
+      merchantIdentifier: 'CA-1',
+      merchantIdentifierType: 'card_acceptor',
+    });
   });
 
-  it.each(['card_acceptor', 'pix_key', 'upi_vpa', 'codi', 'psp_merchant_id'])('accepts merchant_identifier_type %s', (type) => {
-    expect(ok({ ...current, merchant_identifier_type: type }).merchantIdentifierType).toBe(type);
-  });
+  it.each(['card_acceptor', 'pix_key', 'upi_vpa', 'codi', 'psp_merchant_id'])(
+    'accepts merchant_identifier_type %s',
+    (type) => {
+      expect(ok({ ...current, merchant_identifier_type: type }).merchantIdentifierType).toBe(type);
+    },
+  );
 
   it('merchant_identifier_type defaults to card_acceptor', () => {
-    expect(ok(without(current, 'merchant_identifier_type')).merchantIdentifierType).toBe('card_acceptor');
+    expect(ok(without(current, 'merchant_identifier_type')).merchantIdentifierType).toBe(
+      'card_acceptor',
+    );
   });
 
   it('instrument_token works without card_token; instrument_type is then not assumed', () => {
-    const e = ok({ ...without(current, 'card_token', 'instrument_type'), instrument_token: 'wallet-tok-1' });
+    const e = ok({
+      ...without(current, 'card_token', 'instrument_type'),
+      instrument_token: 'wallet-tok-1',
+    });
     expect(e).toMatchObject({ instrumentToken: 'wallet-tok-1', instrumentType: null });
   });
 
   it('treats null optional fields as absent', () => {
-    expect(ok({ ...current, mcc: null, network: null, institution_id: null }).institutionId).toBeNull();
+    expect(
+      ok({ ...current, mcc: null, network: null, institution_id: null }).institutionId,
+    ).toBeNull();
   });
 
   it('refunds need original_transaction_ref', () => {
-    expect(ok({ ...current, transaction_type: 'refund', original_transaction_ref: 'ref-0' })).toMatchObject({
+    expect(
+      ok({ ...current, transaction_type: 'refund', original_transaction_ref: 'ref-0' }),
+    ).toMatchObject({
       kind: 'refund',
       originalTransactionRef: 'ref-0',
     });
     expect(errors({ ...current, transaction_type: 'refund' })).toEqual([
       { field: 'original_transaction_ref', message: 'is required when transaction_type is refund' },
     ]);
-    expect(errors({ ...current, original_transaction_ref: 'ref-0' })[0].field).toBe('original_transaction_ref');
-    expect(errors({ ...current, transaction_type: 'refund', original_transaction_ref: 'ref-1' })[0].message).toMatch(/differ/);
+    expect(errors({ ...current, original_transaction_ref: 'ref-0' })[0].field).toBe(
+      'original_transaction_ref',
+    );
+    expect(
+      errors({ ...current, transaction_type: 'refund', original_transaction_ref: 'ref-1' })[0]
+        .message,
+    ).toMatch(/differ/);
   });
 
   describe('per-field errors', () => {
@@ -117,30 +141,85 @@ describe('parseTransactionEvent', () => {
       ['cardholder_token', without(current, 'cardholder_token'), 'is required'],
       ['cardholder_token', { ...current, cardholder_token: 42 }, 'must be a string'],
       ['cardholder_token', { ...current, cardholder_token: '' }, 'must be 1 to 256 characters'],
-      ['instrument_token', without(current, 'card_token'), 'one of card_token or instrument_token is required'],
+      [
+        'instrument_token',
+        without(current, 'card_token'),
+        'one of card_token or instrument_token is required',
+      ],
       ['card_token', { ...current, instrument_token: 'other' }, expect.stringMatching(/differs/)],
-      ['instrument_type', { ...current, instrument_type: 'crypto' }, 'must be one of: card, wallet, account'],
-      ['merchant_identifier', without(current, 'merchant_identifier', 'merchant_identifier_type'), expect.stringMatching(/one of merchant_identifier, card_acceptor_id or merchant_id/)],
-      ['merchant_identifier_type', { ...current, merchant_identifier_type: 'iban' }, expect.stringMatching(/must be one of: card_acceptor, pix_key/)],
-      ['merchant_identifier_type', { ...without(current, 'merchant_identifier'), merchant_id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f' }, expect.stringMatching(/only allowed together/)],
-      ['card_acceptor_id', { ...current, card_acceptor_id: 'other' }, expect.stringMatching(/conflicts/)],
+      [
+        'instrument_type',
+        { ...current, instrument_type: 'crypto' },
+        'must be one of: card, wallet, account',
+      ],
+      [
+        'merchant_identifier',
+        without(current, 'merchant_identifier', 'merchant_identifier_type'),
+        expect.stringMatching(/one of merchant_identifier, card_acceptor_id or merchant_id/),
+      ],
+      [
+        'merchant_identifier_type',
+        { ...current, merchant_identifier_type: 'iban' },
+        expect.stringMatching(/must be one of: card_acceptor, pix_key/),
+      ],
+      [
+        'merchant_identifier_type',
+        {
+          ...without(current, 'merchant_identifier'),
+          merchant_id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
+        },
+        expect.stringMatching(/only allowed together/),
+      ],
+      [
+        'card_acceptor_id',
+        { ...current, card_acceptor_id: 'other' },
+        expect.stringMatching(/conflicts/),
+      ],
       ['merchant_id', { ...current, merchant_id: 'nope' }, expect.stringMatching(/UUID/)],
       ['amount', without(current, 'amount'), 'is required'],
       ['amount', { ...current, amount: '25.50' }, expect.stringMatching(/positive number/)],
       ['amount', { ...current, amount: 0 }, expect.stringMatching(/positive number/)],
       ['amount', { ...current, amount: -3 }, expect.stringMatching(/positive number/)],
       ['amount', { ...current, amount: 1.23456 }, 'must have at most 4 decimal places'],
-      ['amount', { ...current, amount: 10.5, currency: 'JPY' }, 'has more decimal places than JPY allows'],
+      [
+        'amount',
+        { ...current, amount: 10.5, currency: 'JPY' },
+        'has more decimal places than JPY allows',
+      ],
       ['currency', { ...current, currency: 'usd' }, expect.stringMatching(/ISO 4217/)],
       ['transaction_ref', without(current, 'transaction_ref'), 'is required'],
       ['transaction_id', { ...current, transaction_id: 'other' }, expect.stringMatching(/differs/)],
       ['transacted_at', without(current, 'transacted_at'), 'is required'],
-      ['transacted_at', { ...current, transacted_at: '2026-11-21' }, expect.stringMatching(/ISO 8601/)],
-      ['transacted_at', { ...current, transacted_at: '2026-11-21T10:00:00' }, expect.stringMatching(/ISO 8601/)],
-      ['transacted_at', { ...current, transacted_at: 'yesterday' }, expect.stringMatching(/ISO 8601/)],
-      ['transacted_at', { ...current, transacted_at: '2026-11-23T12:00:00Z' }, 'must not lie in the future'],
-      ['timestamp', { ...current, timestamp: '2026-11-21T11:00:00Z' }, expect.stringMatching(/differs/)],
-      ['transaction_type', { ...current, transaction_type: 'chargeback' }, 'must be one of: purchase, refund'],
+      [
+        'transacted_at',
+        { ...current, transacted_at: '2026-11-21' },
+        expect.stringMatching(/ISO 8601/),
+      ],
+      [
+        'transacted_at',
+        { ...current, transacted_at: '2026-11-21T10:00:00' },
+        expect.stringMatching(/ISO 8601/),
+      ],
+      [
+        'transacted_at',
+        { ...current, transacted_at: 'yesterday' },
+        expect.stringMatching(/ISO 8601/),
+      ],
+      [
+        'transacted_at',
+        { ...current, transacted_at: '2026-11-23T12:00:00Z' },
+        'must not lie in the future',
+      ],
+      [
+        'timestamp',
+        { ...current, timestamp: '2026-11-21T11:00:00Z' },
+        expect.stringMatching(/differs/),
+      ],
+      [
+        'transaction_type',
+        { ...current, transaction_type: 'chargeback' },
+        'must be one of: purchase, refund',
+      ],
       ['mcc', { ...current, mcc: '54a1' }, 'must be 4 digits'],
       ['surprise', { ...current, surprise: 1 }, 'is not an accepted field'],
       ['institution_id', { ...current, institution_id: 'abc' }, 'must be a UUID'],
@@ -149,8 +228,19 @@ describe('parseTransactionEvent', () => {
     });
 
     it('reports every bad field at once', () => {
-      expect(errors({ amount: 'x' }).map((e) => e.field).sort()).toEqual(
-        ['amount', 'cardholder_token', 'instrument_token', 'merchant_identifier', 'transacted_at', 'transaction_ref'].sort(),
+      expect(
+        errors({ amount: 'x' })
+          .map((e) => e.field)
+          .sort(),
+      ).toEqual(
+        [
+          'amount',
+          'cardholder_token',
+          'instrument_token',
+          'merchant_identifier',
+          'transacted_at',
+          'transaction_ref',
+        ].sort(),
       );
     });
 
@@ -162,26 +252,45 @@ describe('parseTransactionEvent', () => {
 
   describe('institution and PII', () => {
     it('an institution_id other than the key’s is institution_mismatch', () => {
-      expect(errors({ ...current, institution_id: '11111111-2222-4333-8444-555555555555' })).toEqual([
-        { field: 'institution_id', message: expect.stringMatching(/^institution_mismatch/), code: 'institution_mismatch' },
+      expect(
+        errors({ ...current, institution_id: '11111111-2222-4333-8444-555555555555' }),
+      ).toEqual([
+        {
+          field: 'institution_id',
+          message: expect.stringMatching(/^institution_mismatch/),
+          code: 'institution_mismatch',
+        },
       ]);
       expect(ok({ ...current, institution_id: INST.toUpperCase() }).institutionId).toBe(INST);
     });
 
     it('rejects an e-mail as cardholder_token and card numbers as any token', () => {
       expect(errors({ ...current, cardholder_token: 'jane@example.com' })).toEqual([
-        { field: 'cardholder_token', message: expect.stringMatching(/^pii_rejected: .*e-mail/), code: 'pii_rejected' },
+        {
+          field: 'cardholder_token',
+          message: expect.stringMatching(/^pii_rejected: .*e-mail/),
+          code: 'pii_rejected',
+        },
       ]);
-      expect(errors({ ...current, card_token: '4111 1111 1111 1111' })[0]).toMatchObject({ field: 'card_token', code: 'pii_rejected' });
-      expect(errors({ ...without(current, 'card_token'), instrument_token: '5500-0000-0000-0004' })[0]).toMatchObject({
+      expect(errors({ ...current, card_token: '4111 1111 1111 1111' })[0]).toMatchObject({
+        field: 'card_token',
+        code: 'pii_rejected',
+      });
+      expect(
+        errors({ ...without(current, 'card_token'), instrument_token: '5500-0000-0000-0004' })[0],
+      ).toMatchObject({
         field: 'instrument_token',
         code: 'pii_rejected',
       });
-      expect(errors({ ...current, cardholder_token: '4012888888881881' })[0]).toMatchObject({ code: 'pii_rejected' });
+      expect(errors({ ...current, cardholder_token: '4012888888881881' })[0]).toMatchObject({
+        code: 'pii_rejected',
+      });
     });
 
     it('digits that fail Luhn are an ordinary token', () => {
-      expect(ok({ ...current, card_token: '4111111111111112' }).instrumentToken).toBe('4111111111111112');
+      expect(ok({ ...current, card_token: '4111111111111112' }).instrumentToken).toBe(
+        '4111111111111112',
+      );
     });
   });
 });

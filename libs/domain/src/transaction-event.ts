@@ -9,7 +9,13 @@ import { piiProblem, PiiField } from './pii';
  * errors. Hand-written rather than class-validator: a batch validates 1,000 items per request.
  */
 
-export const MERCHANT_IDENTIFIER_TYPES = ['card_acceptor', 'pix_key', 'upi_vpa', 'codi', 'psp_merchant_id'] as const;
+export const MERCHANT_IDENTIFIER_TYPES = [
+  'card_acceptor',
+  'pix_key',
+  'upi_vpa',
+  'codi',
+  'psp_merchant_id',
+] as const;
 export type MerchantIdentifierTypeValue = (typeof MERCHANT_IDENTIFIER_TYPES)[number];
 export const INSTRUMENT_TYPES = ['card', 'wallet', 'account'] as const;
 export type InstrumentTypeValue = (typeof INSTRUMENT_TYPES)[number];
@@ -71,7 +77,8 @@ export interface FieldError {
   code?: 'pii_rejected' | 'institution_mismatch';
 }
 
-export type ParseResult = { ok: true; event: TransactionEvent } | { ok: false; errors: FieldError[] };
+export type ParseResult =
+  { ok: true; event: TransactionEvent } | { ok: false; errors: FieldError[] };
 
 export interface ParseOptions {
   /** The API key's institution: an institution_id that differs is an error. */
@@ -121,7 +128,12 @@ function str(raw: Raw, field: string, max: number, c: Collector, required = fals
   return v;
 }
 
-function oneOf<T extends string>(raw: Raw, field: string, values: readonly T[], c: Collector): T | null {
+function oneOf<T extends string>(
+  raw: Raw,
+  field: string,
+  values: readonly T[],
+  c: Collector,
+): T | null {
   const v = raw[field];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
@@ -170,7 +182,11 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
     const v = raw.institution_id;
     if (typeof v !== 'string' || !UUID_PATTERN.test(v)) c.add('institution_id', 'must be a UUID');
     else if (options.institutionId && v.toLowerCase() !== options.institutionId.toLowerCase()) {
-      c.add('institution_id', "institution_mismatch: differs from the institution of the API key", 'institution_mismatch');
+      c.add(
+        'institution_id',
+        'institution_mismatch: differs from the institution of the API key',
+        'institution_mismatch',
+      );
     } else institutionId = v.toLowerCase();
   }
 
@@ -189,7 +205,10 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   if (!present(raw, 'card_token') && !present(raw, 'instrument_token')) {
     c.add('instrument_token', 'one of card_token or instrument_token is required');
   } else if (cardToken && instrumentToken && cardToken !== instrumentToken) {
-    c.add('card_token', 'differs from instrument_token; send one of them (card_token is the card alias of instrument_token)');
+    c.add(
+      'card_token',
+      'differs from instrument_token; send one of them (card_token is the card alias of instrument_token)',
+    );
   }
   let instrumentType = oneOf(raw, 'instrument_type', INSTRUMENT_TYPES, c);
   if (!present(raw, 'instrument_type') && cardToken) instrumentType = 'card';
@@ -201,9 +220,13 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   if (present(raw, 'merchant_identifier_type') && !present(raw, 'merchant_identifier')) {
     c.add('merchant_identifier_type', 'is only allowed together with merchant_identifier');
   }
-  if (merchantIdentifier && !merchantIdentifierType && !present(raw, 'merchant_identifier_type')) merchantIdentifierType = 'card_acceptor';
+  if (merchantIdentifier && !merchantIdentifierType && !present(raw, 'merchant_identifier_type'))
+    merchantIdentifierType = 'card_acceptor';
   if (cardAcceptorId) {
-    if (merchantIdentifier && (merchantIdentifier !== cardAcceptorId || merchantIdentifierType !== 'card_acceptor')) {
+    if (
+      merchantIdentifier &&
+      (merchantIdentifier !== cardAcceptorId || merchantIdentifierType !== 'card_acceptor')
+    ) {
       c.add('card_acceptor_id', 'conflicts with merchant_identifier; send one of them');
     } else {
       merchantIdentifier = cardAcceptorId;
@@ -213,11 +236,19 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   let merchantId: string | null = null;
   if (present(raw, 'merchant_id')) {
     const v = raw.merchant_id;
-    if (typeof v !== 'string' || !UUID_PATTERN.test(v)) c.add('merchant_id', 'must be a UUID (the service merchant id)');
+    if (typeof v !== 'string' || !UUID_PATTERN.test(v))
+      c.add('merchant_id', 'must be a UUID (the service merchant id)');
     else merchantId = v.toLowerCase();
   }
-  if (!present(raw, 'merchant_identifier') && !present(raw, 'card_acceptor_id') && !present(raw, 'merchant_id')) {
-    c.add('merchant_identifier', 'one of merchant_identifier, card_acceptor_id or merchant_id is required');
+  if (
+    !present(raw, 'merchant_identifier') &&
+    !present(raw, 'card_acceptor_id') &&
+    !present(raw, 'merchant_id')
+  ) {
+    c.add(
+      'merchant_identifier',
+      'one of merchant_identifier, card_acceptor_id or merchant_id is required',
+    );
   }
 
   const mcc = str(raw, 'mcc', 4, c);
@@ -228,12 +259,18 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   // Currency (earlier shape; optional in both) and amount.
   let currency: string | null = null;
   if (present(raw, 'currency')) {
-    if (typeof raw.currency !== 'string' || !CURRENCY_PATTERN.test(raw.currency)) c.add('currency', 'must be an ISO 4217 code such as USD');
+    if (typeof raw.currency !== 'string' || !CURRENCY_PATTERN.test(raw.currency))
+      c.add('currency', 'must be an ISO 4217 code such as USD');
     else currency = raw.currency;
   }
   let amount: string | null = null;
   if (!present(raw, 'amount')) c.add('amount', 'is required');
-  else if (typeof raw.amount !== 'number' || !Number.isFinite(raw.amount) || raw.amount <= 0 || raw.amount >= MAX_AMOUNT) {
+  else if (
+    typeof raw.amount !== 'number' ||
+    !Number.isFinite(raw.amount) ||
+    raw.amount <= 0 ||
+    raw.amount >= MAX_AMOUNT
+  ) {
     c.add('amount', 'must be a positive number (major units, such as 12.5)');
   } else if ((amount = amountText(raw.amount)) === null) {
     c.add('amount', 'must have at most 4 decimal places');
@@ -245,15 +282,19 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   // Idempotency key: transaction_ref, or the earlier shape's transaction_id.
   const ref = str(raw, 'transaction_ref', 200, c);
   const legacyRef = str(raw, 'transaction_id', 200, c);
-  if (!present(raw, 'transaction_ref') && !present(raw, 'transaction_id')) c.add('transaction_ref', 'is required');
-  else if (ref && legacyRef && ref !== legacyRef) c.add('transaction_id', 'differs from transaction_ref; send one of them');
+  if (!present(raw, 'transaction_ref') && !present(raw, 'transaction_id'))
+    c.add('transaction_ref', 'is required');
+  else if (ref && legacyRef && ref !== legacyRef)
+    c.add('transaction_id', 'differs from transaction_ref; send one of them');
   const transactionRef = ref ?? legacyRef;
 
   // Time: transacted_at, or the earlier shape's timestamp.
   const at = timestamp(raw, 'transacted_at', c, now);
   const legacyAt = timestamp(raw, 'timestamp', c, now);
-  if (!present(raw, 'transacted_at') && !present(raw, 'timestamp')) c.add('transacted_at', 'is required');
-  else if (at && legacyAt && at !== legacyAt) c.add('timestamp', 'differs from transacted_at; send one of them');
+  if (!present(raw, 'transacted_at') && !present(raw, 'timestamp'))
+    c.add('transacted_at', 'is required');
+  else if (at && legacyAt && at !== legacyAt)
+    c.add('timestamp', 'differs from transacted_at; send one of them');
   const transactedAt = at ?? legacyAt;
 
   // Refunds.

@@ -3,20 +3,60 @@ import { classifyNetworkError } from './webhook-errors';
 
 describe('classifyAddress (SSRF)', () => {
   it.each([
-    '127.0.0.1', '127.9.9.9', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '169.254.0.1', '100.64.0.1',
-    '100.100.100.200', '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1',
-    '240.0.0.1', '::1', '::', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', 'fc00::1', 'fd00:ec2::254',
-    'fe80::1', 'ff02::1', '2001:db8::1', '64:ff9b::a00:1', '2002:a00:1::', '2001::1', '100::1', '::7f00:1', '[::1]', 'fe80::1%eth0',
+    '127.0.0.1',
+    '127.9.9.9',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '169.254.0.1',
+    '100.64.0.1',
+    '100.100.100.200',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '192.0.2.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    '198.18.0.1',
+    '240.0.0.1',
+    '::1',
+    '::',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    'fc00::1',
+    'fd00:ec2::254',
+    'fe80::1',
+    'ff02::1',
+    '2001:db8::1',
+    '64:ff9b::a00:1',
+    '2002:a00:1::',
+    '2001::1',
+    '100::1',
+    '::7f00:1',
+    '[::1]',
+    'fe80::1%eth0',
   ])('refuses %s', (a) => {
     expect(classifyAddress(a).allowed).toBe(false);
   });
 
-  it.each(['8.8.8.8', '93.184.216.34', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001:81b::200e', '::ffff:8.8.8.8'])('allows %s', (a) => {
+  it.each([
+    '8.8.8.8',
+    '93.184.216.34',
+    '1.1.1.1',
+    '2606:4700::1111',
+    '2a00:1450:4001:81b::200e',
+    '::ffff:8.8.8.8',
+  ])('allows %s', (a) => {
     expect(classifyAddress(a).allowed).toBe(true);
   });
 
   it('normalises IPv4-mapped IPv6 to the IPv4 address', () => {
-    expect(classifyAddress('::ffff:7f00:1')).toMatchObject({ allowed: false, normalized: '127.0.0.1' });
+    expect(classifyAddress('::ffff:7f00:1')).toMatchObject({
+      allowed: false,
+      normalized: '127.0.0.1',
+    });
     expect(classifyAddress('::ffff:8.8.8.8')).toEqual({ allowed: true, normalized: '8.8.8.8' });
   });
 
@@ -55,8 +95,13 @@ describe('checkWebhookUrlShape', () => {
   });
 
   it('allows http and private literals only with the development flag', () => {
-    expect(checkWebhookUrlShape('http://127.0.0.1:4000/hooks', { allowPrivate: true })).toMatchObject({ ok: true, ipLiteral: '127.0.0.1' });
-    expect(checkWebhookUrlShape('https://[::1]:4000/hooks', { allowPrivate: true })).toMatchObject({ ok: true, ipLiteral: '::1' });
+    expect(
+      checkWebhookUrlShape('http://127.0.0.1:4000/hooks', { allowPrivate: true }),
+    ).toMatchObject({ ok: true, ipLiteral: '127.0.0.1' });
+    expect(checkWebhookUrlShape('https://[::1]:4000/hooks', { allowPrivate: true })).toMatchObject({
+      ok: true,
+      ipLiteral: '::1',
+    });
   });
 });
 
@@ -72,7 +117,12 @@ describe('classifyNetworkError', () => {
     [{ code: 'ERR_TLS_CERT_ALTNAME_INVALID' }, 'tls'],
     [{ code: 'ERR_SSL_WRONG_VERSION_NUMBER' }, 'tls'],
     [{ code: 'ECONNRESET', message: 'socket hang up' }, 'network'],
-    [{ message: 'Client network socket disconnected before secure TLS connection was established' }, 'tls'],
+    [
+      {
+        message: 'Client network socket disconnected before secure TLS connection was established',
+      },
+      'tls',
+    ],
     [undefined, 'network'],
   ])('%j → %s', (err, cls) => {
     expect(classifyNetworkError(err)).toBe(cls);

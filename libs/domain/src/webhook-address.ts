@@ -5,7 +5,8 @@ import ipaddr from 'ipaddr.js';
  * classification of one IP address. The resolving and connecting part lives in libs/core.
  */
 
-export type AddressVerdict = { allowed: true; normalized: string } | { allowed: false; normalized: string; reason: string };
+export type AddressVerdict =
+  { allowed: true; normalized: string } | { allowed: false; normalized: string; reason: string };
 
 /** IPv6 global unicast is 2000::/3; everything outside it (and special ranges inside) is refused. */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
@@ -50,8 +51,10 @@ export type UrlCheck =
  */
 export function checkWebhookUrlShape(raw: string, options: { allowPrivate: boolean }): UrlCheck {
   if (typeof raw !== 'string' || raw.length === 0) return { ok: false, message: 'must be a URL' };
-  if (raw.length > WEBHOOK_URL_MAX_LENGTH) return { ok: false, message: `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` };
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) return { ok: false, message: 'must not contain spaces or control characters' };
+  if (raw.length > WEBHOOK_URL_MAX_LENGTH)
+    return { ok: false, message: `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` };
+  if (/[\s\u0000-\u001f\u007f]/.test(raw))
+    return { ok: false, message: 'must not contain spaces or control characters' };
   let url: URL;
   try {
     url = new URL(raw);
@@ -70,7 +73,8 @@ export function checkWebhookUrlShape(raw: string, options: { allowPrivate: boole
   const ipLiteral = ipaddr.isValid(host) && /^[0-9a-f:.]+$/i.test(host) ? host : null;
   if (ipLiteral && !options.allowPrivate) {
     const verdict = classifyAddress(ipLiteral);
-    if (!verdict.allowed) return { ok: false, message: `must not point at a non-public address (${verdict.reason})` };
+    if (!verdict.allowed)
+      return { ok: false, message: `must not point at a non-public address (${verdict.reason})` };
   }
   return { ok: true, url, hostname: host, ipLiteral };
 }

@@ -2,10 +2,26 @@
  * Error classes of a webhook attempt, as the attempt log shows them (DESIGN section 5), and the
  * mapping from Node's network error codes.
  */
-export type WebhookErrorClass = 'timeout' | 'dns' | 'connection_refused' | 'tls' | 'blocked_address' | 'http_status' | 'network';
+export type WebhookErrorClass =
+  'timeout' | 'dns' | 'connection_refused' | 'tls' | 'blocked_address' | 'http_status' | 'network';
 
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const DNS_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EAI_NODATA',
+  'ENODATA',
+  'ESERVFAIL',
+  'ENONAME',
+]);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 const TLS_CODES = new Set([
   'CERT_HAS_EXPIRED',
   'CERT_NOT_YET_VALID',
@@ -23,19 +39,30 @@ const TLS_CODES = new Set([
 ]);
 
 /** Classifies a thrown network error (not an HTTP status). */
-export function classifyNetworkError(err: { code?: string; name?: string; message?: string } | null | undefined): WebhookErrorClass {
+export function classifyNetworkError(
+  err: { code?: string; name?: string; message?: string } | null | undefined,
+): WebhookErrorClass {
   const code = err?.code ?? '';
   if (code === 'BLOCKED_ADDRESS') return 'blocked_address';
-  if (code === 'WEBHOOK_TIMEOUT' || TIMEOUT_CODES.has(code) || err?.name === 'TimeoutError') return 'timeout';
+  if (code === 'WEBHOOK_TIMEOUT' || TIMEOUT_CODES.has(code) || err?.name === 'TimeoutError')
+    return 'timeout';
   if (DNS_CODES.has(code)) return 'dns';
   if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_')) return 'tls';
+  if (
+    TLS_CODES.has(code) ||
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('ERR_OSSL_')
+  )
+    return 'tls';
   if (/\b(ssl|tls|certificate)\b/i.test(err?.message ?? '')) return 'tls';
   return 'network';
 }
 
 /** A short, log-safe description of a network error: its code and message, no stack. */
-export function describeNetworkError(err: { code?: string; message?: string } | null | undefined): string {
+export function describeNetworkError(
+  err: { code?: string; message?: string } | null | undefined,
+): string {
   const code = err?.code ? `${err.code}: ` : '';
   return `${code}${err?.message ?? 'unknown error'}`.slice(0, 500);
 }

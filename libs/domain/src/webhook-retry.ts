@@ -18,7 +18,10 @@ export function retryStepMs(failedAttempt: number, baseMs: number): number | nul
  * Parses a Retry-After value (delta-seconds or an HTTP-date) into milliseconds from `nowMs`.
  * Null when absent or unparseable; 0 for a date in the past.
  */
-export function parseRetryAfter(value: string | string[] | undefined | null, nowMs: number): number | null {
+export function parseRetryAfter(
+  value: string | string[] | undefined | null,
+  nowMs: number,
+): number | null {
   const v = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!v) return null;
   if (/^\d+$/.test(v)) return Math.min(Number(v), 10 * 365 * 86_400) * 1000;
@@ -60,7 +63,11 @@ export function honoursRetryAfter(status: number): boolean {
 export type AttemptDecision =
   | { outcome: 'delivered' }
   | { outcome: 'retry'; delayMs: number }
-  | { outcome: 'failed'; reason: 'gone' | 'attempts_exhausted' | 'manual_attempt_failed'; alert: boolean };
+  | {
+      outcome: 'failed';
+      reason: 'gone' | 'attempts_exhausted' | 'manual_attempt_failed';
+      alert: boolean;
+    };
 
 /**
  * What follows one attempt. `attempt` is its number within its series: the automatic series
@@ -78,9 +85,17 @@ export function decideAfterAttempt(input: {
   random?: () => number;
 }): AttemptDecision {
   if (input.ok) return { outcome: 'delivered' };
-  if (input.trigger === 'manual') return { outcome: 'failed', reason: 'manual_attempt_failed', alert: false };
-  if (input.httpStatus !== null && isTerminalStatus(input.httpStatus)) return { outcome: 'failed', reason: 'gone', alert: true };
-  const retryAfterMs = input.httpStatus !== null && honoursRetryAfter(input.httpStatus) ? input.retryAfterMs : null;
-  const delayMs = nextRetryDelayMs(input.attempt, input.baseMs, { retryAfterMs, random: input.random });
-  return delayMs === null ? { outcome: 'failed', reason: 'attempts_exhausted', alert: true } : { outcome: 'retry', delayMs };
+  if (input.trigger === 'manual')
+    return { outcome: 'failed', reason: 'manual_attempt_failed', alert: false };
+  if (input.httpStatus !== null && isTerminalStatus(input.httpStatus))
+    return { outcome: 'failed', reason: 'gone', alert: true };
+  const retryAfterMs =
+    input.httpStatus !== null && honoursRetryAfter(input.httpStatus) ? input.retryAfterMs : null;
+  const delayMs = nextRetryDelayMs(input.attempt, input.baseMs, {
+    retryAfterMs,
+    random: input.random,
+  });
+  return delayMs === null
+    ? { outcome: 'failed', reason: 'attempts_exhausted', alert: true }
+    : { outcome: 'retry', delayMs };
 }

@@ -1,5 +1,11 @@
 import { createHmac } from 'crypto';
-import { generateWebhookSecret, serializeWebhookPayload, signatureV1, signatureV2, signWebhook } from './webhook-signing';
+import {
+  generateWebhookSecret,
+  serializeWebhookPayload,
+  signatureV1,
+  signatureV2,
+  signWebhook,
+} from './webhook-signing';
 import { verifyWebhook } from './webhook-verify';
 
 const secret = 'whsec_dGVzdC1zZWNyZXQtdGVzdC1zZWNyZXQtdGVzdC1zZWM=';
@@ -19,13 +25,19 @@ describe('webhook signing', () => {
   });
 
   it('V2 signs "<timestamp>.<raw body>"', () => {
-    const expected = createHmac('sha256', secret).update(`1700000000.${body.toString()}`).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(`1700000000.${body.toString()}`)
+      .digest('hex');
     expect(signatureV2(body, secret, 1700000000)).toBe(`sha256=${expected}`);
   });
 
   it('signWebhook gives the three SPEC headers', () => {
     const h = signWebhook(body, secret, 1700000000);
-    expect(Object.keys(h).sort()).toEqual(['X-Service-Signature', 'X-Service-Signature-V2', 'X-Service-Timestamp']);
+    expect(Object.keys(h).sort()).toEqual([
+      'X-Service-Signature',
+      'X-Service-Signature-V2',
+      'X-Service-Timestamp',
+    ]);
     expect(h['X-Service-Timestamp']).toBe('1700000000');
   });
 
@@ -43,8 +55,15 @@ describe('webhook signing', () => {
     };
     const text = serializeWebhookPayload(stored).toString();
     expect(Object.keys(JSON.parse(text))).toEqual([
-      'event', 'redemption_id', 'institution_id', 'offer_id', 'cardholder_token', 'cardholder_token_masked',
-      'institution_payout_amount', 'occurred_at', 'extra',
+      'event',
+      'redemption_id',
+      'institution_id',
+      'offer_id',
+      'cardholder_token',
+      'cardholder_token_masked',
+      'institution_payout_amount',
+      'occurred_at',
+      'extra',
     ]);
     expect(text).toContain('"institution_payout_amount":4.5');
   });
@@ -59,30 +78,55 @@ describe('verifyWebhook', () => {
   };
 
   it('accepts a fresh V2 signature over the exact bytes', () => {
-    expect(verifyWebhook(body, headers(), secret, { nowSec: now })).toEqual({ ok: true, scheme: 'v2', timestamp: now });
+    expect(verifyWebhook(body, headers(), secret, { nowSec: now })).toEqual({
+      ok: true,
+      scheme: 'v2',
+      timestamp: now,
+    });
     expect(verifyWebhook(body.toString(), headers(), secret, { nowSec: now + 299 }).ok).toBe(true);
   });
 
   it('rejects a changed body, a wrong secret, and a stale or future timestamp', () => {
-    expect(verifyWebhook(Buffer.from(`${body.toString()} `), headers(), secret, { nowSec: now })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verifyWebhook(body, headers(), 'whsec_other', { nowSec: now })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verifyWebhook(body, headers(), secret, { nowSec: now + 301 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(verifyWebhook(body, headers(), secret, { nowSec: now - 301 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(verifyWebhook(body, headers(), secret, { nowSec: now + 30, toleranceSec: 10 }).ok).toBe(false);
+    expect(
+      verifyWebhook(Buffer.from(`${body.toString()} `), headers(), secret, { nowSec: now }),
+    ).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook(body, headers(), 'whsec_other', { nowSec: now })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
+    expect(verifyWebhook(body, headers(), secret, { nowSec: now + 301 })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
+    expect(verifyWebhook(body, headers(), secret, { nowSec: now - 301 })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
+    expect(verifyWebhook(body, headers(), secret, { nowSec: now + 30, toleranceSec: 10 }).ok).toBe(
+      false,
+    );
   });
 
   it('rejects a V2 signature whose timestamp header was swapped (replay with a fresh timestamp)', () => {
     const h = headers(now - 3600);
     h['x-service-timestamp'] = String(now);
-    expect(verifyWebhook(body, h, secret, { nowSec: now })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook(body, h, secret, { nowSec: now })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
   });
 
   it('reports missing or malformed headers', () => {
     expect(verifyWebhook(body, {}, secret).ok).toBe(false);
     const h = headers();
     delete h['x-service-timestamp'];
-    expect(verifyWebhook(body, h, secret, { nowSec: now })).toEqual({ ok: false, reason: 'missing_timestamp' });
-    expect(verifyWebhook(body, { ...headers(), 'x-service-timestamp': '12a' }, secret, { nowSec: now })).toEqual({ ok: false, reason: 'bad_timestamp' });
+    expect(verifyWebhook(body, h, secret, { nowSec: now })).toEqual({
+      ok: false,
+      reason: 'missing_timestamp',
+    });
+    expect(
+      verifyWebhook(body, { ...headers(), 'x-service-timestamp': '12a' }, secret, { nowSec: now }),
+    ).toEqual({ ok: false, reason: 'bad_timestamp' });
   });
 
   it('accepts any of several secrets (rotation), and a Headers-like object', () => {
@@ -93,7 +137,13 @@ describe('verifyWebhook', () => {
   });
 
   it('V1 on request, without timestamp checks', () => {
-    expect(verifyWebhook(body, headers(0), secret, { scheme: 'v1' })).toEqual({ ok: true, scheme: 'v1', timestamp: null });
-    expect(verifyWebhook(body, { 'X-Service-Signature': 'sha256=00' }, secret, { scheme: 'v1' }).ok).toBe(false);
+    expect(verifyWebhook(body, headers(0), secret, { scheme: 'v1' })).toEqual({
+      ok: true,
+      scheme: 'v1',
+      timestamp: null,
+    });
+    expect(
+      verifyWebhook(body, { 'X-Service-Signature': 'sha256=00' }, secret, { scheme: 'v1' }).ok,
+    ).toBe(false);
   });
 });

@@ -44,7 +44,11 @@ export function signatureV2(rawBody: Buffer, secret: string, timestampSec: numbe
 }
 
 /** The three signature headers for one attempt. */
-export function signWebhook(rawBody: Buffer, secret: string, timestampSec: number): Record<string, string> {
+export function signWebhook(
+  rawBody: Buffer,
+  secret: string,
+  timestampSec: number,
+): Record<string, string> {
   return {
     [WEBHOOK_HEADERS.signature]: signatureV1(rawBody, secret),
     [WEBHOOK_HEADERS.timestamp]: String(timestampSec),

@@ -22,9 +22,18 @@ export interface VerifyOptions {
 
 export type VerifyResult =
   | { ok: true; scheme: 'v1' | 'v2'; timestamp: number | null }
-  | { ok: false; reason: 'missing_signature' | 'missing_timestamp' | 'bad_timestamp' | 'timestamp_out_of_tolerance' | 'signature_mismatch' };
+  | {
+      ok: false;
+      reason:
+        | 'missing_signature'
+        | 'missing_timestamp'
+        | 'bad_timestamp'
+        | 'timestamp_out_of_tolerance'
+        | 'signature_mismatch';
+    };
 
-type HeaderBag = Record<string, string | string[] | undefined> | { get(name: string): string | null };
+type HeaderBag =
+  Record<string, string | string[] | undefined> | { get(name: string): string | null };
 
 function header(headers: HeaderBag, name: string): string | undefined {
   if (typeof (headers as { get?: unknown }).get === 'function') {
@@ -55,8 +64,12 @@ export function verifyWebhook(
   if (scheme === 'v1') {
     const sig = header(headers, 'x-service-signature');
     if (!sig) return { ok: false, reason: 'missing_signature' };
-    const ok = secrets.some((s) => sameSignature(`sha256=${createHmac('sha256', s).update(body).digest('hex')}`, sig.trim()));
-    return ok ? { ok: true, scheme: 'v1', timestamp: null } : { ok: false, reason: 'signature_mismatch' };
+    const ok = secrets.some((s) =>
+      sameSignature(`sha256=${createHmac('sha256', s).update(body).digest('hex')}`, sig.trim()),
+    );
+    return ok
+      ? { ok: true, scheme: 'v1', timestamp: null }
+      : { ok: false, reason: 'signature_mismatch' };
   }
 
   const sig = header(headers, 'x-service-signature-v2');
@@ -67,9 +80,13 @@ export function verifyWebhook(
   if (!/^\d{1,12}$/.test(tsText)) return { ok: false, reason: 'bad_timestamp' };
   const timestamp = Number(tsText);
   const now = options.nowSec ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > (options.toleranceSec ?? 300)) return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  if (Math.abs(now - timestamp) > (options.toleranceSec ?? 300))
+    return { ok: false, reason: 'timestamp_out_of_tolerance' };
   const ok = secrets.some((s) =>
-    sameSignature(`sha256=${createHmac('sha256', s).update(`${tsText}.`).update(body).digest('hex')}`, sig.trim()),
+    sameSignature(
+      `sha256=${createHmac('sha256', s).update(`${tsText}.`).update(body).digest('hex')}`,
+      sig.trim(),
+    ),
   );
   return ok ? { ok: true, scheme: 'v2', timestamp } : { ok: false, reason: 'signature_mismatch' };
 }

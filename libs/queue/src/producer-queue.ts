@@ -23,7 +23,10 @@ export class ProducerQueue<T> {
   /** The queue, connected on first use. */
   get bull(): Queue<T> {
     if (!this.queue) {
-      this.redis = createRedis(this.redisUrl, 'fast', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      this.redis = createRedis(this.redisUrl, 'fast', {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+      });
       this.redis.on('error', () => undefined);
       this.queue = new Queue<T>(this.name, { connection: this.redis, prefix: this.prefix });
       this.queue.on('error', () => undefined);
@@ -41,7 +44,8 @@ export class ProducerQueue<T> {
   async ready(waitMs = 0): Promise<boolean> {
     const redis = (void this.bull, this.redis!);
     if (redis.status === 'ready') return true;
-    if (!waitMs || !['connecting', 'connect', 'wait', 'reconnecting'].includes(redis.status)) return false;
+    if (!waitMs || !['connecting', 'connect', 'wait', 'reconnecting'].includes(redis.status))
+      return false;
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => (redis.off('ready', onReady), resolve(false)), waitMs);
       const onReady = () => (clearTimeout(timer), resolve(true));
@@ -55,7 +59,9 @@ export class ProducerQueue<T> {
     try {
       return await Promise.race([
         add(this.bull),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('enqueue timed out')), ms))),
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('enqueue timed out')), ms)),
+        ),
       ]);
     } finally {
       clearTimeout(timer);

@@ -11,7 +11,10 @@ export async function queueBacklog(q: Queue): Promise<number | null> {
 }
 
 /** A warning function that speaks at most once per interval: an outage must not flood the logs. */
-export function throttled(warn: (message: string) => void, everyMs = 1_000): (message: string) => void {
+export function throttled(
+  warn: (message: string) => void,
+  everyMs = 1_000,
+): (message: string) => void {
   let last = 0;
   return (message) => {
     const now = Date.now();

@@ -86,9 +86,11 @@ export const jobIds = {
    * stays stuck cannot make later passes' jobs (and the rows behind it) count as duplicates of a
    * retained one; a job run twice matches nothing twice (rows are claimed with SKIP LOCKED).
    */
-  rematch: (firstTransactionId: string, passMinute = Math.floor(Date.now() / 60_000)) => `rematch-${firstTransactionId}-m${passMinute}`,
+  rematch: (firstTransactionId: string, passMinute = Math.floor(Date.now() / 60_000)) =>
+    `rematch-${firstTransactionId}-m${passMinute}`,
   /** Halves of a chunk that kept failing, so one bad row cannot hold back a thousand. */
   split: (parentJobId: string, half: 'a' | 'b') => `${parentJobId}-${half}`,
-  webhook: (deliveryId: string, series: number, attempt: number) => `wh-${deliveryId}-r${series}-a${attempt}`,
+  webhook: (deliveryId: string, series: number, attempt: number) =>
+    `wh-${deliveryId}-r${series}-a${attempt}`,
   csv: (uploadId: string) => `csv-${uploadId}`,
 };

@@ -6,7 +6,11 @@ import IORedis, { Redis, RedisOptions } from 'ioredis';
  * (rate limiting, enqueueing from the api) want commands to fail fast when Redis is down
  * instead of queueing forever.
  */
-export function createRedis(url: string, role: 'blocking' | 'fast' = 'fast', extra: RedisOptions = {}): Redis {
+export function createRedis(
+  url: string,
+  role: 'blocking' | 'fast' = 'fast',
+  extra: RedisOptions = {},
+): Redis {
   return new IORedis(url, {
     lazyConnect: false,
     maxRetriesPerRequest: role === 'blocking' ? null : 1,

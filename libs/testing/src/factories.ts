@@ -9,7 +9,11 @@ export interface WorldOptions {
   scopes?: string[] | null;
   keyExpiresAt?: string | null;
   /** Merchants to create, each with a unique card-acceptor id (and more identifiers if given). */
-  merchants?: { name?: string; category?: string; identifiers?: { type: string; value: string }[] }[];
+  merchants?: {
+    name?: string;
+    category?: string;
+    identifiers?: { type: string; value: string }[];
+  }[];
   /** Offers to create; merchant is an index into merchants. Fields as the admin API takes them. */
   offers?: (Record<string, unknown> & { merchant?: number })[];
 }
@@ -21,7 +25,12 @@ export interface World {
   keyId: string;
   admin: { email: string; password: string };
   member: { email: string; password: string };
-  merchants: { id: string; name: string; category: string; identifiers: { type: string; value: string }[] }[];
+  merchants: {
+    id: string;
+    name: string;
+    category: string;
+    identifiers: { type: string; value: string }[];
+  }[];
   offers: (Record<string, unknown> & { id: string })[];
   /** Authorization header value for the key. */
   auth: string;
@@ -31,7 +40,10 @@ export interface World {
 export const uniq = (prefix = '') => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
 /** The default offer body: active now, USD, $5 back on $20. Override any field. */
-export function offerBody(merchantId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function offerBody(
+  merchantId: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const now = Date.now();
   return {
     merchant_id: merchantId,
@@ -53,14 +65,20 @@ export function offerBody(merchantId: string, overrides: Record<string, unknown>
 export async function createWorld(api: TestApi, options: WorldOptions = {}): Promise<World> {
   const op = `Bearer ${api.operatorToken}`;
   const ok = <T>(res: { status: number; body: T }, status: number, what: string): T => {
-    if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== status)
+      throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
   const institution = ok(
     await api.http
       .post('/admin/api/v1/institutions')
       .set('Authorization', op)
-      .send({ name: uniq('Bank '), plan: options.plan ?? 'growth', program: options.program, rate_limits: options.rateLimits }),
+      .send({
+        name: uniq('Bank '),
+        plan: options.plan ?? 'growth',
+        program: options.program,
+        rate_limits: options.rateLimits,
+      }),
     201,
     'create institution',
   ) as World['institution'];
@@ -69,15 +87,28 @@ export async function createWorld(api: TestApi, options: WorldOptions = {}): Pro
   if (options.scopes !== undefined) keyBody.scopes = options.scopes;
   if (options.keyExpiresAt !== undefined) keyBody.expires_at = options.keyExpiresAt;
   const key = ok(
-    await api.http.post(`/admin/api/v1/institutions/${institution.id}/api-keys`).set('Authorization', op).send(keyBody),
+    await api.http
+      .post(`/admin/api/v1/institutions/${institution.id}/api-keys`)
+      .set('Authorization', op)
+      .send(keyBody),
     201,
     'create key',
   ) as { id: string; key: string };
 
   const admin = { email: `${uniq('admin-')}@bank.test`, password: 'correct horse battery' };
   const member = { email: `${uniq('member-')}@bank.test`, password: 'correct horse battery' };
-  for (const [u, role] of [[admin, 'admin'], [member, 'member']] as const) {
-    ok(await api.http.post(`/admin/api/v1/institutions/${institution.id}/users`).set('Authorization', op).send({ ...u, role }), 201, 'create user');
+  for (const [u, role] of [
+    [admin, 'admin'],
+    [member, 'member'],
+  ] as const) {
+    ok(
+      await api.http
+        .post(`/admin/api/v1/institutions/${institution.id}/users`)
+        .set('Authorization', op)
+        .send({ ...u, role }),
+      201,
+      'create user',
+    );
   }
 
   const merchants: World['merchants'] = [];
@@ -114,7 +145,16 @@ export async function createWorld(api: TestApi, options: WorldOptions = {}): Pro
     );
   }
 
-  return { institution, apiKey: key.key, keyId: key.id, admin, member, merchants, offers, auth: `Bearer ${key.key}` };
+  return {
+    institution,
+    apiKey: key.key,
+    keyId: key.id,
+    admin,
+    member,
+    merchants,
+    offers,
+    auth: `Bearer ${key.key}`,
+  };
 }
 
 /** Logs a portal user in; returns an agent carrying the session cookie and the CSRF token. */
@@ -122,6 +162,7 @@ export async function portalLogin(api: TestApi, user: { email: string; password:
   const { default: request } = await import('supertest');
   const agent = request.agent(api.app.getHttpServer());
   const res = await agent.post('/portal/api/auth/login').send(user);
-  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { agent, csrf: res.body.csrf_token as string, user: res.body.user };
 }

@@ -2,7 +2,8 @@
  * Environment for e2e tests (jest setupFiles): a dedicated database, quiet logs, fast webhook
  * retries and private webhook URLs allowed for the local receiver. Set before any app loads.
  */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/offers_test';
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/offers_test';
 
 Object.assign(process.env, {
   NODE_ENV: 'test',

@@ -10,7 +10,11 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type Responder = (req: ReceivedRequest, n: number, res: ServerResponse) => void | Promise<void>;
+export type Responder = (
+  req: ReceivedRequest,
+  n: number,
+  res: ServerResponse,
+) => void | Promise<void>;
 
 /**
  * A real HTTP server on 127.0.0.1 for webhook tests. By default answers 200; `respondWith`
@@ -35,8 +39,12 @@ export class WebhookReceiver {
           receivedAt: Date.now(),
         };
         this.received.push(r);
-        void Promise.resolve(this.responder(r, this.received.length, res)).catch(() => res.destroy());
-        this.waiters = this.waiters.filter((w) => (this.received.length >= w.count ? (w.resolve(), false) : true));
+        void Promise.resolve(this.responder(r, this.received.length, res)).catch(() =>
+          res.destroy(),
+        );
+        this.waiters = this.waiters.filter((w) =>
+          this.received.length >= w.count ? (w.resolve(), false) : true,
+        );
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -56,12 +64,17 @@ export class WebhookReceiver {
   waitFor(count: number, timeoutMs = 15_000): Promise<void> {
     if (this.received.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`receiver got ${this.received.length} of ${count} requests`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`receiver got ${this.received.length} of ${count} requests`)),
+        timeoutMs,
+      );
       this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
   }
 }

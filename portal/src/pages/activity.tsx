@@ -1,5 +1,15 @@
 import { api, Page, qs, Schemas } from '../api';
-import { Badge, Empty, ErrorBox, Loading, PageHeader, Pager, Time, useCursor, useLoad } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Loading,
+  PageHeader,
+  Pager,
+  Time,
+  useCursor,
+  useLoad,
+} from '../ui';
 
 type Event = Schemas['SecurityEventDto'];
 
@@ -15,17 +25,37 @@ const LABELS: Record<string, [string, 'green' | 'amber' | 'red' | 'grey' | 'blue
 
 function describe(e: Event): string {
   const d = e.details as Record<string, unknown>;
-  if (e.type.startsWith('api_key.')) return [d.name && `“${d.name}”`, d.prefix, Array.isArray(d.scopes) && `scopes: ${(d.scopes as string[]).join(', ')}`].filter(Boolean).join(' · ');
-  if (e.type === 'webhook.url_changed') return [d.from !== undefined && `from ${d.from ?? 'none'}`, d.to !== undefined && `to ${d.to ?? 'none'}`, d.url && `${d.url}`].filter(Boolean).join(' ');
+  if (e.type.startsWith('api_key.'))
+    return [
+      d.name && `“${d.name}”`,
+      d.prefix,
+      Array.isArray(d.scopes) && `scopes: ${(d.scopes as string[]).join(', ')}`,
+    ]
+      .filter(Boolean)
+      .join(' · ');
+  if (e.type === 'webhook.url_changed')
+    return [
+      d.from !== undefined && `from ${d.from ?? 'none'}`,
+      d.to !== undefined && `to ${d.to ?? 'none'}`,
+      d.url && `${d.url}`,
+    ]
+      .filter(Boolean)
+      .join(' ');
   return '';
 }
 
 export function ActivityPage() {
   const pager = useCursor();
-  const list = useLoad(() => api<Page<Event>>('GET', `/security-activity${qs({ limit: 50, cursor: pager.cursor })}`), [pager.cursor]);
+  const list = useLoad(
+    () => api<Page<Event>>('GET', `/security-activity${qs({ limit: 50, cursor: pager.cursor })}`),
+    [pager.cursor],
+  );
   return (
     <>
-      <PageHeader title="Security activity" description="Keys created and revoked, webhook secret and URL changes, and sign-ins at your institution." />
+      <PageHeader
+        title="Security activity"
+        description="Keys created and revoked, webhook secret and URL changes, and sign-ins at your institution."
+      />
       <section className="card">
         {list.loading && !list.data ? (
           <Loading label="Loading activity…" />
@@ -57,7 +87,9 @@ export function ActivityPage() {
                         <Badge tone={tone}>{label}</Badge>
                       </td>
                       <td data-label="Who">{e.actor}</td>
-                      <td data-label="Details">{describe(e) || <span className="muted">—</span>}</td>
+                      <td data-label="Details">
+                        {describe(e) || <span className="muted">—</span>}
+                      </td>
                       <td data-label="IP address">{e.ip ?? <span className="muted">—</span>}</td>
                     </tr>
                   );

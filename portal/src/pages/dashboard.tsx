@@ -29,13 +29,21 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
   const h = STEPS.length * (barH + gap);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${w} ${h}`} role="img" aria-labelledby="funnel-title funnel-desc" preserveAspectRatio="xMinYMin meet">
+      <svg
+        viewBox={`0 0 ${w} ${h}`}
+        role="img"
+        aria-labelledby="funnel-title funnel-desc"
+        preserveAspectRatio="xMinYMin meet"
+      >
         <title id="funnel-title">Engagement funnel</title>
         <desc id="funnel-desc">{STEPS.map((s, i) => `${s.label}: ${values[i]}`).join('; ')}</desc>
         {STEPS.map((s, i) => {
           const y = i * (barH + gap);
           const bw = Math.max(2, ((w - labelW - 110) * values[i]) / max);
-          const share = i === 0 || !values[0] ? '' : ` · ${((values[i] / values[0]) * 100).toFixed(values[i] / values[0] < 0.1 ? 1 : 0)}%`;
+          const share =
+            i === 0 || !values[0]
+              ? ''
+              : ` · ${((values[i] / values[0]) * 100).toFixed(values[i] / values[0] < 0.1 ? 1 : 0)}%`;
           return (
             <g key={s.key}>
               <text x={0} y={y + barH / 2 + 5} className="chart-label">
@@ -59,7 +67,10 @@ export function DashboardPage() {
   const days = WINDOWS.find((w) => w.id === win)!.days;
   const d = useLoad(() => {
     const to = new Date();
-    return api<Dashboard>('GET', `/dashboard${qs({ from: new Date(to.getTime() - days * DAY).toISOString(), to: to.toISOString() })}`);
+    return api<Dashboard>(
+      'GET',
+      `/dashboard${qs({ from: new Date(to.getTime() - days * DAY).toISOString(), to: to.toISOString() })}`,
+    );
   }, [win]);
   const data = d.data;
   const empty = data && STEPS.every((s) => data.funnel[s.key] === 0) && !data.redemptions.length;
@@ -92,25 +103,47 @@ export function DashboardPage() {
           <div className="tiles">
             <div className="tile">
               <span className="tile-label">Redemptions</span>
-              <span className="tile-value">{num(data.redemptions.reduce((a, r) => a + r.count, 0))}</span>
+              <span className="tile-value">
+                {num(data.redemptions.reduce((a, r) => a + r.count, 0))}
+              </span>
             </div>
             <div className="tile">
               <span className="tile-label">Cashback to your cardholders</span>
-              <span className="tile-value">{data.redemptions.length ? data.redemptions.map((r) => money(r.institution_payout_amount, r.currency)).join(' · ') : '—'}</span>
+              <span className="tile-value">
+                {data.redemptions.length
+                  ? data.redemptions
+                      .map((r) => money(r.institution_payout_amount, r.currency))
+                      .join(' · ')
+                  : '—'}
+              </span>
             </div>
             <div className="tile">
               <span className="tile-label">Pending settlement</span>
-              <span className="tile-value">{settled('pending').length ? settled('pending').map((r) => money(r.institution_payout_amount, r.currency)).join(' · ') : '—'}</span>
+              <span className="tile-value">
+                {settled('pending').length
+                  ? settled('pending')
+                      .map((r) => money(r.institution_payout_amount, r.currency))
+                      .join(' · ')
+                  : '—'}
+              </span>
             </div>
             <div className="tile">
               <span className="tile-label">Settled</span>
-              <span className="tile-value">{settled('settled').length ? settled('settled').map((r) => money(r.institution_payout_amount, r.currency)).join(' · ') : '—'}</span>
+              <span className="tile-value">
+                {settled('settled').length
+                  ? settled('settled')
+                      .map((r) => money(r.institution_payout_amount, r.currency))
+                      .join(' · ')
+                  : '—'}
+              </span>
             </div>
           </div>
           <section className="card" aria-labelledby="funnel-h">
             <h2 id="funnel-h">Engagement funnel</h2>
             {empty ? (
-              <Empty title="No activity in this period">Figures appear once your app shows the offer feed to cardholders.</Empty>
+              <Empty title="No activity in this period">
+                Figures appear once your app shows the offer feed to cardholders.
+              </Empty>
             ) : (
               <FunnelChart funnel={data.funnel} />
             )}
@@ -135,8 +168,12 @@ export function DashboardPage() {
                       <tr key={`${s.status}-${s.currency}`}>
                         <td data-label="Status">{s.status}</td>
                         <td data-label="Entries">{num(s.count)}</td>
-                        <td data-label="Your payout">{money(s.institution_payout_amount, s.currency)}</td>
-                        <td data-label="Merchant funded">{money(s.merchant_funded_amount, s.currency)}</td>
+                        <td data-label="Your payout">
+                          {money(s.institution_payout_amount, s.currency)}
+                        </td>
+                        <td data-label="Merchant funded">
+                          {money(s.merchant_funded_amount, s.currency)}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

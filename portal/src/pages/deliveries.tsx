@@ -1,7 +1,18 @@
 import { useState } from 'react';
 import { api, errorMessage, Page, qs, Schemas } from '../api';
 import { Link, useRouter } from '../router';
-import { Badge, Empty, ErrorBox, Loading, Notice, PageHeader, Pager, Time, useCursor, useLoad } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  Time,
+  useCursor,
+  useLoad,
+} from '../ui';
 
 export type Delivery = Schemas['WebhookDeliveryDto'];
 type DeliveryDetail = Schemas['WebhookDeliveryDetailDto'];
@@ -17,7 +28,14 @@ const REASONS: Record<string, string> = {
 };
 
 export function DeliveryStatus({ d }: { d: Pick<Delivery, 'status'> }) {
-  const tone = d.status === 'delivered' ? 'green' : d.status === 'failed' ? 'red' : d.status === 'pending' ? 'blue' : 'grey';
+  const tone =
+    d.status === 'delivered'
+      ? 'green'
+      : d.status === 'failed'
+        ? 'red'
+        : d.status === 'pending'
+          ? 'blue'
+          : 'grey';
   return <Badge tone={tone}>{d.status[0].toUpperCase() + d.status.slice(1)}</Badge>;
 }
 
@@ -25,10 +43,20 @@ export function DeliveriesPage() {
   const { search, navigate } = useRouter();
   const status = search.get('status') ?? '';
   const pager = useCursor();
-  const list = useLoad(() => api<Page<Delivery>>('GET', `/webhook/deliveries${qs({ status, limit: 25, cursor: pager.cursor })}`), [status, pager.cursor]);
+  const list = useLoad(
+    () =>
+      api<Page<Delivery>>(
+        'GET',
+        `/webhook/deliveries${qs({ status, limit: 25, cursor: pager.cursor })}`,
+      ),
+    [status, pager.cursor],
+  );
   return (
     <>
-      <PageHeader title="Deliveries" description="Every redemption event sent to your webhook, with each attempt." />
+      <PageHeader
+        title="Deliveries"
+        description="Every redemption event sent to your webhook, with each attempt."
+      />
       <section className="card">
         <div className="filters" role="group" aria-label="Filter by status">
           {STATUSES.map((s) => (
@@ -51,7 +79,9 @@ export function DeliveriesPage() {
         ) : list.error ? (
           <ErrorBox message={list.error} onRetry={list.reload} />
         ) : !list.data?.data.length ? (
-          <Empty title={status ? `No ${status} deliveries` : 'No deliveries yet'}>A delivery appears here when a cardholder's purchase matches an offer.</Empty>
+          <Empty title={status ? `No ${status} deliveries` : 'No deliveries yet'}>
+            A delivery appears here when a cardholder's purchase matches an offer.
+          </Empty>
         ) : (
           <div className="table-wrap">
             <table>
@@ -76,7 +106,11 @@ export function DeliveriesPage() {
                     <td data-label="Status">
                       <span>
                         <DeliveryStatus d={d} />
-                        {d.status_reason && <span className="muted small block">{REASONS[d.status_reason] ?? d.status_reason}</span>}
+                        {d.status_reason && (
+                          <span className="muted small block">
+                            {REASONS[d.status_reason] ?? d.status_reason}
+                          </span>
+                        )}
                       </span>
                     </td>
                     <td data-label="Attempts">{d.attempt_count}</td>
@@ -108,13 +142,21 @@ export function DeliveryPage({ id }: { id: string }) {
     setMessage(null);
     try {
       await api('POST', `/webhook/deliveries/${id}/redeliver`);
-      setMessage({ kind: 'success', text: 'Redelivery queued. The new attempt appears below in a few seconds.' });
+      setMessage({
+        kind: 'success',
+        text: 'Redelivery queued. The new attempt appears below in a few seconds.',
+      });
       // Show the manual attempt as it lands.
       for (let i = 0; i < 20; i++) {
         await new Promise((r) => setTimeout(r, 500));
         const fresh = await api<DeliveryDetail>('GET', `/webhook/deliveries/${id}`);
         d.set(fresh);
-        if (fresh.attempts.some((a) => a.trigger === 'manual' && a.attempt_number > (d.data?.attempt_count ?? 0))) break;
+        if (
+          fresh.attempts.some(
+            (a) => a.trigger === 'manual' && a.attempt_number > (d.data?.attempt_count ?? 0),
+          )
+        )
+          break;
       }
     } catch (e) {
       setMessage({ kind: 'error', text: errorMessage(e) });
@@ -143,7 +185,12 @@ export function DeliveryPage({ id }: { id: string }) {
               </button>
             }
           />
-          {message && (message.kind === 'success' ? <Notice kind="success">{message.text}</Notice> : <ErrorBox message={message.text} />)}
+          {message &&
+            (message.kind === 'success' ? (
+              <Notice kind="success">{message.text}</Notice>
+            ) : (
+              <ErrorBox message={message.text} />
+            ))}
           <section className="card">
             <dl className="stats">
               <div>
@@ -165,16 +212,24 @@ export function DeliveryPage({ id }: { id: string }) {
               <div>
                 <dt>{d.data.status === 'pending' ? 'Next attempt' : 'Delivered'}</dt>
                 <dd>
-                  <Time iso={d.data.status === 'pending' ? d.data.next_attempt_at : d.data.delivered_at} />
+                  <Time
+                    iso={d.data.status === 'pending' ? d.data.next_attempt_at : d.data.delivered_at}
+                  />
                 </dd>
               </div>
             </dl>
-            {d.data.status_reason && <p className="muted">{REASONS[d.data.status_reason] ?? d.data.status_reason}</p>}
+            {d.data.status_reason && (
+              <p className="muted">{REASONS[d.data.status_reason] ?? d.data.status_reason}</p>
+            )}
           </section>
           <section className="card" aria-labelledby="attempts-title">
             <h2 id="attempts-title">Attempts</h2>
             {!d.data.attempts.length ? (
-              <Empty title="No attempts yet">{d.data.status === 'skipped' ? 'It was not sent. Set a webhook URL and a signing secret, then redeliver.' : 'The first attempt is on its way.'}</Empty>
+              <Empty title="No attempts yet">
+                {d.data.status === 'skipped'
+                  ? 'It was not sent. Set a webhook URL and a signing secret, then redeliver.'
+                  : 'The first attempt is on its way.'}
+              </Empty>
             ) : (
               <div className="table-wrap">
                 <table data-testid="attempts">
@@ -196,8 +251,22 @@ export function DeliveryPage({ id }: { id: string }) {
                           <Time iso={a.started_at} />
                         </td>
                         <td data-label="Trigger">{a.trigger}</td>
-                        <td data-label="HTTP status">{a.http_status === null ? <span className="muted">—</span> : <Badge tone={a.http_status < 300 ? 'green' : 'red'}>{a.http_status}</Badge>}</td>
-                        <td data-label="Error">{a.error_class ? `${a.error_class}${a.error_message ? `: ${a.error_message}` : ''}` : <span className="muted">—</span>}</td>
+                        <td data-label="HTTP status">
+                          {a.http_status === null ? (
+                            <span className="muted">—</span>
+                          ) : (
+                            <Badge tone={a.http_status < 300 ? 'green' : 'red'}>
+                              {a.http_status}
+                            </Badge>
+                          )}
+                        </td>
+                        <td data-label="Error">
+                          {a.error_class ? (
+                            `${a.error_class}${a.error_message ? `: ${a.error_message}` : ''}`
+                          ) : (
+                            <span className="muted">—</span>
+                          )}
+                        </td>
                         <td data-label="Duration">{a.duration_ms} ms</td>
                       </tr>
                     ))}

@@ -1,7 +1,18 @@
 import { useState } from 'react';
 import { api, errorMessage, Page, qs, Schemas } from '../api';
 import { Link } from '../router';
-import { Badge, Empty, ErrorBox, Loading, PageHeader, Pager, relative, Time, useCursor, useLoad } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Loading,
+  PageHeader,
+  Pager,
+  relative,
+  Time,
+  useCursor,
+  useLoad,
+} from '../ui';
 
 type Message = Schemas['InboxMessageDto'];
 type InboxPage = Page<Message> & { unread_count: number };
@@ -12,7 +23,10 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const list = useLoad(async () => {
-    const p = await api<InboxPage>('GET', `/inbox${qs({ limit: 25, cursor: pager.cursor, unread: unreadOnly || undefined })}`);
+    const p = await api<InboxPage>(
+      'GET',
+      `/inbox${qs({ limit: 25, cursor: pager.cursor, unread: unreadOnly || undefined })}`,
+    );
     onUnreadChange(p.unread_count);
     return p;
   }, [pager.cursor, unreadOnly]);
@@ -22,7 +36,12 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
     try {
       const r = await api<{ read_at: string; unread_count: number }>('POST', `/inbox/${m.id}/read`);
       onUnreadChange(r.unread_count);
-      if (list.data) list.set({ ...list.data, unread_count: r.unread_count, data: list.data.data.map((x) => (x.id === m.id ? { ...x, read_at: r.read_at } : x)) });
+      if (list.data)
+        list.set({
+          ...list.data,
+          unread_count: r.unread_count,
+          data: list.data.data.map((x) => (x.id === m.id ? { ...x, read_at: r.read_at } : x)),
+        });
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -46,9 +65,19 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
         actions={
           <>
             <label className="check inline">
-              <input type="checkbox" checked={unreadOnly} onChange={(e) => (pager.reset(), setUnreadOnly(e.target.checked))} /> Unread only
+              <input
+                type="checkbox"
+                checked={unreadOnly}
+                onChange={(e) => (pager.reset(), setUnreadOnly(e.target.checked))}
+              />{' '}
+              Unread only
             </label>
-            <button type="button" className="secondary" onClick={readAll} disabled={!list.data?.unread_count}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={readAll}
+              disabled={!list.data?.unread_count}
+            >
               Mark all read
             </button>
           </>
@@ -61,7 +90,9 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
         ) : list.error ? (
           <ErrorBox message={list.error} onRetry={list.reload} />
         ) : !list.data?.data.length ? (
-          <Empty title={unreadOnly ? 'No unread messages' : 'Your inbox is empty'}>Alerts about expiring keys and failed webhooks appear here.</Empty>
+          <Empty title={unreadOnly ? 'No unread messages' : 'Your inbox is empty'}>
+            Alerts about expiring keys and failed webhooks appear here.
+          </Empty>
         ) : (
           <ul className="messages">
             {list.data.data.map((m) => (
@@ -77,7 +108,9 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
                 >
                   {!m.read_at && <span className="dot" aria-label="Unread" />}
                   <span className="message-title">{m.title}</span>
-                  <Badge tone={m.kind.startsWith('webhook') ? 'red' : 'amber'}>{m.kind.startsWith('webhook') ? 'Webhook' : 'API key'}</Badge>
+                  <Badge tone={m.kind.startsWith('webhook') ? 'red' : 'amber'}>
+                    {m.kind.startsWith('webhook') ? 'Webhook' : 'API key'}
+                  </Badge>
                   <span className="muted small" title={m.created_at}>
                     {relative(m.created_at)}
                   </span>
@@ -90,7 +123,11 @@ export function InboxPage({ onUnreadChange }: { onUnreadChange: (n: number) => v
                     <p className="muted small">
                       Received <Time iso={m.created_at} />
                       {' · '}
-                      {m.kind.startsWith('webhook') ? <Link to="/deliveries?status=failed">Open failed deliveries</Link> : <Link to="/keys">Open API keys</Link>}
+                      {m.kind.startsWith('webhook') ? (
+                        <Link to="/deliveries?status=failed">Open failed deliveries</Link>
+                      ) : (
+                        <Link to="/keys">Open API keys</Link>
+                      )}
                     </p>
                   </div>
                 )}

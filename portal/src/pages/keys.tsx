@@ -1,12 +1,29 @@
 import { useState } from 'react';
 import { api, errorMessage, Page, qs, Schemas } from '../api';
-import { Badge, CopyButton, Dialog, Empty, ErrorBox, Loading, Notice, PageHeader, Pager, Time, useCursor, useLoad } from '../ui';
+import {
+  Badge,
+  CopyButton,
+  Dialog,
+  Empty,
+  ErrorBox,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  Time,
+  useCursor,
+  useLoad,
+} from '../ui';
 
 type Key = Schemas['PortalApiKeyDto'];
 type Issued = Schemas['PortalIssuedApiKeyDto'];
 const SCOPES: { id: string; label: string; help: string }[] = [
   { id: 'offers', label: 'Offers', help: 'Offer feed and enrollment' },
-  { id: 'transactions', label: 'Transactions', help: 'Transaction posts, batch, simulate, merchant mapping' },
+  {
+    id: 'transactions',
+    label: 'Transactions',
+    help: 'Transaction posts, batch, simulate, merchant mapping',
+  },
   { id: 'reporting', label: 'Reporting', help: 'Redemptions, settlements, funnel' },
 ];
 
@@ -19,11 +36,22 @@ function inOneYear(): string {
 function StateBadge({ k }: { k: Key }) {
   if (k.state === 'revoked') return <Badge tone="grey">Revoked</Badge>;
   if (k.state === 'expired') return <Badge tone="red">Expired</Badge>;
-  if (k.state === 'expiring_soon') return <Badge tone="amber">Expires in {k.days_to_expiry} {k.days_to_expiry === 1 ? 'day' : 'days'}</Badge>;
+  if (k.state === 'expiring_soon')
+    return (
+      <Badge tone="amber">
+        Expires in {k.days_to_expiry} {k.days_to_expiry === 1 ? 'day' : 'days'}
+      </Badge>
+    );
   return <Badge tone="green">Active</Badge>;
 }
 
-function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: Issued) => void; onCancel: () => void }) {
+function CreateKeyForm({
+  onCreated,
+  onCancel,
+}: {
+  onCreated: (k: Issued) => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['offers', 'transactions', 'reporting']);
   const [expires, setExpires] = useState(inOneYear());
@@ -51,7 +79,14 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: Issued) => void
     <form onSubmit={submit} className="stack" aria-label="Create an API key">
       <label>
         Name
-        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. production backend" autoFocus />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={100}
+          placeholder="e.g. production backend"
+          autoFocus
+        />
         <span className="hint">Say where the key will live, so your team recognises it later.</span>
       </label>
       <fieldset>
@@ -63,7 +98,11 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: Issued) => void
               name="scope"
               value={s.id}
               checked={scopes.includes(s.id)}
-              onChange={(e) => setScopes((cur) => (e.target.checked ? [...cur, s.id] : cur.filter((x) => x !== s.id)))}
+              onChange={(e) =>
+                setScopes((cur) =>
+                  e.target.checked ? [...cur, s.id] : cur.filter((x) => x !== s.id),
+                )
+              }
             />
             <span>
               <strong>{s.label}</strong> <span className="muted">— {s.help}</span>
@@ -73,8 +112,17 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: Issued) => void
       </fieldset>
       <label>
         Expires on
-        <input type="date" value={expires} min={today} onChange={(e) => setExpires(e.target.value)} required />
-        <span className="hint">One year by default. We remind your team 14 days, 3 days and on the day before it stops working.</span>
+        <input
+          type="date"
+          value={expires}
+          min={today}
+          onChange={(e) => setExpires(e.target.value)}
+          required
+        />
+        <span className="hint">
+          One year by default. We remind your team 14 days, 3 days and on the day before it stops
+          working.
+        </span>
       </label>
       {error && (
         <p role="alert" className="error">
@@ -97,15 +145,17 @@ function Reveal({ issued, onDone }: { issued: Issued; onDone: () => void }) {
   return (
     <div className="stack">
       <Notice kind="warning">
-        <strong>Copy this key now. You will not see it again.</strong> We store only a fingerprint of it; if you lose it, create a new key.
+        <strong>Copy this key now. You will not see it again.</strong> We store only a fingerprint
+        of it; if you lose it, create a new key.
       </Notice>
       <div className="secret-box">
         <code data-testid="new-key">{issued.key}</code>
         <CopyButton text={issued.key} label="Copy key" />
       </div>
       <p className="muted">
-        Scopes: {issued.scopes.join(', ')} · expires <Time iso={issued.expires_at} dateOnly />. Send it as <code>Authorization: Bearer &lt;key&gt;</code>; check it
-        with <code>GET /api/v1/me</code>.
+        Scopes: {issued.scopes.join(', ')} · expires <Time iso={issued.expires_at} dateOnly />. Send
+        it as <code>Authorization: Bearer &lt;key&gt;</code>; check it with{' '}
+        <code>GET /api/v1/me</code>.
       </p>
       <div className="row end">
         <button type="button" onClick={onDone}>
@@ -118,7 +168,10 @@ function Reveal({ issued, onDone }: { issued: Issued; onDone: () => void }) {
 
 export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
   const pager = useCursor();
-  const list = useLoad(() => api<Page<Key>>('GET', `/api-keys${qs({ limit: 50, cursor: pager.cursor })}`), [pager.cursor]);
+  const list = useLoad(
+    () => api<Page<Key>>('GET', `/api-keys${qs({ limit: 50, cursor: pager.cursor })}`),
+    [pager.cursor],
+  );
   const [creating, setCreating] = useState(false);
   const [issued, setIssued] = useState<Issued | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
@@ -151,7 +204,11 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
           ) : undefined
         }
       />
-      {!isAdmin && <Notice>Only admins of your institution can create or revoke keys. You can see them here.</Notice>}
+      {!isAdmin && (
+        <Notice>
+          Only admins of your institution can create or revoke keys. You can see them here.
+        </Notice>
+      )}
       {flash && <Notice kind="success">{flash}</Notice>}
 
       <section className="card" aria-labelledby="keys-title">
@@ -163,7 +220,9 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
         ) : list.error ? (
           <ErrorBox message={list.error} onRetry={list.reload} />
         ) : !list.data?.data.length ? (
-          <Empty title="No API keys yet">{isAdmin ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}</Empty>
+          <Empty title="No API keys yet">
+            {isAdmin ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}
+          </Empty>
         ) : (
           <div className="table-wrap">
             <table>
@@ -196,8 +255,16 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
                     <td data-label="Status">
                       <StateBadge k={k} />
                     </td>
-                    <td data-label="Expires">{k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}</td>
-                    <td data-label="Last used">{k.last_used_at ? <Time iso={k.last_used_at} /> : <span className="muted">Never</span>}</td>
+                    <td data-label="Expires">
+                      {k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}
+                    </td>
+                    <td data-label="Last used">
+                      {k.last_used_at ? (
+                        <Time iso={k.last_used_at} />
+                      ) : (
+                        <span className="muted">Never</span>
+                      )}
+                    </td>
                     <td data-label="Created">
                       <span>
                         <Time iso={k.created_at} dateOnly />
@@ -207,7 +274,12 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
                     {isAdmin && (
                       <td className="right">
                         {k.state !== 'revoked' && (
-                          <button type="button" className="danger small" onClick={() => (setRevokeError(null), setRevoking(k))} aria-label={`Revoke ${k.name}`}>
+                          <button
+                            type="button"
+                            className="danger small"
+                            onClick={() => (setRevokeError(null), setRevoking(k))}
+                            aria-label={`Revoke ${k.name}`}
+                          >
                             Revoke
                           </button>
                         )}
@@ -227,13 +299,20 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
         <ol>
           <li>Create a new key with the same scopes.</li>
           <li>Deploy it next to the old one and switch your systems over.</li>
-          <li>Confirm calls succeed with the new key (<code>GET /api/v1/me</code> names the key in use).</li>
+          <li>
+            Confirm calls succeed with the new key (<code>GET /api/v1/me</code> names the key in
+            use).
+          </li>
           <li>Revoke the old key. Its calls get 403 from then on.</li>
         </ol>
         <p className="muted">Rotate at least once a year, and at once if a key may have leaked.</p>
       </section>
 
-      <Dialog open={creating && !issued} title="Create an API key" onClose={() => setCreating(false)}>
+      <Dialog
+        open={creating && !issued}
+        title="Create an API key"
+        onClose={() => setCreating(false)}
+      >
         <CreateKeyForm
           onCancel={() => setCreating(false)}
           onCreated={(k) => {
@@ -250,8 +329,8 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
         {revoking && (
           <div className="stack">
             <p>
-              <strong>{revoking.name}</strong> (<code>{revoking.prefix}</code>) will stop working at once: every call with it gets <code>403 token_revoked</code>. This cannot
-              be undone.
+              <strong>{revoking.name}</strong> (<code>{revoking.prefix}</code>) will stop working at
+              once: every call with it gets <code>403 token_revoked</code>. This cannot be undone.
             </p>
             {revokeError && (
               <p role="alert" className="error">
@@ -259,7 +338,12 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
               </p>
             )}
             <div className="row end">
-              <button type="button" className="secondary" onClick={() => setRevoking(null)} autoFocus>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setRevoking(null)}
+                autoFocus
+              >
                 Keep key
               </button>
               <button type="button" className="danger" onClick={revoke}>

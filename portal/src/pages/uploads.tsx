@@ -1,21 +1,51 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, errorMessage, Page, qs, Schemas, uploadFile } from '../api';
-import { Badge, Empty, ErrorBox, Loading, Notice, PageHeader, Pager, Time, num, useCursor, useLoad } from '../ui';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  Time,
+  num,
+  useCursor,
+  useLoad,
+} from '../ui';
 
 type Upload = Schemas['UploadDto'];
 type Summary = Schemas['UploadSummaryDto'];
 const MAX_MIB = 20;
 
 function StatusBadge({ s }: { s: string }) {
-  const tone = s === 'completed' ? 'green' : s === 'failed' ? 'red' : s === 'processing' ? 'blue' : 'grey';
-  return <Badge tone={tone}>{s === 'queued' ? 'Queued' : s === 'processing' ? 'Processing' : s === 'completed' ? 'Completed' : 'Failed'}</Badge>;
+  const tone =
+    s === 'completed' ? 'green' : s === 'failed' ? 'red' : s === 'processing' ? 'blue' : 'grey';
+  return (
+    <Badge tone={tone}>
+      {s === 'queued'
+        ? 'Queued'
+        : s === 'processing'
+          ? 'Processing'
+          : s === 'completed'
+            ? 'Completed'
+            : 'Failed'}
+    </Badge>
+  );
 }
 
 function Progress({ value, label }: { value: number; label: string }) {
   const pct = Math.max(0, Math.min(100, Math.round(value * 100)));
   return (
     <div className="progress-wrap">
-      <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} aria-label={label}>
+      <div
+        className="progress"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={pct}
+        aria-label={label}
+      >
         <div className="progress-bar" style={{ width: `${pct}%` }} />
       </div>
       <span className="muted small">{label}</span>
@@ -35,7 +65,11 @@ function Result({ u }: { u: Upload }) {
       {!done && (
         <Progress
           value={u.status === 'queued' ? 0 : fraction}
-          label={u.status === 'queued' ? 'Waiting for a worker…' : `${num(u.rows_processed)} of ${u.rows_total === null ? '…' : num(u.rows_total)} rows`}
+          label={
+            u.status === 'queued'
+              ? 'Waiting for a worker…'
+              : `${num(u.rows_processed)} of ${u.rows_total === null ? '…' : num(u.rows_total)} rows`
+          }
         />
       )}
       {u.status === 'failed' && (
@@ -68,7 +102,10 @@ function Result({ u }: { u: Upload }) {
         </dl>
       )}
       {u.status === 'completed' && u.duplicates > 0 && (
-        <p className="muted">Duplicates are rows whose transaction_ref was already received (from the API or an earlier upload) or appeared earlier in this file. They were not imported again.</p>
+        <p className="muted">
+          Duplicates are rows whose transaction_ref was already received (from the API or an earlier
+          upload) or appeared earlier in this file. They were not imported again.
+        </p>
       )}
       {u.invalid.length > 0 && (
         <>
@@ -111,7 +148,11 @@ function Result({ u }: { u: Upload }) {
 export function UploadsPage({ plan }: { plan: string }) {
   const allowed = plan === 'growth' || plan === 'enterprise';
   const pager = useCursor();
-  const history = useLoad(() => api<Page<Summary>>('GET', `/transactions/uploads${qs({ limit: 20, cursor: pager.cursor })}`), [pager.cursor]);
+  const history = useLoad(
+    () =>
+      api<Page<Summary>>('GET', `/transactions/uploads${qs({ limit: 20, cursor: pager.cursor })}`),
+    [pager.cursor],
+  );
   const [current, setCurrent] = useState<Upload | null>(null);
   const [sending, setSending] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -136,7 +177,10 @@ export function UploadsPage({ plan }: { plan: string }) {
   async function send(file: File) {
     setError(null);
     setCurrent(null);
-    if (file.size > MAX_MIB * 1024 * 1024) return setError(`The file is larger than ${MAX_MIB} MiB. Split it into smaller files and upload them one by one.`);
+    if (file.size > MAX_MIB * 1024 * 1024)
+      return setError(
+        `The file is larger than ${MAX_MIB} MiB. Split it into smaller files and upload them one by one.`,
+      );
     if (file.size === 0) return setError('The file is empty.');
     setSending(0);
     try {
@@ -163,10 +207,15 @@ export function UploadsPage({ plan }: { plan: string }) {
 
   return (
     <>
-      <PageHeader title="Upload transactions" description="Send a CSV file of transactions; they go through the same checks and matching as the API." />
+      <PageHeader
+        title="Upload transactions"
+        description="Send a CSV file of transactions; they go through the same checks and matching as the API."
+      />
       {!allowed ? (
         <Notice kind="warning">
-          <strong>CSV upload is part of the Growth and Enterprise plans.</strong> Your institution is on the {plan} plan: post transactions through the API, or ask your account manager to upgrade.
+          <strong>CSV upload is part of the Growth and Enterprise plans.</strong> Your institution
+          is on the {plan} plan: post transactions through the API, or ask your account manager to
+          upgrade.
         </Notice>
       ) : (
         <section className="card">
@@ -189,21 +238,38 @@ export function UploadsPage({ plan }: { plan: string }) {
               or{' '}
               <label className="link-button">
                 choose a file
-                <input ref={input} className="visually-hidden" type="file" accept=".csv,text/csv" onChange={(e) => e.target.files?.[0] && send(e.target.files[0])} disabled={sending !== null} />
+                <input
+                  ref={input}
+                  className="visually-hidden"
+                  type="file"
+                  accept=".csv,text/csv"
+                  onChange={(e) => e.target.files?.[0] && send(e.target.files[0])}
+                  disabled={sending !== null}
+                />
               </label>{' '}
               · up to {MAX_MIB} MiB
             </p>
-            {sending !== null && <Progress value={sending} label={`Uploading… ${Math.round(sending * 100)}%`} />}
+            {sending !== null && (
+              <Progress value={sending} label={`Uploading… ${Math.round(sending * 100)}%`} />
+            )}
           </div>
           <details className="format">
             <summary>File format</summary>
             <p>
-              A header row is required. Columns in any order and any case: <code>cardholder_token</code>, <code>card_token</code>, <code>card_acceptor_id</code> (or{' '}
-              <code>merchant_id</code>, the service's merchant id), <code>amount</code>, <code>transaction_ref</code>, <code>transacted_at</code> (ISO 8601 with a time
-              zone). Other columns are ignored, and so is <code>institution_id</code>. Blank lines are skipped; rows already received (same <code>transaction_ref</code>) are
-              counted as duplicates. Invalid rows are listed by line number (the header is line 1) and do not stop the file.
+              A header row is required. Columns in any order and any case:{' '}
+              <code>cardholder_token</code>, <code>card_token</code>, <code>card_acceptor_id</code>{' '}
+              (or <code>merchant_id</code>, the service's merchant id), <code>amount</code>,{' '}
+              <code>transaction_ref</code>, <code>transacted_at</code> (ISO 8601 with a time zone).
+              Other columns are ignored, and so is <code>institution_id</code>. Blank lines are
+              skipped; rows already received (same <code>transaction_ref</code>) are counted as
+              duplicates. Invalid rows are listed by line number (the header is line 1) and do not
+              stop the file.
             </p>
-            <pre>{'cardholder_token,card_token,card_acceptor_id,amount,transaction_ref,transacted_at\nchk_8f14e45f,tok_card_1,CA-000123,42.50,txn-2026-0001,2026-11-20T14:03:00Z'}</pre>
+            <pre>
+              {
+                'cardholder_token,card_token,card_acceptor_id,amount,transaction_ref,transacted_at\nchk_8f14e45f,tok_card_1,CA-000123,42.50,txn-2026-0001,2026-11-20T14:03:00Z'
+              }
+            </pre>
           </details>
         </section>
       )}

@@ -38,9 +38,15 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
     setSaveError(null);
     setSaved(null);
     try {
-      const r = await api<WebhookSettings>('PUT', '/webhook', { url: url.trim() === '' ? null : url.trim() });
+      const r = await api<WebhookSettings>('PUT', '/webhook', {
+        url: url.trim() === '' ? null : url.trim(),
+      });
       settings.set(r);
-      setSaved(r.url ? 'Webhook URL saved. New redemptions are sent there.' : 'Webhook URL removed. Deliveries are recorded as skipped until you set one.');
+      setSaved(
+        r.url
+          ? 'Webhook URL saved. New redemptions are sent there.'
+          : 'Webhook URL removed. Deliveries are recorded as skipped until you set one.',
+      );
     } catch (err) {
       setSaveError(errorMessage(err));
     } finally {
@@ -66,12 +72,14 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
         title="Webhook"
         description={
           <>
-            We POST a signed <code>redemption.completed</code> event to your URL when a purchase earns cashback. See every attempt under{' '}
-            <Link to="/deliveries">Deliveries</Link>.
+            We POST a signed <code>redemption.completed</code> event to your URL when a purchase
+            earns cashback. See every attempt under <Link to="/deliveries">Deliveries</Link>.
           </>
         }
       />
-      {!isAdmin && <Notice>Only admins can change the webhook URL or rotate the signing secret.</Notice>}
+      {!isAdmin && (
+        <Notice>Only admins can change the webhook URL or rotate the signing secret.</Notice>
+      )}
       {settings.loading && !settings.data ? (
         <Loading label="Loading webhook settings…" />
       ) : settings.error ? (
@@ -115,13 +123,24 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
           <section className="card" aria-labelledby="secret-title">
             <div className="row">
               <h2 id="secret-title">Signing secret</h2>
-              {settings.data?.secret_set ? <span className="badge green">Set</span> : <span className="badge amber">Not set</span>}
+              {settings.data?.secret_set ? (
+                <span className="badge green">Set</span>
+              ) : (
+                <span className="badge amber">Not set</span>
+              )}
             </div>
             <p className="muted">
-              Every delivery is signed with this secret so you can tell it comes from us. {settings.data?.secret_set ? 'Its value was shown once, when it was created.' : 'Create one before going live: deliveries cannot be signed without it.'}
+              Every delivery is signed with this secret so you can tell it comes from us.{' '}
+              {settings.data?.secret_set
+                ? 'Its value was shown once, when it was created.'
+                : 'Create one before going live: deliveries cannot be signed without it.'}
             </p>
             {isAdmin && (
-              <button type="button" className="secondary" onClick={() => (setRotateError(null), setConfirmRotate(true))}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => (setRotateError(null), setConfirmRotate(true))}
+              >
                 {settings.data?.secret_set ? 'Rotate secret' : 'Create secret'}
               </button>
             )}
@@ -133,32 +152,54 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
         <h2 id="verify-title">Verifying a delivery</h2>
         <ol>
           <li>
-            Read <code>X-Service-Timestamp</code> (Unix seconds) and reject it when it is more than 5 minutes off your clock.
+            Read <code>X-Service-Timestamp</code> (Unix seconds) and reject it when it is more than
+            5 minutes off your clock.
           </li>
           <li>
-            Compute <code>sha256=</code> + hex HMAC-SHA256 of <code>&lt;timestamp&gt;.&lt;raw body&gt;</code> with your secret (the whole <code>whsec_…</code> string as the key).
+            Compute <code>sha256=</code> + hex HMAC-SHA256 of{' '}
+            <code>&lt;timestamp&gt;.&lt;raw body&gt;</code> with your secret (the whole{' '}
+            <code>whsec_…</code> string as the key).
           </li>
           <li>
-            Compare it with <code>X-Service-Signature-V2</code> in constant time. Answer 2xx within 10 seconds; anything else is retried up to 8 times over about two hours.
+            Compare it with <code>X-Service-Signature-V2</code> in constant time. Answer 2xx within
+            10 seconds; anything else is retried up to 8 times over about two hours.
           </li>
           <li>
             Deduplicate on <code>X-Service-Delivery-Id</code>: a redelivery carries the same id.
           </li>
         </ol>
         <pre className="code">{SNIPPET}</pre>
-        <p className="muted small">The full guide with more languages is in the service documentation (docs/webhooks.md).</p>
+        <p className="muted small">
+          The full guide with more languages is in the service documentation (docs/webhooks.md).
+        </p>
       </section>
 
-      <Dialog open={confirmRotate} title={settings.data?.secret_set ? 'Rotate the signing secret?' : 'Create a signing secret?'} onClose={() => setConfirmRotate(false)}>
+      <Dialog
+        open={confirmRotate}
+        title={
+          settings.data?.secret_set ? 'Rotate the signing secret?' : 'Create a signing secret?'
+        }
+        onClose={() => setConfirmRotate(false)}
+      >
         <div className="stack">
-          {settings.data?.secret_set && <p>Deliveries are signed with the new secret from now on; your receiver must switch to it. The old secret stops being used at once.</p>}
+          {settings.data?.secret_set && (
+            <p>
+              Deliveries are signed with the new secret from now on; your receiver must switch to
+              it. The old secret stops being used at once.
+            </p>
+          )}
           {rotateError && (
             <p role="alert" className="error">
               {rotateError}
             </p>
           )}
           <div className="row end">
-            <button type="button" className="secondary" onClick={() => setConfirmRotate(false)} autoFocus>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => setConfirmRotate(false)}
+              autoFocus
+            >
               Cancel
             </button>
             <button type="button" onClick={rotate}>
@@ -171,7 +212,8 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
         {secret && (
           <div className="stack">
             <Notice kind="warning">
-              <strong>Copy this secret now. You will not see it again.</strong> Store it where your webhook receiver reads its configuration.
+              <strong>Copy this secret now. You will not see it again.</strong> Store it where your
+              webhook receiver reads its configuration.
             </Notice>
             <div className="secret-box">
               <code data-testid="new-secret">{secret}</code>

@@ -10,7 +10,12 @@ import { SettlementsAdminController } from './settlements-admin.controller';
 
 /** The operators' API under /admin/api/v1 (Bearer OPERATOR_TOKEN). */
 @Module({
-  controllers: [InstitutionsController, MerchantsController, OffersAdminController, SettlementsAdminController],
+  controllers: [
+    InstitutionsController,
+    MerchantsController,
+    OffersAdminController,
+    SettlementsAdminController,
+  ],
   providers: [OperatorGuard, InstitutionsService, MerchantsService, OffersAdminService],
   exports: [InstitutionsService, MerchantsService, OffersAdminService],
 })

@@ -1,18 +1,37 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Scope } from '@app/domain';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
-import { CreateApiKeyDto, CreateInstitutionDto, CreateUserDto, InstitutionDto, IssuedApiKeyDto, PortalUserDto, UpdateInstitutionDto } from './institutions.dto';
+import {
+  CreateApiKeyDto,
+  CreateInstitutionDto,
+  CreateUserDto,
+  InstitutionDto,
+  IssuedApiKeyDto,
+  PortalUserDto,
+  UpdateInstitutionDto,
+} from './institutions.dto';
 import { InstitutionsService } from './institutions.service';
 import { OperatorAuth } from './operator.guard';
 
 @ApiTags('Admin')
 @OperatorAuth()
-@ApiBadRequestResponse({ description: 'Invalid input (`validation_failed`, `invalid_json`)', type: ErrorResponseDto })
+@ApiBadRequestResponse({
+  description: 'Invalid input (`validation_failed`, `invalid_json`)',
+  type: ErrorResponseDto,
+})
 @Controller('admin/api/v1/institutions')
 export class InstitutionsController {
   constructor(
@@ -21,15 +40,23 @@ export class InstitutionsController {
   ) {}
 
   @Post()
-  @ApiOperation({ operationId: 'adminCreateInstitution', summary: 'Onboard an institution with its program settings' })
+  @ApiOperation({
+    operationId: 'adminCreateInstitution',
+    summary: 'Onboard an institution with its program settings',
+  })
   @ApiCreatedResponse({ type: InstitutionDto })
   create(@Body() dto: CreateInstitutionDto): Promise<InstitutionDto> {
     return this.institutions.create(dto);
   }
 
   @Get()
-  @ApiOperation({ operationId: 'adminListInstitutions', summary: 'List institutions, newest first (keyset paged)' })
-  @ApiOkResponse({ schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } } })
+  @ApiOperation({
+    operationId: 'adminListInstitutions',
+    summary: 'List institutions, newest first (keyset paged)',
+  })
+  @ApiOkResponse({
+    schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
+  })
   list(@Query() q: PageQuery) {
     return this.institutions.list(q.limit ?? 100, q.cursor);
   }
@@ -43,35 +70,55 @@ export class InstitutionsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ operationId: 'adminUpdateInstitution', summary: 'Change name, plan, status, program settings or rate-limit overrides' })
+  @ApiOperation({
+    operationId: 'adminUpdateInstitution',
+    summary: 'Change name, plan, status, program settings or rate-limit overrides',
+  })
   @ApiOkResponse({ type: InstitutionDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })
-  update(@Param('id', uuidPipe) id: string, @Body() dto: UpdateInstitutionDto): Promise<InstitutionDto> {
+  update(
+    @Param('id', uuidPipe) id: string,
+    @Body() dto: UpdateInstitutionDto,
+  ): Promise<InstitutionDto> {
     return this.institutions.update(id, dto);
   }
 
   @Post(':id/users')
-  @ApiOperation({ operationId: 'adminCreatePortalUser', summary: 'Create a portal login for the institution\'s staff' })
+  @ApiOperation({
+    operationId: 'adminCreatePortalUser',
+    summary: "Create a portal login for the institution's staff",
+  })
   @ApiCreatedResponse({ type: PortalUserDto })
   @ApiConflictResponse({ description: '`email_taken`', type: ErrorResponseDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })
-  createUser(@Param('id', uuidPipe) id: string, @Body() dto: CreateUserDto): Promise<PortalUserDto> {
+  createUser(
+    @Param('id', uuidPipe) id: string,
+    @Body() dto: CreateUserDto,
+  ): Promise<PortalUserDto> {
     return this.institutions.createUser(id, dto);
   }
 
   @Post(':id/api-keys')
   @HttpCode(201)
-  @ApiOperation({ operationId: 'adminCreateApiKey', summary: 'Issue a bootstrap API key (plaintext returned once)' })
+  @ApiOperation({
+    operationId: 'adminCreateApiKey',
+    summary: 'Issue a bootstrap API key (plaintext returned once)',
+  })
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })
-  async createKey(@Param('id', uuidPipe) id: string, @Body() dto: CreateApiKeyDto, @Req() req: Request): Promise<IssuedApiKeyDto> {
+  async createKey(
+    @Param('id', uuidPipe) id: string,
+    @Body() dto: CreateApiKeyDto,
+    @Req() req: Request,
+  ): Promise<IssuedApiKeyDto> {
     await this.institutions.get(id);
     return this.keys.issue(
       id,
       {
         name: dto.name,
         scopes: dto.scopes === null ? null : (dto.scopes as Scope[] | undefined),
-        expiresAt: dto.expires_at === null ? null : dto.expires_at ? new Date(dto.expires_at) : undefined,
+        expiresAt:
+          dto.expires_at === null ? null : dto.expires_at ? new Date(dto.expires_at) : undefined,
       },
       { label: 'operator', ip: req.ip },
     );

@@ -23,7 +23,12 @@ import { SCOPES } from '@app/domain';
 import { IsTimestamp } from '../common/validators';
 
 export class ProgramSettingsDto {
-  @ApiPropertyOptional({ example: ['en', 'es', 'pt-BR'], description: 'Ordered; the first is the default language', enum: LOCALES, isArray: true })
+  @ApiPropertyOptional({
+    example: ['en', 'es', 'pt-BR'],
+    description: 'Ordered; the first is the default language',
+    enum: LOCALES,
+    isArray: true,
+  })
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
@@ -51,7 +56,13 @@ export class ProgramSettingsDto {
   @Max(100)
   widget_feed_limit?: number;
 
-  @ApiPropertyOptional({ example: 0.5, default: 0.5, minimum: 0, maximum: 1, description: "Service's share of the merchant fee" })
+  @ApiPropertyOptional({
+    example: 0.5,
+    default: 0.5,
+    minimum: 0,
+    maximum: 1,
+    description: "Service's share of the merchant fee",
+  })
   @IsOptional()
   @IsNumber({ maxDecimalPlaces: 4 })
   @Min(0)
@@ -67,21 +78,30 @@ export class ProgramSettingsDto {
 }
 
 export class RateLimitsDto {
-  @ApiPropertyOptional({ example: 6000, description: 'Requests per minute per key for the offers endpoints' })
+  @ApiPropertyOptional({
+    example: 6000,
+    description: 'Requests per minute per key for the offers endpoints',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   offers?: number;
 
-  @ApiPropertyOptional({ example: 6000, description: 'Requests per minute per key for the transaction endpoints' })
+  @ApiPropertyOptional({
+    example: 6000,
+    description: 'Requests per minute per key for the transaction endpoints',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   transactions?: number;
 
-  @ApiPropertyOptional({ example: 60, description: 'Requests per minute per key for the reporting endpoints' })
+  @ApiPropertyOptional({
+    example: 60,
+    description: 'Requests per minute per key for the reporting endpoints',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -124,7 +144,11 @@ export class UpdateInstitutionDto {
   @IsIn(PLANS)
   plan?: string;
 
-  @ApiPropertyOptional({ enum: ['active', 'suspended'], example: 'active', description: 'A suspended institution\'s keys get 403 institution_suspended' })
+  @ApiPropertyOptional({
+    enum: ['active', 'suspended'],
+    example: 'active',
+    description: "A suspended institution's keys get 403 institution_suspended",
+  })
   @IsOptional()
   @IsIn(['active', 'suspended'])
   status?: string;
@@ -135,7 +159,10 @@ export class UpdateInstitutionDto {
   @Type(() => ProgramSettingsDto)
   program?: ProgramSettingsDto;
 
-  @ApiPropertyOptional({ type: RateLimitsDto, description: 'Replaces the overrides; {} clears them' })
+  @ApiPropertyOptional({
+    type: RateLimitsDto,
+    description: 'Replaces the overrides; {} clears them',
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => RateLimitsDto)
@@ -158,7 +185,8 @@ export class InstitutionDto {
   @ApiProperty({ example: 'active' }) status: string;
   @ApiProperty() program: ProgramDto;
   @ApiProperty({ example: { reporting: 120 } }) rate_limits: RateLimitsDto;
-  @ApiProperty({ example: 'https://bank.example/webhooks/offers', nullable: true, type: String }) webhook_url: string | null;
+  @ApiProperty({ example: 'https://bank.example/webhooks/offers', nullable: true, type: String })
+  webhook_url: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
 }
 
@@ -207,7 +235,12 @@ export class CreateApiKeyDto {
   @IsIn(SCOPES, { each: true })
   scopes?: string[] | null;
 
-  @ApiPropertyOptional({ example: '2027-11-21T00:00:00Z', nullable: true, type: String, description: 'Defaults to one year from now; null: never' })
+  @ApiPropertyOptional({
+    example: '2027-11-21T00:00:00Z',
+    nullable: true,
+    type: String,
+    description: 'Defaults to one year from now; null: never',
+  })
   @IsOptional()
   @IsTimestamp()
   expires_at?: string | null;
@@ -215,10 +248,12 @@ export class CreateApiKeyDto {
 
 export class IssuedApiKeyDto {
   @ApiProperty({ example: '9a1f2c3d-1111-4a4a-9b9b-123456789abc' }) id: string;
-  @ApiProperty({ example: 'plo_live_q3V...Xy', description: 'The plaintext key, shown this once' }) key: string;
+  @ApiProperty({ example: 'plo_live_q3V...Xy', description: 'The plaintext key, shown this once' })
+  key: string;
   @ApiProperty({ example: 'production backend' }) name: string;
   @ApiProperty({ example: 'plo_live_…x9Qa' }) prefix: string;
   @ApiProperty({ example: ['offers', 'transactions', 'reporting'] }) scopes: string[];
-  @ApiProperty({ example: '2027-11-21T00:00:00.000Z', nullable: true, type: String }) expires_at: string | null;
+  @ApiProperty({ example: '2027-11-21T00:00:00.000Z', nullable: true, type: String }) expires_at:
+    string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
 }

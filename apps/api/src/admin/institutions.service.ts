@@ -3,10 +3,27 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { hashPassword } from '@app/core';
-import { Institution, Locale, PG_UNIQUE_VIOLATION, pgErrorCode, Plan, PortalRole, PortalUser, Program, SortOrder } from '@app/db';
+import {
+  Institution,
+  Locale,
+  PG_UNIQUE_VIOLATION,
+  pgErrorCode,
+  Plan,
+  PortalRole,
+  PortalUser,
+  Program,
+  SortOrder,
+} from '@app/db';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
-import { CreateInstitutionDto, CreateUserDto, InstitutionDto, PortalUserDto, ProgramSettingsDto, UpdateInstitutionDto } from './institutions.dto';
+import {
+  CreateInstitutionDto,
+  CreateUserDto,
+  InstitutionDto,
+  PortalUserDto,
+  ProgramSettingsDto,
+  UpdateInstitutionDto,
+} from './institutions.dto';
 
 /** Onboarding of institutions, their program settings and their staff logins. */
 @Injectable()
@@ -23,10 +40,16 @@ export class InstitutionsService {
 
   async create(dto: CreateInstitutionDto): Promise<InstitutionDto> {
     const id = await this.db.transaction(async (m) => {
-      const inst = await m.getRepository(Institution).save(
-        m.getRepository(Institution).create({ name: dto.name, plan: dto.plan as Plan, rateLimits: { ...dto.rate_limits } }),
-      );
-      await m.getRepository(Program).insert({ institutionId: inst.id, ...programColumns(dto.program ?? {}) });
+      const inst = await m
+        .getRepository(Institution)
+        .save(
+          m
+            .getRepository(Institution)
+            .create({ name: dto.name, plan: dto.plan as Plan, rateLimits: { ...dto.rate_limits } }),
+        );
+      await m
+        .getRepository(Program)
+        .insert({ institutionId: inst.id, ...programColumns(dto.program ?? {}) });
       return inst.id;
     });
     return this.get(id);
@@ -43,19 +66,28 @@ export class InstitutionsService {
     const rows: (Institution & { cursor_t: string })[] = await this.institutions
       .createQueryBuilder('i')
       .leftJoinAndSelect('i.program', 'p')
-      .addSelect(`to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, 'cursor_t')
+      .addSelect(
+        `to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+        'cursor_t',
+      )
       .where(after ? '(i.created_at, i.id) < (:t::timestamptz, :id::uuid)' : 'TRUE', after ?? {})
       .orderBy('i.created_at', 'DESC')
       .addOrderBy('i.id', 'DESC')
       .limit(limit + 1)
       .getRawAndEntities()
-      .then(({ raw, entities }) => entities.map((e, n) => Object.assign(e, { cursor_t: (raw[n] as { cursor_t: string }).cursor_t })));
+      .then(({ raw, entities }) =>
+        entities.map((e, n) =>
+          Object.assign(e, { cursor_t: (raw[n] as { cursor_t: string }).cursor_t }),
+        ),
+      );
     return this.keyset.page(rows, limit, toDto);
   }
 
   async update(id: string, dto: UpdateInstitutionDto): Promise<InstitutionDto> {
     await this.db.transaction(async (m) => {
-      const inst = await m.getRepository(Institution).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const inst = await m
+        .getRepository(Institution)
+        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!inst) throw ApiError.notFound('institution_not_found', 'No such institution.');
       if (dto.name !== undefined) inst.name = dto.name;
       if (dto.plan !== undefined) inst.plan = dto.plan as Plan;
@@ -64,7 +96,8 @@ export class InstitutionsService {
       await m.getRepository(Institution).save(inst);
       if (dto.program) {
         const cols = programColumns(dto.program);
-        if (Object.keys(cols).length) await m.getRepository(Program).update({ institutionId: id }, cols);
+        if (Object.keys(cols).length)
+          await m.getRepository(Program).update({ institutionId: id }, cols);
       }
     });
     return this.get(id);
@@ -75,11 +108,23 @@ export class InstitutionsService {
     const users = this.db.getRepository(PortalUser);
     try {
       const user = await users.save(
-        users.create({ institutionId, email: dto.email.trim(), passwordHash: await hashPassword(dto.password), role: dto.role as PortalRole }),
+        users.create({
+          institutionId,
+          email: dto.email.trim(),
+          passwordHash: await hashPassword(dto.password),
+          role: dto.role as PortalRole,
+        }),
       );
-      return { id: user.id, institution_id: institutionId, email: user.email, role: user.role, created_at: user.createdAt.toISOString() };
+      return {
+        id: user.id,
+        institution_id: institutionId,
+        email: user.email,
+        role: user.role,
+        created_at: user.createdAt.toISOString(),
+      };
     } catch (e) {
-      if (pgErrorCode(e) === PG_UNIQUE_VIOLATION) throw ApiError.conflict('email_taken', 'A portal user with this e-mail already exists.');
+      if (pgErrorCode(e) === PG_UNIQUE_VIOLATION)
+        throw ApiError.conflict('email_taken', 'A portal user with this e-mail already exists.');
       throw e;
     }
   }

@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
 import { MERCHANT_IDENTIFIER_TYPES } from '@app/db';
 import { PageQuery } from '../common/pagination';
 
@@ -9,7 +18,10 @@ export class MerchantIdentifierInputDto {
   @IsIn(MERCHANT_IDENTIFIER_TYPES)
   type: string;
 
-  @ApiProperty({ example: '000123456789012', description: 'Card-acceptor id, PIX key, UPI VPA, CoDi id or PSP merchant id' })
+  @ApiProperty({
+    example: '000123456789012',
+    description: 'Card-acceptor id, PIX key, UPI VPA, CoDi id or PSP merchant id',
+  })
   @IsString()
   @Length(1, 200)
   value: string;

@@ -36,7 +36,10 @@ export class MerchantsService {
 
   async create(dto: CreateMerchantDto): Promise<MerchantDto> {
     const id = await this.db.transaction(async (m) => {
-      const [row] = await m.query(`INSERT INTO merchant (name, category) VALUES ($1, $2) RETURNING id`, [dto.name, dto.category]);
+      const [row] = await m.query(
+        `INSERT INTO merchant (name, category) VALUES ($1, $2) RETURNING id`,
+        [dto.name, dto.category],
+      );
       await this.insertIdentifiers(m.query.bind(m), row.id, dto.identifiers ?? []);
       return row.id as string;
     });
@@ -83,7 +86,10 @@ export class MerchantsService {
       );
     } catch (e) {
       if (pgErrorCode(e) === PG_UNIQUE_VIOLATION) {
-        throw ApiError.conflict('identifier_taken', 'A merchant identifier of that type and value is already mapped (or repeated in the request).');
+        throw ApiError.conflict(
+          'identifier_taken',
+          'A merchant identifier of that type and value is already mapped (or repeated in the request).',
+        );
       }
       throw e;
     }
@@ -91,5 +97,11 @@ export class MerchantsService {
 }
 
 function toDto(r: MerchantRow): MerchantDto {
-  return { id: r.id, name: r.name, category: r.category, identifiers: r.identifiers, created_at: r.created_at.toISOString() };
+  return {
+    id: r.id,
+    name: r.name,
+    category: r.category,
+    identifiers: r.identifiers,
+    created_at: r.created_at.toISOString(),
+  };
 }

@@ -1,5 +1,12 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import { AdminOfferDto, CreateOfferDto, OfferListQuery, UpdateOfferDto } from './offers.dto';
@@ -8,23 +15,37 @@ import { OperatorAuth } from './operator.guard';
 
 @ApiTags('Admin')
 @OperatorAuth()
-@ApiBadRequestResponse({ description: 'Invalid input (`validation_failed`)', type: ErrorResponseDto })
+@ApiBadRequestResponse({
+  description: 'Invalid input (`validation_failed`)',
+  type: ErrorResponseDto,
+})
 @Controller('admin/api/v1/offers')
 export class OffersAdminController {
   constructor(private readonly offers: OffersAdminService) {}
 
   @Post()
-  @ApiOperation({ operationId: 'adminCreateOffer', summary: 'Create an offer (fixed or percent reward, budget, segments, targeting)' })
+  @ApiOperation({
+    operationId: 'adminCreateOffer',
+    summary: 'Create an offer (fixed or percent reward, budget, segments, targeting)',
+  })
   @ApiCreatedResponse({ type: AdminOfferDto })
   create(@Body() dto: CreateOfferDto): Promise<AdminOfferDto> {
     return this.offers.create(dto);
   }
 
   @Get()
-  @ApiOperation({ operationId: 'adminListOffers', summary: 'List offers, newest first (keyset paged)' })
-  @ApiOkResponse({ schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } } })
+  @ApiOperation({
+    operationId: 'adminListOffers',
+    summary: 'List offers, newest first (keyset paged)',
+  })
+  @ApiOkResponse({
+    schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
+  })
   list(@Query() q: OfferListQuery) {
-    return this.offers.list(q.limit ?? 100, q.cursor, { status: q.status, merchant_id: q.merchant_id });
+    return this.offers.list(q.limit ?? 100, q.cursor, {
+      status: q.status,
+      merchant_id: q.merchant_id,
+    });
   }
 
   @Get(':id')
@@ -36,7 +57,10 @@ export class OffersAdminController {
   }
 
   @Patch(':id')
-  @ApiOperation({ operationId: 'adminUpdateOffer', summary: 'Change an offer (status, rewards, window, budget, segments, targeting)' })
+  @ApiOperation({
+    operationId: 'adminUpdateOffer',
+    summary: 'Change an offer (status, rewards, window, budget, segments, targeting)',
+  })
   @ApiOkResponse({ type: AdminOfferDto })
   @ApiNotFoundResponse({ description: '`offer_not_found`', type: ErrorResponseDto })
   update(@Param('id', uuidPipe) id: string, @Body() dto: UpdateOfferDto): Promise<AdminOfferDto> {

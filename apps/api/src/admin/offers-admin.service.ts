@@ -35,7 +35,12 @@ const SELECT = `
          COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids
     FROM offer o`;
 
-const MONEY_FIELDS = ['min_spend', 'cashback_amount', 'merchant_fee_amount', 'budget_total'] as const;
+const MONEY_FIELDS = [
+  'min_spend',
+  'cashback_amount',
+  'merchant_fee_amount',
+  'budget_total',
+] as const;
 
 /** Operators' offer catalogue: rewards, windows, budgets, segments and targeting. */
 @Injectable()
@@ -91,7 +96,12 @@ export class OffersAdminService {
       const c = cur.currency;
       const merged = {
         reward_type: dto.reward_type ?? cur.reward_type,
-        cashback_percent: dto.cashback_percent !== undefined ? dto.cashback_percent : cur.cashback_percent === null ? undefined : Number(cur.cashback_percent),
+        cashback_percent:
+          dto.cashback_percent !== undefined
+            ? dto.cashback_percent
+            : cur.cashback_percent === null
+              ? undefined
+              : Number(cur.cashback_percent),
         starts_at: dto.starts_at ?? cur.starts_at.toISOString(),
         expires_at: dto.expires_at ?? cur.expires_at.toISOString(),
         min_spend: dto.min_spend,
@@ -101,7 +111,12 @@ export class OffersAdminService {
       };
       this.check(merged, c);
       if (dto.budget_total != null && toMinor(dto.budget_total, c) < Number(cur.budget_used)) {
-        throw ApiError.validation([{ field: 'budget_total', message: `must be at least the budget already used (${toMajor(cur.budget_used, c)})` }]);
+        throw ApiError.validation([
+          {
+            field: 'budget_total',
+            message: `must be at least the budget already used (${toMajor(cur.budget_used, c)})`,
+          },
+        ]);
       }
       if (dto.institution_ids) await this.checkReferences(m, cur.merchant_id, dto.institution_ids);
       await m.query(
@@ -156,7 +171,11 @@ export class OffersAdminService {
     return toDto(rows[0]);
   }
 
-  async list(limit: number, cursor?: string, filter: { status?: string; merchant_id?: string } = {}): Promise<Page<AdminOfferDto>> {
+  async list(
+    limit: number,
+    cursor?: string,
+    filter: { status?: string; merchant_id?: string } = {},
+  ): Promise<Page<AdminOfferDto>> {
     const after = this.keyset.decode(cursor);
     const rows: OfferRow[] = await this.db.query(
       `${SELECT}
@@ -164,7 +183,13 @@ export class OffersAdminService {
           AND ($3::timestamptz IS NULL OR (o.created_at, o.id) < ($3::timestamptz, $4::uuid))
         ORDER BY o.created_at DESC, o.id DESC
         LIMIT $5`,
-      [filter.status ?? null, filter.merchant_id ?? null, after?.t ?? null, after?.id ?? null, limit + 1],
+      [
+        filter.status ?? null,
+        filter.merchant_id ?? null,
+        after?.t ?? null,
+        after?.id ?? null,
+        limit + 1,
+      ],
     );
     return this.keyset.page(rows, limit, toDto);
   }
@@ -195,12 +220,17 @@ export class OffersAdminService {
     }
     for (const f of MONEY_FIELDS) {
       const v = o[f];
-      if (v != null && !fitsCurrency(v, currency)) details.push({ field: f, message: `has more decimal places than ${currency} allows` });
+      if (v != null && !fitsCurrency(v, currency))
+        details.push({ field: f, message: `has more decimal places than ${currency} allows` });
     }
     if (details.length) throw ApiError.validation(details);
   }
 
-  private async checkReferences(m: EntityManager, merchantId: string, institutionIds: string[] = []): Promise<void> {
+  private async checkReferences(
+    m: EntityManager,
+    merchantId: string,
+    institutionIds: string[] = [],
+  ): Promise<void> {
     const [{ merchant, known }] = await m.query(
       `SELECT EXISTS (SELECT 1 FROM merchant WHERE id = $1) AS merchant,
               (SELECT count(*)::int FROM institution WHERE id = ANY($2::uuid[])) AS known`,
@@ -208,14 +238,22 @@ export class OffersAdminService {
     );
     const details: ErrorDetail[] = [];
     if (!merchant) details.push({ field: 'merchant_id', message: 'no such merchant' });
-    if (known !== institutionIds.length) details.push({ field: 'institution_ids', message: 'names an unknown institution' });
+    if (known !== institutionIds.length)
+      details.push({ field: 'institution_ids', message: 'names an unknown institution' });
     if (details.length) throw ApiError.validation(details);
   }
 
-  private async setTargets(m: EntityManager, offerId: string, institutionIds: string[]): Promise<void> {
+  private async setTargets(
+    m: EntityManager,
+    offerId: string,
+    institutionIds: string[],
+  ): Promise<void> {
     await m.query(`DELETE FROM offer_target WHERE offer_id = $1`, [offerId]);
     if (institutionIds.length) {
-      await m.query(`INSERT INTO offer_target (offer_id, institution_id) SELECT $1, unnest($2::uuid[])`, [offerId, institutionIds]);
+      await m.query(
+        `INSERT INTO offer_target (offer_id, institution_id) SELECT $1, unnest($2::uuid[])`,
+        [offerId, institutionIds],
+      );
     }
   }
 }

@@ -29,7 +29,8 @@ function IsTranslations(options: ValidationOptions = {}) {
       target: object.constructor,
       propertyName,
       options: {
-        message: 'must map en, es or pt-BR to {title (1-200 chars), description (up to 2000 chars)}, at least one',
+        message:
+          'must map en, es or pt-BR to {title (1-200 chars), description (up to 2000 chars)}, at least one',
         ...options,
       },
       validator: {
@@ -48,7 +49,8 @@ function IsTranslations(options: ValidationOptions = {}) {
                 typeof tr.title === 'string' &&
                 tr.title.trim().length >= 1 &&
                 tr.title.length <= 200 &&
-                (tr.description === undefined || (typeof tr.description === 'string' && tr.description.length <= 2000))
+                (tr.description === undefined ||
+                  (typeof tr.description === 'string' && tr.description.length <= 2000))
               );
             })
           );
@@ -62,7 +64,11 @@ export class CreateOfferDto {
   @IsUUID()
   merchant_id: string;
 
-  @ApiPropertyOptional({ type: [String], example: [], description: 'Institutions the offer is shown to; empty or absent = every institution' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: [],
+    description: 'Institutions the offer is shown to; empty or absent = every institution',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(1000)
@@ -87,23 +93,39 @@ export class CreateOfferDto {
   @IsAmount()
   min_spend: number;
 
-  @ApiPropertyOptional({ enum: REWARD_TYPES, default: 'fixed', example: 'percent', description: 'fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount' })
+  @ApiPropertyOptional({
+    enum: REWARD_TYPES,
+    default: 'fixed',
+    example: 'percent',
+    description:
+      'fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount',
+  })
   @IsOptional()
   @IsIn(REWARD_TYPES)
   reward_type?: string;
 
-  @ApiProperty({ example: 5, description: 'Fixed reward, or the cap of a percent reward (major units)' })
+  @ApiProperty({
+    example: 5,
+    description: 'Fixed reward, or the cap of a percent reward (major units)',
+  })
   @IsAmount({ positive: true })
   cashback_amount: number;
 
-  @ApiPropertyOptional({ example: 10, description: 'Percent of the purchase (percent offers only), 0 < x ≤ 100' })
+  @ApiPropertyOptional({
+    example: 10,
+    description: 'Percent of the purchase (percent offers only), 0 < x ≤ 100',
+  })
   @IsOptional()
   @IsNumber({ maxDecimalPlaces: 4 })
   @Min(0.0001)
   @Max(100)
   cashback_percent?: number;
 
-  @ApiPropertyOptional({ example: 1, default: 0, description: "Merchant's fee on top of the cashback (major units)" })
+  @ApiPropertyOptional({
+    example: 1,
+    default: 0,
+    description: "Merchant's fee on top of the cashback (major units)",
+  })
   @IsOptional()
   @IsAmount()
   merchant_fee_amount?: number;
@@ -120,12 +142,21 @@ export class CreateOfferDto {
   @IsTimestamp()
   expires_at: string;
 
-  @ApiPropertyOptional({ example: 5000, nullable: true, type: Number, description: 'Merchant-funded cap (major units); null = unlimited' })
+  @ApiPropertyOptional({
+    example: 5000,
+    nullable: true,
+    type: Number,
+    description: 'Merchant-funded cap (major units); null = unlimited',
+  })
   @IsOptional()
   @IsAmount({ positive: true })
   budget_total?: number | null;
 
-  @ApiPropertyOptional({ type: [String], example: ['premium'], description: 'Segment codes; empty = unrestricted' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['premium'],
+    description: 'Segment codes; empty = unrestricted',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
@@ -141,7 +172,11 @@ export class CreateOfferDto {
   @Max(1000)
   max_redemptions_per_cardholder?: number;
 
-  @ApiPropertyOptional({ example: 0, default: 0, description: 'Higher comes first in the featured sort order' })
+  @ApiPropertyOptional({
+    example: 0,
+    default: 0,
+    description: 'Higher comes first in the featured sort order',
+  })
   @IsOptional()
   @IsInt()
   @Min(-1_000_000)
@@ -150,7 +185,9 @@ export class CreateOfferDto {
 }
 
 /** Every field optional; merchant and currency are fixed once the offer exists. */
-export class UpdateOfferDto extends PartialType(OmitType(CreateOfferDto, ['merchant_id', 'currency'] as const)) {}
+export class UpdateOfferDto extends PartialType(
+  OmitType(CreateOfferDto, ['merchant_id', 'currency'] as const),
+) {}
 
 export class OfferListQuery extends PageQuery {
   @ApiPropertyOptional({ enum: OFFER_STATUSES })
@@ -187,4 +224,3 @@ export class AdminOfferDto {
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) updated_at: string;
 }
-

@@ -1,4 +1,11 @@
-import { applyDecorators, CanActivate, ExecutionContext, HttpStatus, Injectable, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  ExecutionContext,
+  HttpStatus,
+  Injectable,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
@@ -14,9 +21,18 @@ export class OperatorGuard implements CanActivate {
   canActivate(ctx: ExecutionContext): boolean {
     const header = ctx.switchToHttp().getRequest<Request>().header('authorization') ?? '';
     const m = /^Bearer (\S+)$/.exec(header);
-    if (!m) throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthorized', 'Send the operator token as: Authorization: Bearer <OPERATOR_TOKEN>.');
+    if (!m)
+      throw new ApiError(
+        HttpStatus.UNAUTHORIZED,
+        'unauthorized',
+        'Send the operator token as: Authorization: Bearer <OPERATOR_TOKEN>.',
+      );
     if (!safeEqual(m[1], this.config.operatorToken)) {
-      throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_token', 'The operator token is not valid.');
+      throw new ApiError(
+        HttpStatus.UNAUTHORIZED,
+        'invalid_token',
+        'The operator token is not valid.',
+      );
     }
     return true;
   }
@@ -26,6 +42,9 @@ export function OperatorAuth() {
   return applyDecorators(
     UseGuards(OperatorGuard),
     ApiBearerAuth('operator-token'),
-    ApiUnauthorizedResponse({ description: 'Missing or wrong operator token', type: ErrorResponseDto }),
+    ApiUnauthorizedResponse({
+      description: 'Missing or wrong operator token',
+      type: ErrorResponseDto,
+    }),
   );
 }

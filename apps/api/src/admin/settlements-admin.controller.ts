@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { SettlementService } from '@app/core';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -9,7 +16,8 @@ import { OperatorAuth } from './operator.guard';
 export class RunSettlementDto {
   @ApiPropertyOptional({
     example: '2026-12-31T00:00:00Z',
-    description: 'Settle entries whose hold has passed at this time (default now). A future time settles early.',
+    description:
+      'Settle entries whose hold has passed at this time (default now). A future time settles early.',
   })
   @IsOptional()
   @IsTimestamp()
@@ -17,7 +25,8 @@ export class RunSettlementDto {
 }
 
 export class SettlementRunResultDto {
-  @ApiProperty({ example: 42, description: 'Entries moved from pending to settled by this run' }) settled: number;
+  @ApiProperty({ example: 42, description: 'Entries moved from pending to settled by this run' })
+  settled: number;
 }
 
 @ApiTags('Admin')
@@ -36,9 +45,15 @@ export class SettlementsAdminController {
       'to settled. The same run happens on a schedule in the worker (SETTLEMENT_SCHEDULE, hourly by default). Safe to repeat: a settled entry is never settled again.',
   })
   @ApiResponse({ status: 200, type: SettlementRunResultDto })
-  @ApiBadRequestResponse({ description: 'as_of is not an ISO 8601 timestamp (`validation_failed`)', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description: 'as_of is not an ISO 8601 timestamp (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
   async run(@Body() dto: RunSettlementDto): Promise<SettlementRunResultDto> {
-    const { settled } = await this.settlement.run(dto.as_of ? new Date(dto.as_of) : new Date(), 'operator');
+    const { settled } = await this.settlement.run(
+      dto.as_of ? new Date(dto.as_of) : new Date(),
+      'operator',
+    );
     return { settled };
   }
 }

@@ -45,11 +45,18 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<Request>();
     const res = ctx.switchToHttp().getResponse<Response>();
-    const group = this.reflector.getAllAndOverride<RateGroup>(SCOPE_KEY, [ctx.getHandler(), ctx.getClass()]);
+    const group = this.reflector.getAllAndOverride<RateGroup>(SCOPE_KEY, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
 
     const match = BEARER.exec(req.header('authorization') ?? '');
     if (!match) {
-      throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthorized', 'Send the API key as: Authorization: Bearer <API_KEY>.');
+      throw new ApiError(
+        HttpStatus.UNAUTHORIZED,
+        'unauthorized',
+        'Send the API key as: Authorization: Bearer <API_KEY>.',
+      );
     }
     const rows: KeyRow[] = await this.db.query(
       `SELECT k.id, k.name, k.hint, k.scopes, k.expires_at, k.revoked_at,
@@ -60,11 +67,16 @@ export class ApiKeyGuard implements CanActivate {
       [hashApiKey(match[1])],
     );
     const key = rows[0];
-    if (!key) throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_token', 'The API key is not valid.');
+    if (!key)
+      throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_token', 'The API key is not valid.');
     if (key.revoked_at) throw ApiError.forbidden('token_revoked', 'The API key has been revoked.');
-    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw ApiError.forbidden('token_expired', 'Token expired');
+    if (key.expires_at && key.expires_at.getTime() <= Date.now())
+      throw ApiError.forbidden('token_expired', 'Token expired');
     if (key.institution_status !== 'active') {
-      throw ApiError.forbidden('institution_suspended', 'The institution is suspended; contact the service operator.');
+      throw ApiError.forbidden(
+        'institution_suspended',
+        'The institution is suspended; contact the service operator.',
+      );
     }
     const scopes = effectiveScopes(key.scopes);
     if (group !== 'account' && !scopes.includes(group)) {
@@ -102,14 +114,18 @@ export class ApiKeyGuard implements CanActivate {
   private async applyRateLimit(key: KeyRow, group: RateGroup, res: Response): Promise<void> {
     const limits = this.config.rateLimits;
     const override = group === 'account' ? undefined : key.rate_limits?.[group];
-    const limit = override ?? (group === 'reporting' ? limits.reportingPerMinute : limits.defaultPerMinute);
+    const limit =
+      override ?? (group === 'reporting' ? limits.reportingPerMinute : limits.defaultPerMinute);
     let decision;
     try {
       decision = await this.limiter.hit(`${key.id}:${group}`, limit);
     } catch (e) {
       // Redis carries counters only: while it is unreachable, requests go through unlimited
       // rather than failing (transactions must still be accepted).
-      this.logger.warn({ err: (e as Error).message }, 'rate limiter unavailable; request not limited');
+      this.logger.warn(
+        { err: (e as Error).message },
+        'rate limiter unavailable; request not limited',
+      );
       return;
     }
     res.setHeader('X-RateLimit-Limit', String(decision.limit));

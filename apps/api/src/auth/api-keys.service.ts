@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { apiKeyHint, defaultKeyExpiry, effectiveScopes, generateApiKey, hashApiKey, Scope } from '@app/domain';
+import {
+  apiKeyHint,
+  defaultKeyExpiry,
+  effectiveScopes,
+  generateApiKey,
+  hashApiKey,
+  Scope,
+} from '@app/domain';
 import { ApiKey, returnedRows } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { SecurityActivityService } from './security-activity.service';
@@ -32,10 +39,15 @@ export class ApiKeysService {
     private readonly activity: SecurityActivityService,
   ) {}
 
-  async issue(institutionId: string, input: IssueKeyInput, actor: { label: string; ip?: string | null }): Promise<IssuedKey> {
+  async issue(
+    institutionId: string,
+    input: IssueKeyInput,
+    actor: { label: string; ip?: string | null },
+  ): Promise<IssuedKey> {
     const plaintext = generateApiKey();
     const expiresAt = input.expiresAt === undefined ? defaultKeyExpiry() : input.expiresAt;
-    const scopes = input.scopes === null ? null : [...new Set(input.scopes ?? effectiveScopes(null))];
+    const scopes =
+      input.scopes === null ? null : [...new Set(input.scopes ?? effectiveScopes(null))];
     return this.db.transaction(async (m) => {
       const row = await m.getRepository(ApiKey).save(
         m.getRepository(ApiKey).create({
@@ -54,7 +66,12 @@ export class ApiKeysService {
           type: 'api_key.created',
           actor: actor.label,
           ip: actor.ip,
-          details: { key_id: row.id, name: row.name, prefix: row.hint, scopes: effectiveScopes(scopes) },
+          details: {
+            key_id: row.id,
+            name: row.name,
+            prefix: row.hint,
+            scopes: effectiveScopes(scopes),
+          },
         },
         m,
       );
@@ -71,11 +88,15 @@ export class ApiKeysService {
   }
 
   /** Revokes a key of the institution; revoking twice is harmless. */
-  async revoke(institutionId: string, keyId: string, actor: { label: string; ip?: string | null }): Promise<void> {
+  async revoke(
+    institutionId: string,
+    keyId: string,
+    actor: { label: string; ip?: string | null },
+  ): Promise<void> {
     await this.db.transaction(async (m) => {
       const rows = returnedRows<{ id: string; name: string; hint: string; already: boolean }>(
         await m.query(
-        `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now())
+          `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now())
           WHERE id = $1 AND institution_id = $2
           RETURNING id, name, hint, (revoked_at < now()) AS already`,
           [keyId, institutionId],
@@ -85,7 +106,13 @@ export class ApiKeysService {
       if (!row) throw ApiError.notFound('api_key_not_found', 'No such API key.');
       if (!row.already) {
         await this.activity.record(
-          { institutionId, type: 'api_key.revoked', actor: actor.label, ip: actor.ip, details: { key_id: row.id, name: row.name, prefix: row.hint } },
+          {
+            institutionId,
+            type: 'api_key.revoked',
+            actor: actor.label,
+            ip: actor.ip,
+            details: { key_id: row.id, name: row.name, prefix: row.hint },
+          },
           m,
         );
       }

@@ -13,10 +13,15 @@ class MeInstitutionDto {
 class MeKeyDto {
   @ApiProperty({ example: '9a1f2c3d-1111-4a4a-9b9b-123456789abc' }) id: string;
   @ApiProperty({ example: 'production backend' }) name: string;
-  @ApiProperty({ example: 'plo_live_…x9Qa', description: 'Non-secret display hint: prefix and last 4 characters' })
+  @ApiProperty({
+    example: 'plo_live_…x9Qa',
+    description: 'Non-secret display hint: prefix and last 4 characters',
+  })
   prefix: string;
-  @ApiProperty({ example: ['offers', 'transactions', 'reporting'], type: [String] }) scopes: string[];
-  @ApiProperty({ example: '2027-11-21T10:00:00.000Z', nullable: true, type: String }) expires_at: string | null;
+  @ApiProperty({ example: ['offers', 'transactions', 'reporting'], type: [String] })
+  scopes: string[];
+  @ApiProperty({ example: '2027-11-21T10:00:00.000Z', nullable: true, type: String }) expires_at:
+    string | null;
 }
 
 class MeResponseDto {
@@ -32,7 +37,8 @@ export class MeController {
   @ApiOperation({
     operationId: 'getMe',
     summary: 'Check an API key',
-    description: 'Any valid key, no scope needed: tells which institution and key the request authenticates as.',
+    description:
+      'Any valid key, no scope needed: tells which institution and key the request authenticates as.',
   })
   @ApiOkResponse({ type: MeResponseDto })
   me(@CurrentKey() key: ApiKeyPrincipal): MeResponseDto {

@@ -34,7 +34,13 @@ return {1, cur, prev}
 `;
 
 type SlidingWindowRedis = Redis & {
-  slidingWindowHit(cur: string, prev: string, limit: number, weight: string, windowMs: number): Promise<[number, number, number]>;
+  slidingWindowHit(
+    cur: string,
+    prev: string,
+    limit: number,
+    weight: string,
+    windowMs: number,
+  ): Promise<[number, number, number]>;
 };
 
 @Injectable()
@@ -60,7 +66,8 @@ export class RateLimiterService {
       limit,
       remaining: Math.max(0, limit - used),
       resetSeconds: Math.max(1, Math.ceil((WINDOW_MS - elapsed) / 1000)),
-      retryAfterSeconds: ok === 1 ? 0 : Math.max(1, Math.ceil(waitMs(limit, cur, prev, elapsed) / 1000)),
+      retryAfterSeconds:
+        ok === 1 ? 0 : Math.max(1, Math.ceil(waitMs(limit, cur, prev, elapsed) / 1000)),
     };
   }
 }

@@ -1,5 +1,10 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { Scope } from '@app/domain';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiKeyGuard } from './api-key.guard';
@@ -17,11 +22,18 @@ export function ApiKeyAuth(scope: RateGroup) {
     SetMetadata(SCOPE_KEY, scope),
     UseGuards(ApiKeyGuard),
     ApiBearerAuth('api-key'),
-    ApiUnauthorizedResponse({ description: 'Missing or unknown API key (`unauthorized`, `invalid_token`)', type: ErrorResponseDto }),
-    ApiForbiddenResponse({
-      description: 'Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`)',
+    ApiUnauthorizedResponse({
+      description: 'Missing or unknown API key (`unauthorized`, `invalid_token`)',
       type: ErrorResponseDto,
     }),
-    ApiTooManyRequestsResponse({ description: 'Rate limit exceeded (`rate_limited`), see Retry-After', type: ErrorResponseDto }),
+    ApiForbiddenResponse({
+      description:
+        'Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`)',
+      type: ErrorResponseDto,
+    }),
+    ApiTooManyRequestsResponse({
+      description: 'Rate limit exceeded (`rate_limited`), see Retry-After',
+      type: ErrorResponseDto,
+    }),
   );
 }

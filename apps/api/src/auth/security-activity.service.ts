@@ -15,16 +15,30 @@ export type SecurityEventType =
 /** The institution's security activity log (SPEC Authentication item 6, DESIGN section 6). */
 @Injectable()
 export class SecurityActivityService {
-  constructor(@InjectRepository(SecurityEvent) private readonly events: Repository<SecurityEvent>) {}
+  constructor(
+    @InjectRepository(SecurityEvent) private readonly events: Repository<SecurityEvent>,
+  ) {}
 
   /** Records an event; pass the EntityManager of an open transaction to commit with the change. */
   async record(
-    event: { institutionId: string; type: SecurityEventType; actor: string; details?: Record<string, unknown>; ip?: string | null },
+    event: {
+      institutionId: string;
+      type: SecurityEventType;
+      actor: string;
+      details?: Record<string, unknown>;
+      ip?: string | null;
+    },
     manager?: EntityManager,
   ): Promise<void> {
     await (manager ?? this.events.manager).query(
       `INSERT INTO security_event (institution_id, type, actor, details, ip) VALUES ($1, $2, $3, $4, $5)`,
-      [event.institutionId, event.type, event.actor, JSON.stringify(event.details ?? {}), event.ip ?? null],
+      [
+        event.institutionId,
+        event.type,
+        event.actor,
+        JSON.stringify(event.details ?? {}),
+        event.ip ?? null,
+      ],
     );
   }
 }

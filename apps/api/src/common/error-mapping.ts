@@ -19,10 +19,20 @@ interface BodyParserError {
 /** Turns a body-parser failure into the ApiError the client should see. */
 export function bodyParserError(e: unknown): ApiError {
   const type = (e as BodyParserError)?.type;
-  if (type === 'entity.parse.failed') return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
-  if (type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
+  if (type === 'entity.parse.failed')
+    return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+  if (type === 'entity.too.large')
+    return new ApiError(
+      413,
+      'payload_too_large',
+      'The request body is larger than this endpoint accepts.',
+    );
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new ApiError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
+    return new ApiError(
+      415,
+      'unsupported_media_type',
+      'The request body encoding is not supported.',
+    );
   }
   return new ApiError(400, 'bad_request', 'The request body could not be read.');
 }
@@ -35,25 +45,46 @@ export function mapError(e: unknown): MappedError {
   if (e instanceof ApiError) {
     return {
       status: e.getStatus(),
-      body: { error: e.code, message: e.message, ...(e.details?.length ? { details: e.details } : {}) },
+      body: {
+        error: e.code,
+        message: e.message,
+        ...(e.details?.length ? { details: e.details } : {}),
+      },
       headers: e.headers,
       unexpected: false,
     };
   }
   if (e instanceof HttpException) {
     const status = e.getStatus();
-    if (status >= 500) return plain(status, STATUS_CODES[status] ?? 'internal_error', 'The service failed to handle the request.', true);
+    if (status >= 500)
+      return plain(
+        status,
+        STATUS_CODES[status] ?? 'internal_error',
+        'The service failed to handle the request.',
+        true,
+      );
     const response = e.getResponse();
     const message =
-      typeof response === 'object' && response && typeof (response as { message?: unknown }).message === 'string'
+      typeof response === 'object' &&
+      response &&
+      typeof (response as { message?: unknown }).message === 'string'
         ? (response as { message: string }).message
         : e.message;
-    return plain(status, STATUS_CODES[status] ?? 'error', status === 404 ? 'No such resource.' : message);
+    return plain(
+      status,
+      STATUS_CODES[status] ?? 'error',
+      status === 404 ? 'No such resource.' : message,
+    );
   }
   if (pgErrorCode(e) === PG_UNIQUE_VIOLATION) {
     return plain(409, 'conflict', 'A resource with the same unique value already exists.');
   }
-  return plain(500, 'internal_error', 'An unexpected error occurred. It is safe to retry with backoff.', true);
+  return plain(
+    500,
+    'internal_error',
+    'An unexpected error occurred. It is safe to retry with backoff.',
+    true,
+  );
 }
 
 function plain(status: number, error: string, message: string, unexpected = false): MappedError {

@@ -19,7 +19,9 @@ function writeError(e: unknown, req: Request, res: Response, logger: Logger): vo
  */
 export function loggableError(e: unknown): Record<string, unknown> {
   if (!(e instanceof Error)) return { message: String(e) };
-  const code = (e as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (e as { code?: unknown }).code;
+  const code =
+    (e as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ??
+    (e as { code?: unknown }).code;
   return { type: e.name, message: e.message, stack: e.stack, ...(code ? { code } : {}) };
 }
 
@@ -32,4 +34,3 @@ export class ErrorFilter implements ExceptionFilter {
     writeError(e, http.getRequest<Request>(), http.getResponse<Response>(), this.logger);
   }
 }
-

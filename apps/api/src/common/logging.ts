@@ -31,11 +31,18 @@ export function loggerParams(config: AppConfig): Params {
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       // Query strings carry cardholder tokens, segments and preference hints: never logged.
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+        }),
         res: (res: ServerResponse & { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      autoLogging: { ignore: (req) => ['/health', '/ready', '/metrics'].includes((req.url ?? '').split('?')[0]) },
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      autoLogging: {
+        ignore: (req) => ['/health', '/ready', '/metrics'].includes((req.url ?? '').split('?')[0]),
+      },
     },
   };
 }

@@ -5,7 +5,10 @@ import { CursorKey, decodeCursor, encodeCursor } from '@app/domain';
 import { ApiError } from './api-error';
 
 export class PageQuery {
-  @ApiPropertyOptional({ description: 'Opaque cursor from the previous page', example: 'eyJ0Ijoi...Q.abc' })
+  @ApiPropertyOptional({
+    description: 'Opaque cursor from the previous page',
+    example: 'eyJ0Ijoi...Q.abc',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(512)
@@ -22,7 +25,12 @@ export class PageQuery {
 
 export class PaginationDto {
   @ApiProperty({ example: 100 }) limit: number;
-  @ApiProperty({ nullable: true, type: String, example: null, description: 'Pass back as `cursor`; null at the end' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'Pass back as `cursor`; null at the end',
+  })
   next_cursor: string | null;
 }
 
@@ -41,7 +49,10 @@ export class Keyset {
   decode(cursor: string | undefined): CursorKey | null {
     if (cursor === undefined) return null;
     const key = decodeCursor(this.secret, this.scope, cursor);
-    if (!key) throw ApiError.validation([{ field: 'cursor', message: 'is not a valid cursor for this list' }]);
+    if (!key)
+      throw ApiError.validation([
+        { field: 'cursor', message: 'is not a valid cursor for this list' },
+      ]);
     return key;
   }
 
@@ -49,13 +60,23 @@ export class Keyset {
    * Builds the page from rows fetched with LIMIT limit + 1. Each row carries `cursor_t`, its
    * created_at as text with microseconds (JS dates would drop them and skip rows).
    */
-  page<R extends { id: string; cursor_t: string }, T>(rows: R[], limit: number, map: (r: R) => T): Page<T> {
+  page<R extends { id: string; cursor_t: string }, T>(
+    rows: R[],
+    limit: number,
+    map: (r: R) => T,
+  ): Page<T> {
     const more = rows.length > limit;
     const kept = more ? rows.slice(0, limit) : rows;
     const last = kept[kept.length - 1];
     return {
       data: kept.map(map),
-      pagination: { limit, next_cursor: more && last ? encodeCursor(this.secret, this.scope, { t: last.cursor_t, id: last.id }) : null },
+      pagination: {
+        limit,
+        next_cursor:
+          more && last
+            ? encodeCursor(this.secret, this.scope, { t: last.cursor_t, id: last.id })
+            : null,
+      },
     };
   }
 }

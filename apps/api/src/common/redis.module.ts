@@ -6,7 +6,13 @@ import { createRedis, REDIS } from '@app/queue';
 /** The api's request-path Redis connection (rate-limit counters); fails fast when Redis is down. */
 @Global()
 @Module({
-  providers: [{ provide: REDIS, inject: [AppConfig], useFactory: (c: AppConfig) => createRedis(c.redisUrl, 'fast') }],
+  providers: [
+    {
+      provide: REDIS,
+      inject: [AppConfig],
+      useFactory: (c: AppConfig) => createRedis(c.redisUrl, 'fast'),
+    },
+  ],
   exports: [REDIS],
 })
 export class RedisModule implements OnApplicationShutdown {

@@ -5,9 +5,16 @@ import { ApiError, ErrorDetail } from './api-error';
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const e of errors) {
-    const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
+    const field = parent
+      ? /^\d+$/.test(e.property)
+        ? `${parent}[${e.property}]`
+        : `${parent}.${e.property}`
+      : e.property;
     for (const message of Object.values(e.constraints ?? {})) {
-      out.push({ field, message: message.replace(/^property (\S+) should not exist$/, 'is not an accepted field') });
+      out.push({
+        field,
+        message: message.replace(/^property (\S+) should not exist$/, 'is not an accepted field'),
+      });
     }
     if (e.children?.length) out.push(...flattenValidationErrors(e.children, field));
   }

@@ -8,10 +8,16 @@ export function IsAmount(options: ValidationOptions & { positive?: boolean } = {
       name: 'isAmount',
       target: object.constructor,
       propertyName,
-      options: { message: options.positive ? 'must be a positive number' : 'must be a non-negative number', ...options },
+      options: {
+        message: options.positive ? 'must be a positive number' : 'must be a non-negative number',
+        ...options,
+      },
       validator: {
         validate: (v: unknown) =>
-          typeof v === 'number' && Number.isFinite(v) && (options.positive ? v > 0 : v >= 0) && v < 1e12,
+          typeof v === 'number' &&
+          Number.isFinite(v) &&
+          (options.positive ? v > 0 : v >= 0) &&
+          v < 1e12,
       },
     });
 }
@@ -34,7 +40,10 @@ export function IsTimestamp(options: ValidationOptions = {}) {
       name: 'isTimestamp',
       target: object.constructor,
       propertyName,
-      options: { message: 'must be an ISO 8601 timestamp such as 2026-11-21T10:00:00Z', ...options },
+      options: {
+        message: 'must be an ISO 8601 timestamp such as 2026-11-21T10:00:00Z',
+        ...options,
+      },
       validator: {
         validate: (v: unknown) =>
           typeof v === 'string' &&

@@ -11,18 +11,29 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '',
         '- **Public API** `/api/v1/...`: `Authorization: Bearer <API_KEY>`; the institution is taken from the key.',
         '- **Admin API** `/admin/api/v1/...`: operators, `Authorization: Bearer <OPERATOR_TOKEN>`.',
-        '- **Portal API** `/portal/api/...`: the portal\'s back end (session cookie, `X-CSRF-Token` on writes).',
+        "- **Portal API** `/portal/api/...`: the portal's back end (session cookie, `X-CSRF-Token` on writes).",
         '',
         'Every error has the body `{"error", "message", "details"?, "request_id"}`; every response carries `X-Request-Id`.',
       ].join('\n'),
     )
     .setVersion('1.0.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Institution API key (plo_live_...)' }, 'api-key')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' }, 'operator-token')
-    .addCookieAuth('plo_session', { type: 'apiKey', in: 'cookie', name: 'plo_session' }, 'portal-session')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'Institution API key (plo_live_...)' },
+      'api-key',
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' },
+      'operator-token',
+    )
+    .addCookieAuth(
+      'plo_session',
+      { type: 'apiKey', in: 'cookie', name: 'plo_session' },
+      'portal-session',
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
+    operationIdFactory: (controllerKey: string, methodKey: string) =>
+      `${controllerKey}_${methodKey}`,
   });
   document.tags = [
     { name: 'Account', description: 'Check an API key' },
@@ -30,10 +41,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     { name: 'Offers', description: 'Offer feed and enrollment' },
     { name: 'Merchants', description: 'Merchant mapping' },
     { name: 'Reporting', description: 'Redemptions, settlements and the engagement funnel' },
-    { name: 'Admin', description: 'Operator API: institutions, users, keys, merchants, offers, settlement' },
+    {
+      name: 'Admin',
+      description: 'Operator API: institutions, users, keys, merchants, offers, settlement',
+    },
     { name: 'Portal', description: 'Back end of the institution portal' },
     { name: 'Operations', description: 'Health and readiness' },
-  ].filter((t) => Object.values(document.paths).some((p) => Object.values(p).some((op: { tags?: string[] }) => op?.tags?.includes(t.name))));
+  ].filter((t) =>
+    Object.values(document.paths).some((p) =>
+      Object.values(p).some((op: { tags?: string[] }) => op?.tags?.includes(t.name)),
+    ),
+  );
   return document;
 }
 

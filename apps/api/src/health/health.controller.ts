@@ -1,5 +1,11 @@
 import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExcludeEndpoint,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -24,12 +30,22 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({ operationId: 'ready', summary: 'Readiness: PostgreSQL and Redis answer' })
-  @ApiOkResponse({ schema: { example: { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } } } })
-  @ApiServiceUnavailableResponse({ schema: { example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'down' } } } })
+  @ApiOkResponse({
+    schema: { example: { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } } },
+  })
+  @ApiServiceUnavailableResponse({
+    schema: { example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'down' } } },
+  })
   async ready(@Res({ passthrough: true }) res: Response) {
     const [postgres, redis] = await Promise.all([
-      withTimeout(this.db.query('SELECT 1')).then(() => 'ok', () => 'down'),
-      withTimeout(this.redis.ping()).then(() => 'ok', () => 'down'),
+      withTimeout(this.db.query('SELECT 1')).then(
+        () => 'ok',
+        () => 'down',
+      ),
+      withTimeout(this.redis.ping()).then(
+        () => 'ok',
+        () => 'down',
+      ),
     ]);
     const ok = postgres === 'ok' && redis === 'ok';
     res.status(ok ? 200 : 503);
@@ -45,5 +61,8 @@ export class HealthController {
 }
 
 function withTimeout<T>(p: Promise<T>, ms = 2_000): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
+  ]);
 }

@@ -26,12 +26,28 @@ export class MerchantMappingController {
     type: ResolveMerchantsResultDto,
     example: {
       results: [
-        { index: 0, merchant_identifier: '000123456789012', merchant_identifier_type: 'card_acceptor', merchant_id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f', merchant_name: 'Corner Grocer' },
-        { index: 1, merchant_identifier: 'loja@pix.example', merchant_identifier_type: 'pix_key', merchant_id: null, merchant_name: null },
+        {
+          index: 0,
+          merchant_identifier: '000123456789012',
+          merchant_identifier_type: 'card_acceptor',
+          merchant_id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
+          merchant_name: 'Corner Grocer',
+        },
+        {
+          index: 1,
+          merchant_identifier: 'loja@pix.example',
+          merchant_identifier_type: 'pix_key',
+          merchant_id: null,
+          merchant_name: null,
+        },
       ],
     },
   })
-  @ApiBadRequestResponse({ description: 'Not 1 to 1,000 identifiers, or an item without an identifier (`validation_failed`)', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description:
+      'Not 1 to 1,000 identifiers, or an item without an identifier (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
   resolve(@Body() dto: ResolveMerchantsDto): Promise<ResolveMerchantsResultDto> {
     return this.mapping.resolve(dto);
   }

@@ -12,15 +12,31 @@ export class MerchantMappingService {
     const problems: ErrorDetail[] = [];
     const queries = dto.identifiers.map((item, i) => {
       if (item.card_acceptor_id !== undefined && item.merchant_identifier !== undefined) {
-        problems.push({ field: `identifiers[${i}].card_acceptor_id`, message: 'send either merchant_identifier or card_acceptor_id' });
+        problems.push({
+          field: `identifiers[${i}].card_acceptor_id`,
+          message: 'send either merchant_identifier or card_acceptor_id',
+        });
       } else if (item.card_acceptor_id === undefined && item.merchant_identifier === undefined) {
-        problems.push({ field: `identifiers[${i}].merchant_identifier`, message: 'one of merchant_identifier or card_acceptor_id is required' });
-      } else if (item.card_acceptor_id !== undefined && item.merchant_identifier_type !== undefined && item.merchant_identifier_type !== 'card_acceptor') {
-        problems.push({ field: `identifiers[${i}].merchant_identifier_type`, message: 'card_acceptor_id implies type card_acceptor' });
+        problems.push({
+          field: `identifiers[${i}].merchant_identifier`,
+          message: 'one of merchant_identifier or card_acceptor_id is required',
+        });
+      } else if (
+        item.card_acceptor_id !== undefined &&
+        item.merchant_identifier_type !== undefined &&
+        item.merchant_identifier_type !== 'card_acceptor'
+      ) {
+        problems.push({
+          field: `identifiers[${i}].merchant_identifier_type`,
+          message: 'card_acceptor_id implies type card_acceptor',
+        });
       }
       return {
         value: (item.merchant_identifier ?? item.card_acceptor_id)!,
-        type: item.card_acceptor_id !== undefined ? 'card_acceptor' : (item.merchant_identifier_type ?? 'card_acceptor'),
+        type:
+          item.card_acceptor_id !== undefined
+            ? 'card_acceptor'
+            : (item.merchant_identifier_type ?? 'card_acceptor'),
       };
     });
     if (problems.length) throw ApiError.validation(problems);

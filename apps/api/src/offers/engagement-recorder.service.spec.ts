@@ -1,6 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { EngagementRecorder, FLUSH_BATCH, FLUSH_INTERVAL_MS, MAX_BUFFERED } from './engagement-recorder.service';
+import {
+  EngagementRecorder,
+  FLUSH_BATCH,
+  FLUSH_INTERVAL_MS,
+  MAX_BUFFERED,
+} from './engagement-recorder.service';
 
 const INST = '11111111-1111-4111-8111-111111111111';
 
@@ -50,7 +55,11 @@ describe('EngagementRecorder', () => {
   it('writes at once when FLUSH_BATCH events wait', async () => {
     const query = jest.fn(async () => []);
     const { r } = recorder(query);
-    r.recordFeed(INST, 'ch-1', Array.from({ length: FLUSH_BATCH - 1 }, (_, i) => `o${i}`));
+    r.recordFeed(
+      INST,
+      'ch-1',
+      Array.from({ length: FLUSH_BATCH - 1 }, (_, i) => `o${i}`),
+    );
     await new Promise((res) => setImmediate(res));
     expect(query).toHaveBeenCalledTimes(1);
   });
@@ -68,7 +77,10 @@ describe('EngagementRecorder', () => {
     r.recordAdd(INST, 'ch-1', 'second');
     fail = false;
     await r.flush();
-    expect((query.mock.calls[1] as unknown as [string, unknown[][]])[1][3]).toEqual(['first', 'second']);
+    expect((query.mock.calls[1] as unknown as [string, unknown[][]])[1][3]).toEqual([
+      'first',
+      'second',
+    ]);
     expect(r.pending).toBe(0);
   });
 
@@ -77,7 +89,12 @@ describe('EngagementRecorder', () => {
       throw new Error('down');
     });
     const { r } = recorder(query);
-    for (let i = 0; i < 3; i++) r.recordFeed(INST, 'ch', Array.from({ length: MAX_BUFFERED / 2 }, (_, k) => `o${i}-${k}`));
+    for (let i = 0; i < 3; i++)
+      r.recordFeed(
+        INST,
+        'ch',
+        Array.from({ length: MAX_BUFFERED / 2 }, (_, k) => `o${i}-${k}`),
+      );
     await r.flush();
     expect(r.pending).toBe(MAX_BUFFERED);
   });

@@ -17,7 +17,13 @@ interface Columns {
   occurredAt: string[];
 }
 
-const empty = (): Columns => ({ institutionId: [], kind: [], cardholderToken: [], offerId: [], occurredAt: [] });
+const empty = (): Columns => ({
+  institutionId: [],
+  kind: [],
+  cardholderToken: [],
+  offerId: [],
+  occurredAt: [],
+});
 
 /**
  * Funnel events (widget views, impressions, add successes) without slowing the feed: requests
@@ -44,11 +50,17 @@ export class EngagementRecorder implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.flush();
-    if (this.pending > 0) this.logger.warn({ events: this.pending }, 'engagement events not written at shutdown');
+    if (this.pending > 0)
+      this.logger.warn({ events: this.pending }, 'engagement events not written at shutdown');
   }
 
   /** One widget view for the feed call and one impression per offer returned. */
-  recordFeed(institutionId: string, cardholderToken: string, offerIds: readonly string[], at = new Date()): void {
+  recordFeed(
+    institutionId: string,
+    cardholderToken: string,
+    offerIds: readonly string[],
+    at = new Date(),
+  ): void {
     const ts = at.toISOString();
     this.push(institutionId, 'widget_view', cardholderToken, null, ts);
     for (const id of offerIds) this.push(institutionId, 'impression', cardholderToken, id, ts);
@@ -56,7 +68,12 @@ export class EngagementRecorder implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** One add success (an add answered `added`). */
-  recordAdd(institutionId: string, cardholderToken: string, offerId: string, at = new Date()): void {
+  recordAdd(
+    institutionId: string,
+    cardholderToken: string,
+    offerId: string,
+    at = new Date(),
+  ): void {
     this.push(institutionId, 'add_success', cardholderToken, offerId, at.toISOString());
     this.maybeFlushEarly();
   }
@@ -79,7 +96,13 @@ export class EngagementRecorder implements OnModuleInit, OnApplicationShutdown {
     await this.inFlight;
   }
 
-  private push(institutionId: string, kind: EngagementKind, cardholderToken: string, offerId: string | null, at: string): void {
+  private push(
+    institutionId: string,
+    kind: EngagementKind,
+    cardholderToken: string,
+    offerId: string | null,
+    at: string,
+  ): void {
     const b = this.buffer;
     b.institutionId.push(institutionId);
     b.kind.push(kind);
@@ -104,12 +127,18 @@ export class EngagementRecorder implements OnModuleInit, OnApplicationShutdown {
         [batch.institutionId, batch.kind, batch.cardholderToken, batch.offerId, batch.occurredAt],
       );
       if (this.dropped) {
-        this.logger.warn({ dropped: this.dropped }, 'engagement events were dropped while the database was unavailable');
+        this.logger.warn(
+          { dropped: this.dropped },
+          'engagement events were dropped while the database was unavailable',
+        );
         this.dropped = 0;
       }
     } catch (e) {
       // Only the error's message: the parameters carry cardholder tokens.
-      this.logger.error({ err: (e as Error).message, events: batch.kind.length }, 'could not write engagement events; will retry');
+      this.logger.error(
+        { err: (e as Error).message, events: batch.kind.length },
+        'could not write engagement events; will retry',
+      );
       this.requeue(batch);
     }
   }

@@ -48,10 +48,26 @@ const FACTS_SQL = `
     LEFT JOIN offer o ON o.id = $3`;
 
 const ERRORS: Record<EnrollmentError, () => ApiError> = {
-  offer_not_found: () => ApiError.notFound('offer_not_found', 'No such offer, or it is not offered to this institution.'),
-  offer_unavailable: () => ApiError.conflict('offer_unavailable', 'The offer is not active, has expired or has no budget left.'),
-  segment_not_eligible: () => ApiError.forbidden('segment_not_eligible', 'The offer is limited to segments that the request does not match.'),
-  max_active_offers: () => ApiError.conflict('max_active_offers', "The cardholder already holds the program's maximum of active offers."),
+  offer_not_found: () =>
+    ApiError.notFound(
+      'offer_not_found',
+      'No such offer, or it is not offered to this institution.',
+    ),
+  offer_unavailable: () =>
+    ApiError.conflict(
+      'offer_unavailable',
+      'The offer is not active, has expired or has no budget left.',
+    ),
+  segment_not_eligible: () =>
+    ApiError.forbidden(
+      'segment_not_eligible',
+      'The offer is limited to segments that the request does not match.',
+    ),
+  max_active_offers: () =>
+    ApiError.conflict(
+      'max_active_offers',
+      "The cardholder already holds the program's maximum of active offers.",
+    ),
 };
 
 /** Default of program.max_active_offers (DESIGN section 3), should the program row be missing. */
@@ -71,17 +87,20 @@ export class EnrollmentsService {
    * CONFLICT DO NOTHING. Adds for different cardholders never wait for each other (except on
    * a rare 64-bit hash collision, which only serializes them).
    */
-  async add(institutionId: string, offerId: string, dto: AddOfferDto): Promise<EnrollmentResultDto> {
+  async add(
+    institutionId: string,
+    offerId: string,
+    dto: AddOfferDto,
+  ): Promise<EnrollmentResultDto> {
     rejectPii({ cardholder_token: dto.cardholder_token, card_token: dto.card_token });
     const token = dto.cardholder_token;
     let result: EnrollmentResultDto;
     try {
       result = await this.db.transaction(async (m) => {
-        await m.query(`SELECT set_config('lock_timeout', $3, true), pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0))`, [
-          institutionId,
-          token,
-          LOCK_TIMEOUT,
-        ]);
+        await m.query(
+          `SELECT set_config('lock_timeout', $3, true), pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0))`,
+          [institutionId, token, LOCK_TIMEOUT],
+        );
         const [f]: FactsRow[] = await m.query(FACTS_SQL, [institutionId, token, offerId]);
         const decision = decideEnrollment({
           offer:
@@ -104,7 +123,8 @@ export class EnrollmentsService {
           nowMs: Number(f.now_ms),
         });
         if (decision.outcome === 'refused') throw ERRORS[decision.error]();
-        if (decision.outcome === 'already_added') return { status: 'already_added', cardholder_offer_id: decision.cardholderOfferId };
+        if (decision.outcome === 'already_added')
+          return { status: 'already_added', cardholder_offer_id: decision.cardholderOfferId };
         const inserted: { id: string }[] = await m.query(
           `INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token, card_token)
            VALUES ($1, $2, $3, $4)

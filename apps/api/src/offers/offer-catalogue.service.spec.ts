@@ -79,7 +79,9 @@ describe('OfferCatalogue', () => {
     let n = 0;
     const query = jest.fn(() => {
       n++;
-      return n === 1 ? new Promise<unknown[]>((r) => (release = () => r([row('old')]))) : Promise.resolve([row('new')]);
+      return n === 1
+        ? new Promise<unknown[]>((r) => (release = () => r([row('old')])))
+        : Promise.resolve([row('new')]);
     });
     const c = catalogue({ query } as unknown as DataSource);
     const first = c.view(INST, 'featured', 1n);
@@ -127,9 +129,19 @@ describe('OfferCatalogue', () => {
     ]);
     const c = catalogue(db);
     expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['mine', 'everyone']);
-    expect((await c.view(OTHER, 'featured', 1n)).map((o) => o.id)).toEqual(['theirs', 'mine', 'everyone']);
+    expect((await c.view(OTHER, 'featured', 1n)).map((o) => o.id)).toEqual([
+      'theirs',
+      'mine',
+      'everyone',
+    ]);
     const [mine] = await c.view(INST, 'featured', 1n);
-    expect(mine).toMatchObject({ minSpendMajor: 20, cashbackMajor: 5, cashbackAmount: 500, merchantNameKey: 'shop mine', startsAtIso: '2026-01-01T00:00:00.000Z' });
+    expect(mine).toMatchObject({
+      minSpendMajor: 20,
+      cashbackMajor: 5,
+      cashbackAmount: 500,
+      merchantNameKey: 'shop mine',
+      startsAtIso: '2026-01-01T00:00:00.000Z',
+    });
   });
 
   it('a failed load fails the request and is retried by the next one', async () => {

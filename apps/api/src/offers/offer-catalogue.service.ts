@@ -1,6 +1,13 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { FeedOffer, FeedSortOrder, merchantNameKey, OfferTranslation, sortForProgram, toMajor } from '@app/domain';
+import {
+  FeedOffer,
+  FeedSortOrder,
+  merchantNameKey,
+  OfferTranslation,
+  sortForProgram,
+  toMajor,
+} from '@app/domain';
 
 /** A live offer held in memory, with the parts of its feed item that never change precomputed. */
 export interface CatalogueOffer extends FeedOffer {
@@ -79,7 +86,11 @@ export class OfferCatalogue implements OnApplicationShutdown {
   }
 
   /** The offers an institution may see, in its program's order, as of `observedVersion` or later. */
-  async view(institutionId: string, order: FeedSortOrder, observedVersion: bigint): Promise<readonly CatalogueOffer[]> {
+  async view(
+    institutionId: string,
+    order: FeedSortOrder,
+    observedVersion: bigint,
+  ): Promise<readonly CatalogueOffer[]> {
     while (!this.snapshot || this.snapshot.version < observedVersion) {
       await this.reload(observedVersion);
       this.scheduleConfirmation();
@@ -111,7 +122,9 @@ export class OfferCatalogue implements OnApplicationShutdown {
   /** Reloads at the current version while requests keep being answered from the loaded catalogue. */
   private refreshInBackground(): void {
     if (this.loading || !this.snapshot) return;
-    void this.reload(this.snapshot.version).catch((e: Error) => this.logger.warn({ err: e.message }, 'offer catalogue refresh failed'));
+    void this.reload(this.snapshot.version).catch((e: Error) =>
+      this.logger.warn({ err: e.message }, 'offer catalogue refresh failed'),
+    );
   }
 
   /** One load at a time; callers that need a newer version than the one loading wait and retry. */
@@ -137,8 +150,16 @@ export class OfferCatalogue implements OnApplicationShutdown {
     );
     const offers = rows.map(toCatalogueOffer);
     const previous = this.snapshot?.version ?? -1n;
-    this.snapshot = { version: version > previous ? version : previous, loadedAt: started, offers, views: new Map() };
-    this.logger.debug({ offers: offers.length, ms: Date.now() - started }, 'offer catalogue loaded');
+    this.snapshot = {
+      version: version > previous ? version : previous,
+      loadedAt: started,
+      offers,
+      views: new Map(),
+    };
+    this.logger.debug(
+      { offers: offers.length, ms: Date.now() - started },
+      'offer catalogue loaded',
+    );
   }
 }
 

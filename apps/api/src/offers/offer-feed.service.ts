@@ -34,7 +34,11 @@ interface CardholderRow {
 }
 
 /** Program defaults (DESIGN section 3) for an institution whose program row is missing. */
-const DEFAULT_PROGRAM = { sortOrder: 'featured' as FeedSortOrder, locales: ['en'], widgetFeedLimit: 20 };
+const DEFAULT_PROGRAM = {
+  sortOrder: 'featured' as FeedSortOrder,
+  locales: ['en'],
+  widgetFeedLimit: 20,
+};
 
 /**
  * One round trip per feed request: the catalogue version, the program, the cardholder's
@@ -77,13 +81,19 @@ export class OfferFeedService {
     const preferMerchants = hintList('prefer_merchants', q.prefer_merchants);
     const preferCategories = hintList('prefer_categories', q.prefer_categories);
 
-    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER_SQL, [institutionId, q.cardholder_token, personalize]);
+    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER_SQL, [
+      institutionId,
+      q.cardholder_token,
+      personalize,
+    ]);
     const sortOrder = row.sort_order ?? DEFAULT_PROGRAM.sortOrder;
     const locales = row.supported_locales?.length ? row.supported_locales : DEFAULT_PROGRAM.locales;
     const widgetLimit = row.widget_feed_limit ?? DEFAULT_PROGRAM.widgetFeedLimit;
 
     const view = await this.catalogue.view(institutionId, sortOrder, BigInt(row.catalogue_version));
-    const enrollments = new Map<string, EnrollmentState>(row.enrollments.map(([id, status, n]) => [id, { status, redemptionCount: n }]));
+    const enrollments = new Map<string, EnrollmentState>(
+      row.enrollments.map(([id, status, n]) => [id, { status, redemptionCount: n }]),
+    );
     const eligible = selectEligible(view, { nowMs: Date.now(), segment: q.segment, enrollments });
     const limit = effectiveFeedLimit(q.limit, widgetLimit);
     const locale = resolveLocale(q.locale, locales);
@@ -107,7 +117,10 @@ export class OfferFeedService {
         .slice(0, limit)
         .map(({ offer, affinity }) => ({
           ...item(offer, locale, programDefault, enrollments),
-          reason: { code: affinity.code, text: reasonText(affinity.code, locale, offer.merchantName) },
+          reason: {
+            code: affinity.code,
+            text: reasonText(affinity.code, locale, offer.merchantName),
+          },
         }));
     } else {
       offers = eligible.slice(0, limit).map((o) => item(o, locale, programDefault, enrollments));
@@ -122,7 +135,12 @@ export class OfferFeedService {
   }
 }
 
-function item(o: CatalogueOffer, locale: string, programDefault: string, enrollments: ReadonlyMap<string, EnrollmentState>): FeedOfferDto {
+function item(
+  o: CatalogueOffer,
+  locale: string,
+  programDefault: string,
+  enrollments: ReadonlyMap<string, EnrollmentState>,
+): FeedOfferDto {
   const { title, description } = localize(o.translations, locale, programDefault);
   return {
     id: o.id,
@@ -145,8 +163,10 @@ function item(o: CatalogueOffer, locale: string, programDefault: string, enrollm
 function hintList(field: string, csv: string | undefined): string[] {
   const items = parseHintList(csv);
   const details: ErrorDetail[] = [];
-  if (items.length > MAX_HINTS) details.push({ field, message: `must list at most ${MAX_HINTS} items` });
-  if (items.some((i) => i.length > MAX_HINT_LENGTH)) details.push({ field, message: `items must be at most ${MAX_HINT_LENGTH} characters` });
+  if (items.length > MAX_HINTS)
+    details.push({ field, message: `must list at most ${MAX_HINTS} items` });
+  if (items.some((i) => i.length > MAX_HINT_LENGTH))
+    details.push({ field, message: `items must be at most ${MAX_HINT_LENGTH} characters` });
   if (details.length) throw ApiError.validation(details);
   return items;
 }

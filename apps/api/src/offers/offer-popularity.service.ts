@@ -32,18 +32,27 @@ export class OfferPopularity {
     }
     if (entry.refreshing && entry.at === 0) return entry.refreshing;
     if (Date.now() - entry.at > POPULARITY_TTL_MS && !entry.refreshing) {
-      void this.refresh(institutionId, entry, false).catch((e: Error) => this.logger.warn({ err: e.message }, 'popularity refresh failed'));
+      void this.refresh(institutionId, entry, false).catch((e: Error) =>
+        this.logger.warn({ err: e.message }, 'popularity refresh failed'),
+      );
     }
     return entry.counts;
   }
 
-  private refresh(institutionId: string, entry: Entry, first: boolean): Promise<ReadonlyMap<string, number>> {
+  private refresh(
+    institutionId: string,
+    entry: Entry,
+    first: boolean,
+  ): Promise<ReadonlyMap<string, number>> {
     if (first) {
       if (this.cache.size >= MAX_INSTITUTIONS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(institutionId, entry);
     }
     entry.refreshing = this.db
-      .query(`SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`, [institutionId])
+      .query(
+        `SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`,
+        [institutionId],
+      )
       .then((rows: { offer_id: string; n: number }[]) => {
         entry.counts = new Map(rows.map((r) => [r.offer_id, r.n]));
         entry.at = Date.now();

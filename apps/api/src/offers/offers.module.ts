@@ -9,7 +9,13 @@ import { OffersController } from './offers.controller';
 /** Offer feed (GET /api/v1/offers), enrollment (POST /api/v1/offers/{id}/add) and their funnel events. */
 @Module({
   controllers: [OffersController],
-  providers: [OfferCatalogue, OfferPopularity, OfferFeedService, EnrollmentsService, EngagementRecorder],
+  providers: [
+    OfferCatalogue,
+    OfferPopularity,
+    OfferFeedService,
+    EnrollmentsService,
+    EngagementRecorder,
+  ],
   exports: [EngagementRecorder],
 })
 export class OffersModule {}

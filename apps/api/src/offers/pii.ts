@@ -10,6 +10,11 @@ export function rejectPii(fields: Partial<Record<PiiField, string | undefined>>)
     if (problem) details.push({ field, message: problem });
   }
   if (details.length) {
-    throw new ApiError(HttpStatus.BAD_REQUEST, 'pii_rejected', 'A token field holds what looks like personal data; send opaque tokens only.', details);
+    throw new ApiError(
+      HttpStatus.BAD_REQUEST,
+      'pii_rejected',
+      'A token field holds what looks like personal data; send opaque tokens only.',
+      details,
+    );
   }
 }

@@ -75,9 +75,13 @@ export class CsvUploadsService implements OnModuleDestroy {
     requestId?: string,
   ): Promise<UploadAcceptedDto> {
     if (user.plan !== 'growth' && user.plan !== 'enterprise') {
-      throw ApiError.forbidden('plan_required', 'CSV upload is part of the Growth and Enterprise plans. Ask your account manager to upgrade, or post transactions through the API.');
+      throw ApiError.forbidden(
+        'plan_required',
+        'CSV upload is part of the Growth and Enterprise plans. Ask your account manager to upgrade, or post transactions through the API.',
+      );
     }
-    if (file.size === 0) throw ApiError.validation([{ field: 'file', message: 'is empty' }], 'The file is empty.');
+    if (file.size === 0)
+      throw ApiError.validation([{ field: 'file', message: 'is empty' }], 'The file is empty.');
     const [row] = await this.db.query(
       `INSERT INTO csv_upload (institution_id, uploaded_by_user_id, filename, size_bytes, content)
        VALUES ($1, $2, $3, $4, $5) RETURNING id, status`,
@@ -90,9 +94,17 @@ export class CsvUploadsService implements OnModuleDestroy {
   /** After commit; never fails the request (the relay retries what could not be queued). */
   private async enqueue(uploadId: string, requestId?: string): Promise<void> {
     try {
-      await this.producer.within((q) => q.add(CSV_JOB_NAME, { uploadId, requestId }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(uploadId) }));
+      await this.producer.within((q) =>
+        q.add(
+          CSV_JOB_NAME,
+          { uploadId, requestId },
+          { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(uploadId) },
+        ),
+      );
     } catch (e) {
-      this.logger.warn(`could not enqueue CSV upload ${uploadId} (${(e as Error).message}); left for the relay`);
+      this.logger.warn(
+        `could not enqueue CSV upload ${uploadId} (${(e as Error).message}); left for the relay`,
+      );
     }
   }
 
@@ -131,6 +143,9 @@ function cleanFilename(name: string): string {
   const utf8 = Buffer.from(n, 'latin1').toString('utf8');
   if (!utf8.includes('\uFFFD')) n = utf8;
   n = n.split(/[\\/]/).pop() ?? '';
-  n = n.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  n = n
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
   return n || 'upload.csv';
 }

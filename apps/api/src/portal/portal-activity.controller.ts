@@ -1,5 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
@@ -9,11 +15,33 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
 import { PortalAuth } from './portal-session.guard';
-import { InboxPageDto, InboxQueryDto, InboxReadDto, SecurityEventPageDto, UnreadCountDto } from './portal.dto';
+import {
+  InboxPageDto,
+  InboxQueryDto,
+  InboxReadDto,
+  SecurityEventPageDto,
+  UnreadCountDto,
+} from './portal.dto';
 
 const CURSOR_T = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
-interface SecurityRow { id: string; type: string; actor: string; details: Record<string, unknown>; ip: string | null; created_at: Date; cursor_t: string }
-interface InboxRow { id: string; kind: string; title: string; body: string; read_at: Date | null; created_at: Date; cursor_t: string }
+interface SecurityRow {
+  id: string;
+  type: string;
+  actor: string;
+  details: Record<string, unknown>;
+  ip: string | null;
+  created_at: Date;
+  cursor_t: string;
+}
+interface InboxRow {
+  id: string;
+  kind: string;
+  title: string;
+  body: string;
+  read_at: Date | null;
+  created_at: Date;
+  cursor_t: string;
+}
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Security activity (read by every portal user) and the institution's inbox. */
@@ -29,11 +57,18 @@ export class PortalActivityController {
   @PortalAuth()
   @ApiOperation({
     operationId: 'portalListSecurityActivity',
-    summary: 'Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins',
+    summary:
+      'Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins',
   })
   @ApiOkResponse({ type: SecurityEventPageDto })
-  @ApiBadRequestResponse({ description: 'Bad cursor or limit (`validation_failed`)', type: ErrorResponseDto })
-  async securityActivity(@Req() req: Request, @Query() q: PageQuery): Promise<SecurityEventPageDto> {
+  @ApiBadRequestResponse({
+    description: 'Bad cursor or limit (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
+  async securityActivity(
+    @Req() req: Request,
+    @Query() q: PageQuery,
+  ): Promise<SecurityEventPageDto> {
     const inst = req.portalUser!.institutionId;
     const keyset = new Keyset(this.config.secretsKey, `portal:security:${inst}`);
     const after = keyset.decode(q.cursor);
@@ -57,12 +92,22 @@ export class PortalActivityController {
 
   @Get('inbox')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalListInbox', summary: 'Inbox messages (key expiry reminders, failed webhooks), newest first, with the unread count' })
+  @ApiOperation({
+    operationId: 'portalListInbox',
+    summary:
+      'Inbox messages (key expiry reminders, failed webhooks), newest first, with the unread count',
+  })
   @ApiOkResponse({ type: InboxPageDto })
-  @ApiBadRequestResponse({ description: 'Bad cursor, limit or unread flag (`validation_failed`)', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description: 'Bad cursor, limit or unread flag (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
   async inbox(@Req() req: Request, @Query() q: InboxQueryDto): Promise<InboxPageDto> {
     const inst = req.portalUser!.institutionId;
-    const keyset = new Keyset(this.config.secretsKey, `portal:inbox:${inst}:${q.unread ? 'unread' : 'all'}`);
+    const keyset = new Keyset(
+      this.config.secretsKey,
+      `portal:inbox:${inst}:${q.unread ? 'unread' : 'all'}`,
+    );
     const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
     const [rows, unread] = await Promise.all([
@@ -89,7 +134,10 @@ export class PortalActivityController {
 
   @Get('inbox/unread-count')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalInboxUnreadCount', summary: 'Number of unread inbox messages (for the navigation badge)' })
+  @ApiOperation({
+    operationId: 'portalInboxUnreadCount',
+    summary: 'Number of unread inbox messages (for the navigation badge)',
+  })
   @ApiOkResponse({ type: UnreadCountDto })
   async unread(@Req() req: Request): Promise<UnreadCountDto> {
     return { unread_count: await this.unreadCount(req.portalUser!.institutionId) };
@@ -101,14 +149,20 @@ export class PortalActivityController {
   @ApiOperation({ operationId: 'portalInboxReadAll', summary: 'Mark every inbox message read' })
   @ApiOkResponse({ type: UnreadCountDto })
   async readAll(@Req() req: Request): Promise<UnreadCountDto> {
-    await this.db.query(`UPDATE inbox_message SET read_at = now() WHERE institution_id = $1 AND read_at IS NULL`, [req.portalUser!.institutionId]);
+    await this.db.query(
+      `UPDATE inbox_message SET read_at = now() WHERE institution_id = $1 AND read_at IS NULL`,
+      [req.portalUser!.institutionId],
+    );
     return { unread_count: 0 };
   }
 
   @Post('inbox/:id/read')
   @HttpCode(200)
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalInboxRead', summary: 'Mark one inbox message read (idempotent)' })
+  @ApiOperation({
+    operationId: 'portalInboxRead',
+    summary: 'Mark one inbox message read (idempotent)',
+  })
   @ApiOkResponse({ type: InboxReadDto })
   @ApiNotFoundResponse({ description: '`message_not_found`', type: ErrorResponseDto })
   async read(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<InboxReadDto> {
@@ -124,7 +178,10 @@ export class PortalActivityController {
   }
 
   private async unreadCount(institutionId: string): Promise<number> {
-    const [{ n }] = await this.db.query(`SELECT count(*)::int AS n FROM inbox_message WHERE institution_id = $1 AND read_at IS NULL`, [institutionId]);
+    const [{ n }] = await this.db.query(
+      `SELECT count(*)::int AS n FROM inbox_message WHERE institution_id = $1 AND read_at IS NULL`,
+      [institutionId],
+    );
     return n;
   }
 }

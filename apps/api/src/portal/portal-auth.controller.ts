@@ -1,5 +1,12 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
@@ -24,13 +31,16 @@ export class PortalUserViewDto {
   @ApiProperty({ example: 'c0a8012e-7d1b-4d8a-9c55-8e2a4b1d2f3a' }) id: string;
   @ApiProperty({ example: 'admin@demo-bank.example' }) email: string;
   @ApiProperty({ enum: ['admin', 'member'], example: 'admin' }) role: string;
-  @ApiProperty({ example: { id: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11', name: 'Demo Bank', plan: 'growth' } })
+  @ApiProperty({
+    example: { id: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11', name: 'Demo Bank', plan: 'growth' },
+  })
   institution: { id: string; name: string; plan: string };
 }
 
 export class SessionViewDto {
   @ApiProperty() user: PortalUserViewDto;
-  @ApiProperty({ example: 'kq3...Zt0', description: 'Send as X-CSRF-Token on every portal write' }) csrf_token: string;
+  @ApiProperty({ example: 'kq3...Zt0', description: 'Send as X-CSRF-Token on every portal write' })
+  csrf_token: string;
 }
 
 @ApiTags('Portal')
@@ -43,12 +53,29 @@ export class PortalAuthController {
 
   @Post('auth/login')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'portalLogin', summary: 'Log in with e-mail and password; sets the session cookie' })
+  @ApiOperation({
+    operationId: 'portalLogin',
+    summary: 'Log in with e-mail and password; sets the session cookie',
+  })
   @ApiOkResponse({ type: SessionViewDto })
-  @ApiUnauthorizedResponse({ description: '`invalid_credentials` (same answer for unknown e-mail and wrong password)', type: ErrorResponseDto })
-  @ApiTooManyRequestsResponse({ description: '`login_locked` after repeated failures', type: ErrorResponseDto })
-  async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionViewDto> {
-    const { token, principal, expiresAt } = await this.sessions.login(dto.email, dto.password, req.ip);
+  @ApiUnauthorizedResponse({
+    description: '`invalid_credentials` (same answer for unknown e-mail and wrong password)',
+    type: ErrorResponseDto,
+  })
+  @ApiTooManyRequestsResponse({
+    description: '`login_locked` after repeated failures',
+    type: ErrorResponseDto,
+  })
+  async login(
+    @Body() dto: LoginDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SessionViewDto> {
+    const { token, principal, expiresAt } = await this.sessions.login(
+      dto.email,
+      dto.password,
+      req.ip,
+    );
     res.cookie(SESSION_COOKIE, token, {
       httpOnly: true,
       sameSite: 'strict',
@@ -70,7 +97,10 @@ export class PortalAuthController {
 
   @Get('me')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalMe', summary: 'The logged-in user, institution and CSRF token' })
+  @ApiOperation({
+    operationId: 'portalMe',
+    summary: 'The logged-in user, institution and CSRF token',
+  })
   @ApiOkResponse({ type: SessionViewDto })
   me(@Req() req: Request): SessionViewDto {
     return view(req.portalUser!);
@@ -79,7 +109,12 @@ export class PortalAuthController {
 
 function view(p: PortalPrincipal): SessionViewDto {
   return {
-    user: { id: p.userId, email: p.email, role: p.role, institution: { id: p.institutionId, name: p.institutionName, plan: p.plan } },
+    user: {
+      id: p.userId,
+      email: p.email,
+      role: p.role,
+      institution: { id: p.institutionId, name: p.institutionName, plan: p.plan },
+    },
     csrf_token: p.csrfToken,
   };
 }

@@ -1,5 +1,12 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { IsOptional } from 'class-validator';
 import { DataSource } from 'typeorm';
@@ -14,12 +21,18 @@ const DAY = 86_400_000;
 const MAX_WINDOW_DAYS = 366;
 
 export class DashboardQuery {
-  @ApiPropertyOptional({ example: '2026-10-22T00:00:00Z', description: 'Start, inclusive; default 30 days before `to`' })
+  @ApiPropertyOptional({
+    example: '2026-10-22T00:00:00Z',
+    description: 'Start, inclusive; default 30 days before `to`',
+  })
   @IsOptional()
   @IsTimestamp()
   from?: string;
 
-  @ApiPropertyOptional({ example: '2026-11-21T00:00:00Z', description: 'End, exclusive; default now' })
+  @ApiPropertyOptional({
+    example: '2026-11-21T00:00:00Z',
+    description: 'End, exclusive; default now',
+  })
   @IsOptional()
   @IsTimestamp()
   to?: string;
@@ -32,9 +45,12 @@ class WindowDto {
 
 class FunnelDataDto {
   @ApiProperty({ example: 1200, description: 'Feed calls' }) widget_views: number;
-  @ApiProperty({ example: 800, description: 'Distinct cardholders with a feed call' }) unique_cardholders: number;
-  @ApiProperty({ example: 9600, description: 'Offers returned by feed calls' }) offer_impressions: number;
-  @ApiProperty({ example: 310, description: 'Enrollments with status added' }) offer_add_successes: number;
+  @ApiProperty({ example: 800, description: 'Distinct cardholders with a feed call' })
+  unique_cardholders: number;
+  @ApiProperty({ example: 9600, description: 'Offers returned by feed calls' })
+  offer_impressions: number;
+  @ApiProperty({ example: 310, description: 'Enrollments with status added' })
+  offer_add_successes: number;
   @ApiProperty({ example: 95, description: 'Redemptions created' }) redemptions: number;
 }
 
@@ -52,8 +68,15 @@ class SettlementTotalsDto extends CurrencyTotalsDto {
 export class DashboardDto {
   @ApiProperty() window: WindowDto;
   @ApiProperty() funnel: FunnelDataDto;
-  @ApiProperty({ type: [CurrencyTotalsDto], description: 'Redemptions created in the window, per currency' }) redemptions: CurrencyTotalsDto[];
-  @ApiProperty({ type: [SettlementTotalsDto], description: 'Settlement entries created in the window, per status and currency' })
+  @ApiProperty({
+    type: [CurrencyTotalsDto],
+    description: 'Redemptions created in the window, per currency',
+  })
+  redemptions: CurrencyTotalsDto[];
+  @ApiProperty({
+    type: [SettlementTotalsDto],
+    description: 'Settlement entries created in the window, per status and currency',
+  })
   settlements: SettlementTotalsDto[];
 }
 
@@ -72,19 +95,31 @@ export class PortalDashboardController {
 
   @Get()
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalDashboard', summary: 'Funnel and redemption / settlement totals for a window (default the last 30 days)' })
+  @ApiOperation({
+    operationId: 'portalDashboard',
+    summary: 'Funnel and redemption / settlement totals for a window (default the last 30 days)',
+  })
   @ApiOkResponse({ type: DashboardDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`: bad timestamps, from not before to, or a window over 366 days', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed`: bad timestamps, from not before to, or a window over 366 days',
+    type: ErrorResponseDto,
+  })
   async get(@Req() req: Request, @Query() q: DashboardQuery): Promise<DashboardDto> {
     const to = q.to ? new Date(q.to) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY);
     if (from >= to) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
-    if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY) throw ApiError.validation([{ field: 'from', message: `the window may span at most ${MAX_WINDOW_DAYS} days` }]);
+    if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY)
+      throw ApiError.validation([
+        { field: 'from', message: `the window may span at most ${MAX_WINDOW_DAYS} days` },
+      ]);
     const inst = req.portalUser!.institutionId;
     const args = [inst, from, to];
     const [funnel, redemptions, settlements] = await Promise.all([
       // The same funnel as GET /api/v1/reporting/funnel, so the portal and the API never differ.
-      this.reporting.funnel(inst, from.toISOString(), to.toISOString()).then((f) => f.data as FunnelDataDto),
+      this.reporting
+        .funnel(inst, from.toISOString(), to.toISOString())
+        .then((f) => f.data as FunnelDataDto),
       this.db.query(
         `SELECT currency, count(*)::int AS count, sum(institution_payout_amount)::text AS payout, sum(merchant_funded_amount)::text AS funded
            FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3

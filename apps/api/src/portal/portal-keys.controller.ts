@@ -1,5 +1,23 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
@@ -10,7 +28,12 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
 import { PortalAuth } from './portal-session.guard';
-import { PortalApiKeyDto, PortalApiKeyPageDto, PortalCreateApiKeyDto, PortalIssuedApiKeyDto } from './portal.dto';
+import {
+  PortalApiKeyDto,
+  PortalApiKeyPageDto,
+  PortalCreateApiKeyDto,
+  PortalIssuedApiKeyDto,
+} from './portal.dto';
 
 const DAY = 86_400_000;
 /** Longest expiry a portal user may choose: rotation at least yearly (SPEC), with a year's slack. */
@@ -50,7 +73,12 @@ function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
     created_at: r.created_at.toISOString(),
     created_by: r.created_by,
     state,
-    days_to_expiry: exp === null ? null : exp > now ? Math.ceil((exp - now) / DAY) : -Math.floor((now - exp) / DAY),
+    days_to_expiry:
+      exp === null
+        ? null
+        : exp > now
+          ? Math.ceil((exp - now) / DAY)
+          : -Math.floor((now - exp) / DAY),
   };
 }
 
@@ -71,9 +99,15 @@ export class PortalKeysController {
 
   @Get()
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalListApiKeys', summary: 'API keys of the institution, newest first (revoked ones included)' })
+  @ApiOperation({
+    operationId: 'portalListApiKeys',
+    summary: 'API keys of the institution, newest first (revoked ones included)',
+  })
   @ApiOkResponse({ type: PortalApiKeyPageDto })
-  @ApiBadRequestResponse({ description: 'Bad cursor or limit (`validation_failed`)', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description: 'Bad cursor or limit (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
   async list(@Req() req: Request, @Query() q: PageQuery): Promise<PortalApiKeyPageDto> {
     const inst = req.portalUser!.institutionId;
     const keyset = new Keyset(this.config.secretsKey, `portal:api-keys:${inst}`);
@@ -98,19 +132,38 @@ export class PortalKeysController {
     description: 'Recorded in the security activity. `expires_at` defaults to one year from now.',
   })
   @ApiCreatedResponse({ type: PortalIssuedApiKeyDto })
-  @ApiBadRequestResponse({ description: '`validation_failed` (no scope, unknown scope, expiry in the past or too far ahead)', type: ErrorResponseDto })
-  async create(@Req() req: Request, @Body() dto: PortalCreateApiKeyDto): Promise<PortalIssuedApiKeyDto> {
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed` (no scope, unknown scope, expiry in the past or too far ahead)',
+    type: ErrorResponseDto,
+  })
+  async create(
+    @Req() req: Request,
+    @Body() dto: PortalCreateApiKeyDto,
+  ): Promise<PortalIssuedApiKeyDto> {
     let expiresAt: Date | undefined;
     if (dto.expires_at !== undefined) {
       expiresAt = new Date(dto.expires_at);
       const ms = expiresAt.getTime() - Date.now();
-      if (ms <= 0) throw ApiError.validation([{ field: 'expires_at', message: 'must lie in the future' }]);
-      if (ms > MAX_EXPIRY_MS) throw ApiError.validation([{ field: 'expires_at', message: 'must be at most two years from now (rotate keys at least yearly)' }]);
+      if (ms <= 0)
+        throw ApiError.validation([{ field: 'expires_at', message: 'must lie in the future' }]);
+      if (ms > MAX_EXPIRY_MS)
+        throw ApiError.validation([
+          {
+            field: 'expires_at',
+            message: 'must be at most two years from now (rotate keys at least yearly)',
+          },
+        ]);
     }
     const p = req.portalUser!;
     const issued = await this.keys.issue(
       p.institutionId,
-      { name: dto.name.trim() || dto.name, scopes: dto.scopes as Scope[], expiresAt, createdByUserId: p.userId },
+      {
+        name: dto.name.trim() || dto.name,
+        scopes: dto.scopes as Scope[],
+        expiresAt,
+        createdByUserId: p.userId,
+      },
       { label: p.email, ip: req.ip },
     );
     const { id, key, name, prefix, scopes, expires_at, created_at } = issued;
@@ -122,14 +175,21 @@ export class PortalKeysController {
   @ApiOperation({
     operationId: 'portalRevokeApiKey',
     summary: 'Revoke an API key (admins); calls with it get 403 token_revoked from then on',
-    description: 'Idempotent: revoking a revoked key changes nothing. Recorded in the security activity.',
+    description:
+      'Idempotent: revoking a revoked key changes nothing. Recorded in the security activity.',
   })
   @ApiOkResponse({ type: PortalApiKeyDto })
-  @ApiNotFoundResponse({ description: '`api_key_not_found` (also for another institution\'s key)', type: ErrorResponseDto })
+  @ApiNotFoundResponse({
+    description: "`api_key_not_found` (also for another institution's key)",
+    type: ErrorResponseDto,
+  })
   async revoke(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<PortalApiKeyDto> {
     const p = req.portalUser!;
     await this.keys.revoke(p.institutionId, id, { label: p.email, ip: req.ip });
-    const [row]: KeyRow[] = await this.db.query(`${SELECT} WHERE k.id = $1 AND k.institution_id = $2`, [id, p.institutionId]);
+    const [row]: KeyRow[] = await this.db.query(
+      `${SELECT} WHERE k.id = $1 AND k.institution_id = $2`,
+      [id, p.institutionId],
+    );
     return toDto(row);
   }
 }

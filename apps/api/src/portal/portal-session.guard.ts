@@ -1,6 +1,19 @@
-import { applyDecorators, CanActivate, ExecutionContext, HttpStatus, Injectable, SetMetadata, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  ExecutionContext,
+  HttpStatus,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiCookieAuth, ApiForbiddenResponse, ApiHeader, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiCookieAuth,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { PortalRole } from '@app/db';
 import { ApiError } from '../common/api-error';
@@ -42,11 +55,18 @@ export class PortalSessionGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<Request>();
     const token: string | undefined = req.cookies?.[SESSION_COOKIE];
     const principal = token ? await this.sessions.resolve(token) : null;
-    if (!principal) throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthorized', 'Log in to the portal first.');
-    if (!SAFE_METHODS.has(req.method) && !this.sessions.csrfMatches(token!, req.header('x-csrf-token'))) {
+    if (!principal)
+      throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthorized', 'Log in to the portal first.');
+    if (
+      !SAFE_METHODS.has(req.method) &&
+      !this.sessions.csrfMatches(token!, req.header('x-csrf-token'))
+    ) {
       throw ApiError.forbidden('csrf_failed', 'Missing or invalid X-CSRF-Token header.');
     }
-    const role = this.reflector.getAllAndOverride<PortalRole | undefined>(ROLE_KEY, [ctx.getHandler(), ctx.getClass()]);
+    const role = this.reflector.getAllAndOverride<PortalRole | undefined>(ROLE_KEY, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
     if (role === 'admin' && principal.role !== 'admin') {
       throw ApiError.forbidden('forbidden', 'Only an institution admin can do this.');
     }
@@ -61,8 +81,15 @@ export function PortalAuth(role?: 'admin') {
     SetMetadata(ROLE_KEY, role),
     UseGuards(PortalSessionGuard),
     ApiCookieAuth('portal-session'),
-    ApiHeader({ name: 'X-CSRF-Token', required: false, description: 'Required on every write (from login or GET /portal/api/me)' }),
+    ApiHeader({
+      name: 'X-CSRF-Token',
+      required: false,
+      description: 'Required on every write (from login or GET /portal/api/me)',
+    }),
     ApiUnauthorizedResponse({ description: 'No session (`unauthorized`)', type: ErrorResponseDto }),
-    ApiForbiddenResponse({ description: '`csrf_failed`, or `forbidden` for a member doing an admin\'s action', type: ErrorResponseDto }),
+    ApiForbiddenResponse({
+      description: "`csrf_failed`, or `forbidden` for a member doing an admin's action",
+      type: ErrorResponseDto,
+    }),
   );
 }

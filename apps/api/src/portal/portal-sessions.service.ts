@@ -37,7 +37,11 @@ export class PortalSessionsService {
     private readonly activity: SecurityActivityService,
   ) {}
 
-  async login(email: string, password: string, ip?: string): Promise<{ token: string; principal: PortalPrincipal; expiresAt: Date }> {
+  async login(
+    email: string,
+    password: string,
+    ip?: string,
+  ): Promise<{ token: string; principal: PortalPrincipal; expiresAt: Date }> {
     const [user]: UserRow[] = await this.db.query(
       `SELECT u.id, u.email, u.role, u.password_hash,
               (u.locked_until IS NOT NULL AND u.locked_until > now()) AS locked,
@@ -50,20 +54,39 @@ export class PortalSessionsService {
     // Unknown e-mail: spend the same time on a hash so the answer's timing tells nothing.
     const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_PASSWORD_HASH));
     if (user?.locked) {
-      throw new ApiError(HttpStatus.TOO_MANY_REQUESTS, 'login_locked', 'Too many failed logins; try again later.', undefined, {
-        'Retry-After': String(Math.max(1, user.locked_seconds)),
-      });
+      throw new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        'login_locked',
+        'Too many failed logins; try again later.',
+        undefined,
+        {
+          'Retry-After': String(Math.max(1, user.locked_seconds)),
+        },
+      );
     }
     if (!user || !ok) {
       if (user) await this.recordFailure(user, ip);
-      throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_credentials', 'Wrong e-mail or password.');
+      throw new ApiError(
+        HttpStatus.UNAUTHORIZED,
+        'invalid_credentials',
+        'Wrong e-mail or password.',
+      );
     }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3_600_000);
     const [session] = await this.db.transaction(async (m) => {
-      await m.query(`UPDATE portal_user SET failed_login_count = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`, [user.id]);
-      await this.activity.record({ institutionId: user.institution_id, type: 'login.succeeded', actor: user.email, ip }, m);
-      return m.query(`INSERT INTO session (token_hash, user_id, expires_at) VALUES ($1, $2, $3) RETURNING id`, [sha256(token), user.id, expiresAt]);
+      await m.query(
+        `UPDATE portal_user SET failed_login_count = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`,
+        [user.id],
+      );
+      await this.activity.record(
+        { institutionId: user.institution_id, type: 'login.succeeded', actor: user.email, ip },
+        m,
+      );
+      return m.query(
+        `INSERT INTO session (token_hash, user_id, expires_at) VALUES ($1, $2, $3) RETURNING id`,
+        [sha256(token), user.id, expiresAt],
+      );
     });
     return {
       token,
@@ -102,12 +125,17 @@ export class PortalSessionsService {
   }
 
   async logout(sessionId: string): Promise<void> {
-    await this.db.query(`UPDATE session SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [sessionId]);
+    await this.db.query(
+      `UPDATE session SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`,
+      [sessionId],
+    );
   }
 
   /** The CSRF token is a MAC of the session token: nothing more to store, useless without the cookie. */
   csrfFor(sessionToken: string): string {
-    return createHmac('sha256', this.config.secretsKey).update(`csrf:${sessionToken}`).digest('base64url');
+    return createHmac('sha256', this.config.secretsKey)
+      .update(`csrf:${sessionToken}`)
+      .digest('base64url');
   }
 
   csrfMatches(sessionToken: string, header: string | undefined): boolean {
@@ -125,7 +153,8 @@ export class PortalSessionsService {
       ),
     );
     const locked = row.failed_login_count >= MAX_FAILED_LOGINS;
-    if (locked) await this.db.query(`UPDATE portal_user SET failed_login_count = 0 WHERE id = $1`, [user.id]);
+    if (locked)
+      await this.db.query(`UPDATE portal_user SET failed_login_count = 0 WHERE id = $1`, [user.id]);
     await this.activity.record({
       institutionId: user.institution_id,
       type: locked ? 'login.locked' : 'login.failed',

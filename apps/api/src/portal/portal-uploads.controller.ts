@@ -1,4 +1,18 @@
-import { CallHandler, Controller, ExecutionContext, Get, HttpCode, HttpStatus, Injectable, NestInterceptor, Param, Post, Query, Req, UseInterceptors } from '@nestjs/common';
+import {
+  CallHandler,
+  Controller,
+  ExecutionContext,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Injectable,
+  NestInterceptor,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -39,19 +53,38 @@ class CsvFileInterceptor implements NestInterceptor {
     const req = ctx.switchToHttp().getRequest<Request>();
     const res = ctx.switchToHttp().getResponse<Response>();
     if (!req.is('multipart/form-data')) {
-      throw ApiError.validation([{ field: 'file', message: 'send the file as multipart/form-data in the field `file`' }], 'No file in the request.');
+      throw ApiError.validation(
+        [{ field: 'file', message: 'send the file as multipart/form-data in the field `file`' }],
+        'No file in the request.',
+      );
     }
     await new Promise<void>((resolve, reject) =>
       this.single(req, res, (err?: unknown) => {
         if (!err) return resolve();
         const code = (err as { code?: string }).code;
         if (code === 'LIMIT_FILE_SIZE') {
-          return reject(new ApiError(HttpStatus.PAYLOAD_TOO_LARGE, 'payload_too_large', `The file is larger than ${MIB} MiB. Split it into smaller files and upload them one by one.`));
+          return reject(
+            new ApiError(
+              HttpStatus.PAYLOAD_TOO_LARGE,
+              'payload_too_large',
+              `The file is larger than ${MIB} MiB. Split it into smaller files and upload them one by one.`,
+            ),
+          );
         }
         if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') {
-          return reject(ApiError.validation([{ field: 'file', message: 'send exactly one file, in the field `file`' }], 'Unexpected file field.'));
+          return reject(
+            ApiError.validation(
+              [{ field: 'file', message: 'send exactly one file, in the field `file`' }],
+              'Unexpected file field.',
+            ),
+          );
         }
-        reject(ApiError.validation([{ field: 'file', message: 'the multipart body could not be read' }], 'The upload could not be read.'));
+        reject(
+          ApiError.validation(
+            [{ field: 'file', message: 'the multipart body could not be read' }],
+            'The upload could not be read.',
+          ),
+        );
       }),
     );
     return next.handle();
@@ -75,30 +108,59 @@ export class PortalUploadsController {
       `transaction_ref, transacted_at; unknown columns and institution_id are ignored. At most ${MIB} MiB. Poll GET …/uploads/{id} for progress.`,
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The CSV file' } } } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary', description: 'The CSV file' } },
+    },
+  })
   @ApiAcceptedResponse({ type: UploadAcceptedDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`: no file, an empty file, or not multipart', type: ErrorResponseDto })
-  @ApiForbiddenResponse({ description: '`plan_required` on the Starter plan (also `csrf_failed`)', type: ErrorResponseDto })
-  @ApiPayloadTooLargeResponse({ description: `\`payload_too_large\`: the file is over ${MIB} MiB`, type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description: '`validation_failed`: no file, an empty file, or not multipart',
+    type: ErrorResponseDto,
+  })
+  @ApiForbiddenResponse({
+    description: '`plan_required` on the Starter plan (also `csrf_failed`)',
+    type: ErrorResponseDto,
+  })
+  @ApiPayloadTooLargeResponse({
+    description: `\`payload_too_large\`: the file is over ${MIB} MiB`,
+    type: ErrorResponseDto,
+  })
   upload(@Req() req: Request): Promise<UploadAcceptedDto> {
     const file = req.file;
-    if (!file) throw ApiError.validation([{ field: 'file', message: 'is required' }], 'No file in the request.');
+    if (!file)
+      throw ApiError.validation(
+        [{ field: 'file', message: 'is required' }],
+        'No file in the request.',
+      );
     const p = req.portalUser!;
-    return this.uploads.create({ institutionId: p.institutionId, userId: p.userId, plan: p.plan }, file, String(req.id));
+    return this.uploads.create(
+      { institutionId: p.institutionId, userId: p.userId, plan: p.plan },
+      file,
+      String(req.id),
+    );
   }
 
   @Get()
   @PortalAuth()
   @ApiOperation({ operationId: 'portalListUploads', summary: 'Upload history, newest first' })
   @ApiOkResponse({ type: UploadPageDto })
-  @ApiBadRequestResponse({ description: 'Bad cursor or limit (`validation_failed`)', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description: 'Bad cursor or limit (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
   list(@Req() req: Request, @Query() q: PageQuery): Promise<UploadPageDto> {
     return this.uploads.list(req.portalUser!.institutionId, q.limit ?? 100, q.cursor);
   }
 
   @Get(':id')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalGetUpload', summary: 'Progress and result of an upload, with refused rows by line number' })
+  @ApiOperation({
+    operationId: 'portalGetUpload',
+    summary: 'Progress and result of an upload, with refused rows by line number',
+  })
   @ApiOkResponse({ type: UploadDto })
   @ApiNotFoundResponse({ description: '`upload_not_found`', type: ErrorResponseDto })
   get(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<UploadDto> {

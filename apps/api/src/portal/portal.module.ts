@@ -12,7 +12,13 @@ import { PortalUploadsController } from './portal-uploads.controller';
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
   imports: [ReportingModule],
-  controllers: [PortalAuthController, PortalKeysController, PortalActivityController, PortalUploadsController, PortalDashboardController],
+  controllers: [
+    PortalAuthController,
+    PortalKeysController,
+    PortalActivityController,
+    PortalUploadsController,
+    PortalDashboardController,
+  ],
   providers: [PortalSessionsService, PortalSessionGuard, CsvUploadsService],
   exports: [PortalSessionsService, PortalSessionGuard],
 })

@@ -4,12 +4,22 @@ import { ApiKeyPrincipal } from '../auth/auth.types';
 import { CurrentKey } from '../auth/current-key.decorator';
 import { ApiKeyAuth } from '../auth/scopes.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { FunnelDto, RedemptionPageDto, RedemptionsQuery, SettlementPageDto, SettlementsQuery, WindowQuery } from './reporting.dto';
+import {
+  FunnelDto,
+  RedemptionPageDto,
+  RedemptionsQuery,
+  SettlementPageDto,
+  SettlementsQuery,
+  WindowQuery,
+} from './reporting.dto';
 import { ReportingService } from './reporting.service';
 
 @ApiTags('Reporting')
 @ApiKeyAuth('reporting')
-@ApiBadRequestResponse({ description: 'Bad query value or cursor (`validation_failed`)', type: ErrorResponseDto })
+@ApiBadRequestResponse({
+  description: 'Bad query value or cursor (`validation_failed`)',
+  type: ErrorResponseDto,
+})
 @Controller('api/v1/reporting')
 export class ReportingController {
   constructor(private readonly reporting: ReportingService) {}
@@ -18,10 +28,14 @@ export class ReportingController {
   @ApiOperation({
     operationId: 'listRedemptions',
     summary: 'Redemptions, newest first',
-    description: '`from` inclusive, `to` exclusive; keyset pages: pass `pagination.next_cursor` back as `cursor`. Cardholder tokens are masked.',
+    description:
+      '`from` inclusive, `to` exclusive; keyset pages: pass `pagination.next_cursor` back as `cursor`. Cardholder tokens are masked.',
   })
   @ApiOkResponse({ type: RedemptionPageDto })
-  redemptions(@CurrentKey() key: ApiKeyPrincipal, @Query() q: RedemptionsQuery): Promise<RedemptionPageDto> {
+  redemptions(
+    @CurrentKey() key: ApiKeyPrincipal,
+    @Query() q: RedemptionsQuery,
+  ): Promise<RedemptionPageDto> {
     return this.reporting.redemptions(key.institutionId, q);
   }
 
@@ -29,15 +43,22 @@ export class ReportingController {
   @ApiOperation({
     operationId: 'listSettlements',
     summary: 'Settlement ledger, newest first',
-    description: 'One entry per redemption: merchant-funded amount, the service revenue, the institution payout and the status.',
+    description:
+      'One entry per redemption: merchant-funded amount, the service revenue, the institution payout and the status.',
   })
   @ApiOkResponse({ type: SettlementPageDto })
-  settlements(@CurrentKey() key: ApiKeyPrincipal, @Query() q: SettlementsQuery): Promise<SettlementPageDto> {
+  settlements(
+    @CurrentKey() key: ApiKeyPrincipal,
+    @Query() q: SettlementsQuery,
+  ): Promise<SettlementPageDto> {
     return this.reporting.settlements(key.institutionId, q);
   }
 
   @Get('funnel')
-  @ApiOperation({ operationId: 'getFunnel', summary: 'Engagement funnel for a window (default: the last 30 days)' })
+  @ApiOperation({
+    operationId: 'getFunnel',
+    summary: 'Engagement funnel for a window (default: the last 30 days)',
+  })
   @ApiOkResponse({ type: FunnelDto })
   funnel(@CurrentKey() key: ApiKeyPrincipal, @Query() q: WindowQuery): Promise<FunnelDto> {
     return this.reporting.funnel(key.institutionId, q.from, q.to);

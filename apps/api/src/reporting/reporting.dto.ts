@@ -5,7 +5,10 @@ import { PageQuery, PaginationDto } from '../common/pagination';
 import { IsTimestamp } from '../common/validators';
 
 export class WindowQuery {
-  @ApiPropertyOptional({ example: '2026-11-01T00:00:00Z', description: 'Inclusive start (ISO 8601)' })
+  @ApiPropertyOptional({
+    example: '2026-11-01T00:00:00Z',
+    description: 'Inclusive start (ISO 8601)',
+  })
   @IsOptional()
   @IsTimestamp()
   from?: string;
@@ -27,7 +30,8 @@ export class SettlementsQuery extends RedemptionsQuery {
 
 export class RedemptionOfferDto {
   @ApiProperty({ example: 'c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f' }) id: string;
-  @ApiProperty({ example: '$5 back at Green Grocer', description: "In the program's first locale" }) title: string;
+  @ApiProperty({ example: '$5 back at Green Grocer', description: "In the program's first locale" })
+  title: string;
   @ApiProperty({ example: 'Green Grocer' }) merchant_name: string;
 }
 
@@ -52,12 +56,14 @@ export class SettlementEntryDto {
   @ApiProperty({ example: 'c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f' }) offer_id: string;
   @ApiProperty({ example: '3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b' }) merchant_id: string;
   @ApiProperty({ example: 'USD' }) currency: string;
-  @ApiProperty({ example: 6, description: 'Cashback plus the merchant fee' }) merchant_funded_amount: number;
+  @ApiProperty({ example: 6, description: 'Cashback plus the merchant fee' })
+  merchant_funded_amount: number;
   @ApiProperty({ example: 0.5, description: "The service's take" }) service_revenue_amount: number;
   @ApiProperty({ example: 5.5 }) institution_payout_amount: number;
   @ApiProperty({ enum: SETTLEMENT_STATUSES, example: 'settled' }) status: string;
   @ApiProperty({ example: '2026-11-21T10:15:30.123Z' }) created_at: string;
-  @ApiProperty({ example: '2026-12-21T00:00:00.000Z', nullable: true, type: String }) settled_at: string | null;
+  @ApiProperty({ example: '2026-12-21T00:00:00.000Z', nullable: true, type: String }) settled_at:
+    string | null;
   @ApiProperty({ example: null, nullable: true, type: String }) reversed_at: string | null;
 }
 
@@ -73,9 +79,12 @@ export class FunnelWindowDto {
 
 export class FunnelDataDto {
   @ApiProperty({ example: 1200, description: 'Feed calls' }) widget_views: number;
-  @ApiProperty({ example: 310, description: 'Distinct cardholders with a feed call' }) unique_cardholders: number;
-  @ApiProperty({ example: 9600, description: 'Offers returned by feed calls' }) offer_impressions: number;
-  @ApiProperty({ example: 420, description: 'Enrollments with status added' }) offer_add_successes: number;
+  @ApiProperty({ example: 310, description: 'Distinct cardholders with a feed call' })
+  unique_cardholders: number;
+  @ApiProperty({ example: 9600, description: 'Offers returned by feed calls' })
+  offer_impressions: number;
+  @ApiProperty({ example: 420, description: 'Enrollments with status added' })
+  offer_add_successes: number;
   @ApiProperty({ example: 95, description: 'Redemptions created' }) redemptions: number;
 }
 

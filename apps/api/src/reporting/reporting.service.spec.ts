@@ -23,7 +23,12 @@ describe('splitWindow', () => {
 
   it('a window inside one bucket is all raw edge', () => {
     const end = d('2026-11-01T10:50:00Z');
-    expect(splitWindow(d('2026-11-01T10:10:00Z'), end, H)).toEqual({ wholeFrom: end, wholeTo: end, headTo: end, tailFrom: end });
+    expect(splitWindow(d('2026-11-01T10:10:00Z'), end, H)).toEqual({
+      wholeFrom: end,
+      wholeTo: end,
+      headTo: end,
+      tailFrom: end,
+    });
     const end2 = d('2026-11-02T00:10:00Z');
     expect(splitWindow(d('2026-11-01T23:50:00Z'), end2, H).wholeFrom).toEqual(end2); // spans a boundary, no whole hour
   });

@@ -111,7 +111,15 @@ export class ReportingService {
           AND ($5::timestamptz IS NULL OR (x.created_at, x.id) < ($5::timestamptz, $6::uuid))
         ORDER BY x.created_at DESC, x.id DESC
         LIMIT $7`,
-      [institutionId, f.status ?? null, f.from ?? null, f.to ?? null, after?.t ?? null, after?.id ?? null, limit + 1],
+      [
+        institutionId,
+        f.status ?? null,
+        f.from ?? null,
+        f.to ?? null,
+        after?.t ?? null,
+        after?.id ?? null,
+        limit + 1,
+      ],
     );
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
@@ -136,7 +144,9 @@ export class ReportingService {
    */
   async funnel(institutionId: string, from?: string, to?: string): Promise<FunnelDto> {
     const end = to ? new Date(to) : new Date();
-    const start = from ? new Date(from) : new Date(end.getTime() - FUNNEL_DEFAULT_DAYS * 86_400_000);
+    const start = from
+      ? new Date(from)
+      : new Date(end.getTime() - FUNNEL_DEFAULT_DAYS * 86_400_000);
     if (start >= end) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
     const hours = splitWindow(start, end, 3_600_000);
     const days = splitWindow(start, end, 86_400_000);
@@ -160,9 +170,17 @@ export class ReportingService {
               (${count('add_success')})::int AS offer_add_successes,
               (SELECT count(*) FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3)::int AS redemptions`,
       [
-        institutionId, start, end,
-        hours.wholeFrom, hours.wholeTo, hours.headTo, hours.tailFrom,
-        days.wholeFrom.toISOString().slice(0, 10), days.wholeTo.toISOString().slice(0, 10), days.headTo, days.tailFrom,
+        institutionId,
+        start,
+        end,
+        hours.wholeFrom,
+        hours.wholeTo,
+        hours.headTo,
+        hours.tailFrom,
+        days.wholeFrom.toISOString().slice(0, 10),
+        days.wholeTo.toISOString().slice(0, 10),
+        days.headTo,
+        days.tailFrom,
       ],
     );
     return { window: { from: start.toISOString(), to: end.toISOString() }, data: row };

@@ -23,18 +23,32 @@ export class SignatureService {
     private readonly config: AppConfig,
   ) {}
 
-  async verify(institutionId: string, header: string | undefined, rawBody: Buffer | undefined): Promise<void> {
+  async verify(
+    institutionId: string,
+    header: string | undefined,
+    rawBody: Buffer | undefined,
+  ): Promise<void> {
     if (header === undefined) return;
     const m = HEX_SHA256.exec(header.trim());
-    if (!m || !rawBody) throw invalid('X-Service-Signature must be the hex HMAC-SHA256 of the raw request body.');
-    const rows: { secret: string | null }[] = await this.db.query(`SELECT webhook_secret_encrypted AS secret FROM institution WHERE id = $1`, [institutionId]);
+    if (!m || !rawBody)
+      throw invalid('X-Service-Signature must be the hex HMAC-SHA256 of the raw request body.');
+    const rows: { secret: string | null }[] = await this.db.query(
+      `SELECT webhook_secret_encrypted AS secret FROM institution WHERE id = $1`,
+      [institutionId],
+    );
     const stored = rows[0]?.secret;
-    if (!stored) throw invalid('No signing secret is configured for this institution; set one in the portal or omit X-Service-Signature.');
+    if (!stored)
+      throw invalid(
+        'No signing secret is configured for this institution; set one in the portal or omit X-Service-Signature.',
+      );
     let secret: string;
     try {
       secret = decryptSecret(stored, this.config.secretsKey);
     } catch (e) {
-      this.logger.error({ institutionId, err: (e as Error).message }, 'signing secret cannot be decrypted');
+      this.logger.error(
+        { institutionId, err: (e as Error).message },
+        'signing secret cannot be decrypted',
+      );
       throw invalid('The signature cannot be verified.');
     }
     if (!safeEqual(hmacSha256Hex(secret, rawBody), m[1].toLowerCase())) {

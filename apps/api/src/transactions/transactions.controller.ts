@@ -39,39 +39,67 @@ const err = (error: string, message: string, details?: { field: string; message:
 const SIGNATURE_HEADER = {
   name: 'X-Service-Signature',
   required: false,
-  description: 'Optional (earlier published mode): hex HMAC-SHA256 of the raw request body with your signing secret. Verified when present.',
+  description:
+    'Optional (earlier published mode): hex HMAC-SHA256 of the raw request body with your signing secret. Verified when present.',
 };
 
 const UNAUTHORIZED = ApiUnauthorizedResponse({
-  description: 'Missing or unknown API key (`unauthorized`, `invalid_token`), or an X-Service-Signature that does not match the body (`invalid_signature`)',
+  description:
+    'Missing or unknown API key (`unauthorized`, `invalid_token`), or an X-Service-Signature that does not match the body (`invalid_signature`)',
   type: ErrorResponseDto,
-  examples: { invalid_signature: { summary: 'Bad signature', value: err('invalid_signature', 'X-Service-Signature does not match the request body.') } },
+  examples: {
+    invalid_signature: {
+      summary: 'Bad signature',
+      value: err('invalid_signature', 'X-Service-Signature does not match the request body.'),
+    },
+  },
 });
 
 const BAD_EVENT = ApiBadRequestResponse({
-  description: 'A field is missing or invalid (`validation_failed`, with one detail per field), a token is personal data (`pii_rejected`), or the body is not JSON (`invalid_json`)',
+  description:
+    'A field is missing or invalid (`validation_failed`, with one detail per field), a token is personal data (`pii_rejected`), or the body is not JSON (`invalid_json`)',
   type: ErrorResponseDto,
   examples: {
     validation_failed: {
       summary: 'Per-field errors',
       value: err('validation_failed', 'The request is invalid.', [
         { field: 'amount', message: 'must be a positive number (major units, such as 12.5)' },
-        { field: 'merchant_identifier', message: 'one of merchant_identifier, card_acceptor_id or merchant_id is required' },
+        {
+          field: 'merchant_identifier',
+          message: 'one of merchant_identifier, card_acceptor_id or merchant_id is required',
+        },
       ]),
     },
     pii_rejected: {
       summary: 'An e-mail as cardholder_token',
-      value: err('pii_rejected', 'A token field holds what looks like personal data (an e-mail address or a card number); send opaque tokens only.', [
-        { field: 'cardholder_token', message: 'pii_rejected: looks like an e-mail address; send the opaque HMAC token instead' },
-      ]),
+      value: err(
+        'pii_rejected',
+        'A token field holds what looks like personal data (an e-mail address or a card number); send opaque tokens only.',
+        [
+          {
+            field: 'cardholder_token',
+            message:
+              'pii_rejected: looks like an e-mail address; send the opaque HMAC token instead',
+          },
+        ],
+      ),
     },
   },
 });
 
 const MISMATCH = ApiForbiddenResponse({
-  description: 'institution_id differs from the API key’s institution (`institution_mismatch`); key revoked (`token_revoked`), expired (`token_expired`) or without the transactions scope (`insufficient_scope`)',
+  description:
+    'institution_id differs from the API key’s institution (`institution_mismatch`); key revoked (`token_revoked`), expired (`token_expired`) or without the transactions scope (`insufficient_scope`)',
   type: ErrorResponseDto,
-  examples: { institution_mismatch: { summary: 'Another institution', value: err('institution_mismatch', 'institution_id differs from the institution of the API key.') } },
+  examples: {
+    institution_mismatch: {
+      summary: 'Another institution',
+      value: err(
+        'institution_mismatch',
+        'institution_id differs from the institution of the API key.',
+      ),
+    },
+  },
 });
 
 @ApiTags('Transactions')
@@ -96,12 +124,23 @@ export class TransactionsController {
   })
   @ApiHeader(SIGNATURE_HEADER)
   @ApiBody({ type: TransactionEventDto, examples: EVENT_EXAMPLES })
-  @ApiResponse({ status: 202, description: 'Stored and queued for matching', type: TransactionAcceptedDto })
-  @ApiResponse({ status: 200, description: 'This transaction_ref was already stored: the original id', type: TransactionDuplicateDto })
+  @ApiResponse({
+    status: 202,
+    description: 'Stored and queued for matching',
+    type: TransactionAcceptedDto,
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'This transaction_ref was already stored: the original id',
+    type: TransactionDuplicateDto,
+  })
   @BAD_EVENT
   @UNAUTHORIZED
   @MISMATCH
-  @ApiPayloadTooLargeResponse({ description: 'Body over 1 MiB (`payload_too_large`)', type: ErrorResponseDto })
+  @ApiPayloadTooLargeResponse({
+    description: 'Body over 1 MiB (`payload_too_large`)',
+    type: ErrorResponseDto,
+  })
   async submit(
     @CurrentKey() key: ApiKeyPrincipal,
     @Body() body: unknown,
@@ -110,7 +149,10 @@ export class TransactionsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<TransactionAcceptedDto | TransactionDuplicateDto> {
     await this.signatures.verify(key.institutionId, signature, req.rawBody);
-    const result = await this.transactions.submit({ institutionId: key.institutionId, requestId: String(req.id) }, body);
+    const result = await this.transactions.submit(
+      { institutionId: key.institutionId, requestId: String(req.id) },
+      body,
+    );
     res.status(result.status);
     return result.body;
   }
@@ -132,7 +174,13 @@ export class TransactionsController {
     examples: {
       batch: {
         summary: 'Three items',
-        value: { transactions: [EVENT_EXAMPLES.current.value, EVENT_EXAMPLES.pix.value, { ...EVENT_EXAMPLES.current.value, amount: -1, transaction_ref: 'bad-1' }] },
+        value: {
+          transactions: [
+            EVENT_EXAMPLES.current.value,
+            EVENT_EXAMPLES.pix.value,
+            { ...EVENT_EXAMPLES.current.value, amount: -1, transaction_ref: 'bad-1' },
+          ],
+        },
       },
     },
   })
@@ -140,15 +188,39 @@ export class TransactionsController {
     status: 202,
     type: BatchResultDto,
     description: 'Per-item outcome',
-    example: { received: 3, accepted: 2, duplicates: 0, duplicate_indexes: [], invalid: [{ index: 2, errors: [{ field: 'amount', message: 'must be a positive number (major units, such as 12.5)' }] }] },
+    example: {
+      received: 3,
+      accepted: 2,
+      duplicates: 0,
+      duplicate_indexes: [],
+      invalid: [
+        {
+          index: 2,
+          errors: [
+            { field: 'amount', message: 'must be a positive number (major units, such as 12.5)' },
+          ],
+        },
+      ],
+    },
   })
   @ApiBadRequestResponse({
-    description: '`transactions` missing, empty or over 1,000 items (`validation_failed`), or the body is not JSON (`invalid_json`)',
+    description:
+      '`transactions` missing, empty or over 1,000 items (`validation_failed`), or the body is not JSON (`invalid_json`)',
     type: ErrorResponseDto,
-    examples: { too_many: { summary: 'Over 1,000 items', value: err('validation_failed', 'The request is invalid.', [{ field: 'transactions', message: 'must be an array of 1 to 1,000 transaction events' }]) } },
+    examples: {
+      too_many: {
+        summary: 'Over 1,000 items',
+        value: err('validation_failed', 'The request is invalid.', [
+          { field: 'transactions', message: 'must be an array of 1 to 1,000 transaction events' },
+        ]),
+      },
+    },
   })
   @UNAUTHORIZED
-  @ApiPayloadTooLargeResponse({ description: 'Body over 2 MiB (`payload_too_large`)', type: ErrorResponseDto })
+  @ApiPayloadTooLargeResponse({
+    description: 'Body over 2 MiB (`payload_too_large`)',
+    type: ErrorResponseDto,
+  })
   async submitBatch(
     @CurrentKey() key: ApiKeyPrincipal,
     @Body() body: unknown,
@@ -156,7 +228,10 @@ export class TransactionsController {
     @Req() req: Request & { rawBody?: Buffer },
   ): Promise<BatchResultDto> {
     await this.signatures.verify(key.institutionId, signature, req.rawBody);
-    return this.transactions.submitBatch({ institutionId: key.institutionId, requestId: String(req.id) }, body);
+    return this.transactions.submitBatch(
+      { institutionId: key.institutionId, requestId: String(req.id) },
+      body,
+    );
   }
 
   @Post('simulate')
@@ -203,6 +278,9 @@ export class TransactionsController {
     @Req() req: Request & { rawBody?: Buffer },
   ): Promise<SimulationResultDto> {
     await this.signatures.verify(key.institutionId, signature, req.rawBody);
-    return this.transactions.simulate({ institutionId: key.institutionId, requestId: String(req.id) }, body);
+    return this.transactions.simulate(
+      { institutionId: key.institutionId, requestId: String(req.id) },
+      body,
+    );
   }
 }

@@ -1,69 +1,155 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { INSTRUMENT_TYPES, MERCHANT_IDENTIFIER_TYPES, NO_MATCH_REASONS, TRANSACTION_TYPES } from '@app/domain';
+import {
+  INSTRUMENT_TYPES,
+  MERCHANT_IDENTIFIER_TYPES,
+  NO_MATCH_REASONS,
+  TRANSACTION_TYPES,
+} from '@app/domain';
 
 /**
  * Documentation of the transaction event (both published shapes). Validation is done by
  * parseTransactionEvent (libs/domain), shared by the single, batch, simulate and CSV paths.
  */
 export class TransactionEventDto {
-  @ApiPropertyOptional({ format: 'uuid', example: '0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e', description: 'Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e',
+    description:
+      'Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).',
+  })
   institution_id?: string;
 
-  @ApiProperty({ example: 'chk_7Hq2LmP9xQ', maxLength: 256, description: 'Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.' })
+  @ApiProperty({
+    example: 'chk_7Hq2LmP9xQ',
+    maxLength: 256,
+    description:
+      'Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.',
+  })
   cardholder_token: string;
 
-  @ApiPropertyOptional({ example: 'ctk_4f9a2b7c1d', maxLength: 256, description: 'Tokenized card number (card-rail alias of instrument_token). Send this or instrument_token.' })
+  @ApiPropertyOptional({
+    example: 'ctk_4f9a2b7c1d',
+    maxLength: 256,
+    description:
+      'Tokenized card number (card-rail alias of instrument_token). Send this or instrument_token.',
+  })
   card_token?: string;
 
-  @ApiPropertyOptional({ example: 'wlt_a81c33', maxLength: 256, description: 'Card token, or wallet/account token. Send this or card_token.' })
+  @ApiPropertyOptional({
+    example: 'wlt_a81c33',
+    maxLength: 256,
+    description: 'Card token, or wallet/account token. Send this or card_token.',
+  })
   instrument_token?: string;
 
-  @ApiPropertyOptional({ enum: INSTRUMENT_TYPES, example: 'card', description: 'Defaults to `card` when card_token is sent.' })
+  @ApiPropertyOptional({
+    enum: INSTRUMENT_TYPES,
+    example: 'card',
+    description: 'Defaults to `card` when card_token is sent.',
+  })
   instrument_type?: string;
 
-  @ApiPropertyOptional({ example: '000123456789012', maxLength: 200, description: 'Preferred. The merchant identifier carried by your record; resolved to the service merchant.' })
+  @ApiPropertyOptional({
+    example: '000123456789012',
+    maxLength: 200,
+    description:
+      'Preferred. The merchant identifier carried by your record; resolved to the service merchant.',
+  })
   merchant_identifier?: string;
 
-  @ApiPropertyOptional({ enum: MERCHANT_IDENTIFIER_TYPES, default: 'card_acceptor', example: 'card_acceptor' })
+  @ApiPropertyOptional({
+    enum: MERCHANT_IDENTIFIER_TYPES,
+    default: 'card_acceptor',
+    example: 'card_acceptor',
+  })
   merchant_identifier_type?: string;
 
-  @ApiPropertyOptional({ example: '000123456789012', maxLength: 200, description: 'Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.' })
+  @ApiPropertyOptional({
+    example: '000123456789012',
+    maxLength: 200,
+    description: 'Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.',
+  })
   card_acceptor_id?: string;
 
-  @ApiPropertyOptional({ example: '5411', description: 'Merchant category code (4 digits). Reserved for enrichment; not used for matching.' })
+  @ApiPropertyOptional({
+    example: '5411',
+    description:
+      'Merchant category code (4 digits). Reserved for enrichment; not used for matching.',
+  })
   mcc?: string;
 
-  @ApiPropertyOptional({ example: 'GROCER #12 SAO PAULO', maxLength: 200, description: 'Reserved for fallback resolution; not matched on.' })
+  @ApiPropertyOptional({
+    example: 'GROCER #12 SAO PAULO',
+    maxLength: 200,
+    description: 'Reserved for fallback resolution; not matched on.',
+  })
   merchant_descriptor?: string;
 
   @ApiPropertyOptional({ example: 'visa', maxLength: 50 })
   network?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', example: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f', description: 'Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
+    description:
+      'Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.',
+  })
   merchant_id?: string;
 
-  @ApiProperty({ example: 42.9, description: 'Positive, in major units of the offer’s currency, at most 4 decimal places.' })
+  @ApiProperty({
+    example: 42.9,
+    description: 'Positive, in major units of the offer’s currency, at most 4 decimal places.',
+  })
   amount: number;
 
-  @ApiPropertyOptional({ example: 'USD', description: 'ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.' })
+  @ApiPropertyOptional({
+    example: 'USD',
+    description: 'ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.',
+  })
   currency?: string;
 
-  @ApiProperty({ example: 'txn-2026-11-21-000042', maxLength: 200, description: 'Your unique reference: the idempotency key, unique per institution. Earlier shape: `transaction_id`.' })
+  @ApiProperty({
+    example: 'txn-2026-11-21-000042',
+    maxLength: 200,
+    description:
+      'Your unique reference: the idempotency key, unique per institution. Earlier shape: `transaction_id`.',
+  })
   transaction_ref: string;
 
-  @ApiPropertyOptional({ deprecated: true, example: 'txn-2026-11-21-000042', description: 'Earlier shape of transaction_ref.' })
+  @ApiPropertyOptional({
+    deprecated: true,
+    example: 'txn-2026-11-21-000042',
+    description: 'Earlier shape of transaction_ref.',
+  })
   transaction_id?: string;
 
-  @ApiProperty({ example: '2026-11-21T10:15:00Z', description: 'ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.' })
+  @ApiProperty({
+    example: '2026-11-21T10:15:00Z',
+    description:
+      'ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.',
+  })
   transacted_at: string;
 
-  @ApiPropertyOptional({ deprecated: true, example: '2026-11-21T10:15:00Z', description: 'Earlier shape of transacted_at.' })
+  @ApiPropertyOptional({
+    deprecated: true,
+    example: '2026-11-21T10:15:00Z',
+    description: 'Earlier shape of transacted_at.',
+  })
   timestamp?: string;
 
-  @ApiPropertyOptional({ enum: TRANSACTION_TYPES, default: 'purchase', example: 'purchase', description: 'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.' })
+  @ApiPropertyOptional({
+    enum: TRANSACTION_TYPES,
+    default: 'purchase',
+    example: 'purchase',
+    description:
+      'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.',
+  })
   transaction_type?: string;
 
-  @ApiPropertyOptional({ example: 'txn-2026-11-20-000017', description: 'Required for refunds: the transaction_ref of the purchase refunded.' })
+  @ApiPropertyOptional({
+    example: 'txn-2026-11-20-000017',
+    description: 'Required for refunds: the transaction_ref of the purchase refunded.',
+  })
   original_transaction_ref?: string;
 }
 
@@ -74,7 +160,12 @@ export class TransactionAcceptedDto {
 }
 
 export class TransactionDuplicateDto {
-  @ApiProperty({ format: 'uuid', example: '5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b', description: 'The id of the transaction first stored with this reference.' }) id: string;
+  @ApiProperty({
+    format: 'uuid',
+    example: '5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b',
+    description: 'The id of the transaction first stored with this reference.',
+  })
+  id: string;
   @ApiProperty({ example: 'txn-2026-11-21-000042' }) transaction_ref: string;
   @ApiProperty({ enum: ['duplicate'], example: 'duplicate' }) status: 'duplicate';
 }
@@ -86,7 +177,8 @@ export class TransactionBatchDto {
 
 export class InvalidItemErrorDto {
   @ApiProperty({ example: 'amount' }) field: string;
-  @ApiProperty({ example: 'must be a positive number (major units, such as 12.5)' }) message: string;
+  @ApiProperty({ example: 'must be a positive number (major units, such as 12.5)' })
+  message: string;
 }
 
 export class InvalidItemDto {
@@ -98,7 +190,12 @@ export class BatchResultDto {
   @ApiProperty({ example: 5 }) received: number;
   @ApiProperty({ example: 2 }) accepted: number;
   @ApiProperty({ example: 2 }) duplicates: number;
-  @ApiProperty({ type: [Number], example: [1, 4], description: 'Indexes of items whose transaction_ref was already stored or repeated earlier in the batch.' })
+  @ApiProperty({
+    type: [Number],
+    example: [1, 4],
+    description:
+      'Indexes of items whose transaction_ref was already stored or repeated earlier in the batch.',
+  })
   duplicate_indexes: number[];
   @ApiProperty({ type: [InvalidItemDto] }) invalid: InvalidItemDto[];
 }
@@ -109,27 +206,62 @@ export class SimulatedMerchantDto {
 }
 
 export class EvaluationDto {
-  @ApiProperty({ format: 'uuid', example: '0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e' }) offer_id: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: 'a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d', description: 'The cardholder’s enrollment, or null when not enrolled.' }) cardholder_offer_id: string | null;
+  @ApiProperty({ format: 'uuid', example: '0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e' })
+  offer_id: string;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: 'a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d',
+    description: 'The cardholder’s enrollment, or null when not enrolled.',
+  })
+  cardholder_offer_id: string | null;
   @ApiProperty({ enum: ['match', 'no_match'], example: 'no_match' }) outcome: 'match' | 'no_match';
-  @ApiProperty({ enum: NO_MATCH_REASONS, isArray: true, example: ['below_min_spend'] }) reasons: string[];
+  @ApiProperty({ enum: NO_MATCH_REASONS, isArray: true, example: ['below_min_spend'] })
+  reasons: string[];
   @ApiProperty({ example: 'USD' }) currency: string;
-  @ApiProperty({ example: 5, description: 'What the cardholder would get (offer currency, major units).' }) cashback_amount: number;
-  @ApiProperty({ example: 5.5, description: 'What the institution would be paid.' }) institution_payout_amount: number;
+  @ApiProperty({
+    example: 5,
+    description: 'What the cardholder would get (offer currency, major units).',
+  })
+  cashback_amount: number;
+  @ApiProperty({ example: 5.5, description: 'What the institution would be paid.' })
+  institution_payout_amount: number;
 }
 
 export class SimulatedRefundDto {
   @ApiProperty({ example: true }) original_found: boolean;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b' }) redemption_id: string | null;
-  @ApiProperty({ example: false, description: 'True when storing this refund would reverse the purchase’s redemption.' }) would_reverse: boolean;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b',
+  })
+  redemption_id: string | null;
+  @ApiProperty({
+    example: false,
+    description: 'True when storing this refund would reverse the purchase’s redemption.',
+  })
+  would_reverse: boolean;
 }
 
 export class SimulationResultDto {
-  @ApiProperty({ example: true, description: 'True when matching would create a redemption now.' }) matched: boolean;
-  @ApiProperty({ type: SimulatedMerchantDto, nullable: true }) merchant: SimulatedMerchantDto | null;
-  @ApiProperty({ example: false, description: 'True when this transaction_ref is already stored (a real post would answer `duplicate`).' }) duplicate: boolean;
+  @ApiProperty({ example: true, description: 'True when matching would create a redemption now.' })
+  matched: boolean;
+  @ApiProperty({ type: SimulatedMerchantDto, nullable: true })
+  merchant: SimulatedMerchantDto | null;
+  @ApiProperty({
+    example: false,
+    description:
+      'True when this transaction_ref is already stored (a real post would answer `duplicate`).',
+  })
+  duplicate: boolean;
   @ApiProperty({ type: [EvaluationDto] }) evaluations: EvaluationDto[];
-  @ApiPropertyOptional({ type: SimulatedRefundDto, description: 'For transaction_type refund only.' }) refund?: SimulatedRefundDto;
+  @ApiPropertyOptional({
+    type: SimulatedRefundDto,
+    description: 'For transaction_type refund only.',
+  })
+  refund?: SimulatedRefundDto;
 }
 
 const now = '2026-11-21T10:15:00Z';

@@ -2,7 +2,11 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { IngestionService, SimulationResult, SimulationService } from '@app/core';
 import { FieldError, parseTransactionEvent, TransactionEvent } from '@app/domain';
 import { ApiError } from '../common/api-error';
-import { BatchResultDto, TransactionAcceptedDto, TransactionDuplicateDto } from './transactions.dto';
+import {
+  BatchResultDto,
+  TransactionAcceptedDto,
+  TransactionDuplicateDto,
+} from './transactions.dto';
 
 export const MAX_BATCH = 1_000;
 
@@ -20,12 +24,21 @@ export class TransactionsService {
   ) {}
 
   /** 202 accepted (new) or 200 duplicate (the id first stored under this transaction_ref). */
-  async submit(ctx: RequestContext, body: unknown): Promise<{ status: number; body: TransactionAcceptedDto | TransactionDuplicateDto }> {
+  async submit(
+    ctx: RequestContext,
+    body: unknown,
+  ): Promise<{ status: number; body: TransactionAcceptedDto | TransactionDuplicateDto }> {
     const event = this.parseOne(ctx, body);
     const r = await this.ingestion.submitOne(ctx.institutionId, event, ctx.requestId);
     return r.duplicate
-      ? { status: HttpStatus.OK, body: { id: r.id, transaction_ref: event.transactionRef, status: 'duplicate' } }
-      : { status: HttpStatus.ACCEPTED, body: { id: r.id, transaction_ref: event.transactionRef, status: 'accepted' } };
+      ? {
+          status: HttpStatus.OK,
+          body: { id: r.id, transaction_ref: event.transactionRef, status: 'duplicate' },
+        }
+      : {
+          status: HttpStatus.ACCEPTED,
+          body: { id: r.id, transaction_ref: event.transactionRef, status: 'accepted' },
+        };
   }
 
   async submitBatch(ctx: RequestContext, body: unknown): Promise<BatchResultDto> {
@@ -41,7 +54,12 @@ export class TransactionsService {
         invalid.push({ index, errors: r.errors.map(({ field, message }) => ({ field, message })) });
       }
     });
-    const outcome = await this.ingestion.submitMany(ctx.institutionId, events, 'batch', ctx.requestId);
+    const outcome = await this.ingestion.submitMany(
+      ctx.institutionId,
+      events,
+      'batch',
+      ctx.requestId,
+    );
     return {
       received: items.length,
       accepted: outcome.accepted.length,
@@ -78,7 +96,10 @@ function errorFor(errors: FieldError[]): ApiError {
   }
   // A foreign institution_id is the security signal: it wins over any other field error.
   if (errors.some((e) => e.code === 'institution_mismatch')) {
-    return ApiError.forbidden('institution_mismatch', 'institution_id differs from the institution of the API key.');
+    return ApiError.forbidden(
+      'institution_mismatch',
+      'institution_id differs from the institution of the API key.',
+    );
   }
   return ApiError.validation(details);
 }
@@ -86,13 +107,23 @@ function errorFor(errors: FieldError[]): ApiError {
 /** `{"transactions": [1..1000 items]}`, else 400 validation_failed. */
 function batchItems(body: unknown): unknown[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw ApiError.validation([{ field: 'body', message: 'must be a JSON object with a transactions array' }]);
+    throw ApiError.validation([
+      { field: 'body', message: 'must be a JSON object with a transactions array' },
+    ]);
   }
   const extra = Object.keys(body).filter((k) => k !== 'transactions');
-  if (extra.length) throw ApiError.validation(extra.map((field) => ({ field, message: 'is not an accepted field' })));
+  if (extra.length)
+    throw ApiError.validation(
+      extra.map((field) => ({ field, message: 'is not an accepted field' })),
+    );
   const items = (body as { transactions?: unknown }).transactions;
   if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH) {
-    throw ApiError.validation([{ field: 'transactions', message: `must be an array of 1 to ${MAX_BATCH.toLocaleString('en-US')} transaction events` }]);
+    throw ApiError.validation([
+      {
+        field: 'transactions',
+        message: `must be an array of 1 to ${MAX_BATCH.toLocaleString('en-US')} transaction events`,
+      },
+    ]);
   }
   return items;
 }

@@ -1,4 +1,15 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -34,7 +45,10 @@ export class WebhooksController {
 
   @Get()
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalGetWebhook', summary: 'The webhook URL and whether a signing secret is set' })
+  @ApiOperation({
+    operationId: 'portalGetWebhook',
+    summary: 'The webhook URL and whether a signing secret is set',
+  })
   @ApiOkResponse({ type: WebhookSettingsDto })
   get(@Req() req: Request): Promise<WebhookSettingsDto> {
     return this.webhooks.settings(req.portalUser!.institutionId);
@@ -49,7 +63,11 @@ export class WebhooksController {
       'https only, no credentials, and the host must resolve only to public addresses (checked again at every connection). Recorded in the security activity.',
   })
   @ApiOkResponse({ type: WebhookSettingsDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`: not an https URL, credentials in it, or a non-public address', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed`: not an https URL, credentials in it, or a non-public address',
+    type: ErrorResponseDto,
+  })
   put(@Req() req: Request, @Body() dto: UpdateWebhookDto): Promise<WebhookSettingsDto> {
     return this.webhooks.setUrl(req.portalUser!, dto.url, req.ip);
   }
@@ -60,7 +78,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'portalRotateWebhookSecret',
     summary: 'Rotate the signing secret (admins); the new secret is in this response only',
-    description: 'The next attempt of every delivery is signed with the new secret. Recorded in the security activity.',
+    description:
+      'The next attempt of every delivery is signed with the new secret. Recorded in the security activity.',
   })
   @ApiCreatedResponse({ type: SigningSecretDto })
   rotate(@Req() req: Request): Promise<SigningSecretDto> {
@@ -69,19 +88,34 @@ export class WebhooksController {
 
   @Get('deliveries')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalListWebhookDeliveries', summary: 'Webhook deliveries, newest first, optionally by status (keyset paged)' })
+  @ApiOperation({
+    operationId: 'portalListWebhookDeliveries',
+    summary: 'Webhook deliveries, newest first, optionally by status (keyset paged)',
+  })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
-  @ApiBadRequestResponse({ description: 'Bad status, cursor or limit (`validation_failed`)', type: ErrorResponseDto })
+  @ApiBadRequestResponse({
+    description: 'Bad status, cursor or limit (`validation_failed`)',
+    type: ErrorResponseDto,
+  })
   list(@Req() req: Request, @Query() q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
     return this.webhooks.list(req.portalUser!.institutionId, q);
   }
 
   @Get('deliveries/:id')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalGetWebhookDelivery', summary: 'One delivery with its payload and every attempt' })
+  @ApiOperation({
+    operationId: 'portalGetWebhookDelivery',
+    summary: 'One delivery with its payload and every attempt',
+  })
   @ApiOkResponse({ type: WebhookDeliveryDetailDto })
-  @ApiNotFoundResponse({ description: '`delivery_not_found` (also for another institution\'s delivery)', type: ErrorResponseDto })
-  detail(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<WebhookDeliveryDetailDto> {
+  @ApiNotFoundResponse({
+    description: "`delivery_not_found` (also for another institution's delivery)",
+    type: ErrorResponseDto,
+  })
+  detail(
+    @Req() req: Request,
+    @Param('id', uuidPipe) id: string,
+  ): Promise<WebhookDeliveryDetailDto> {
     return this.webhooks.detail(req.portalUser!.institutionId, id);
   }
 
@@ -91,12 +125,19 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'portalRedeliverWebhook',
     summary: 'Send a delivery again: one manual attempt, same payload and X-Service-Delivery-Id',
-    description: 'For delivered, failed or skipped deliveries, once a URL and signing secret are set. Any portal user may redeliver.',
+    description:
+      'For delivered, failed or skipped deliveries, once a URL and signing secret are set. Any portal user may redeliver.',
   })
   @ApiAcceptedResponse({ type: RedeliveryAcceptedDto })
   @ApiNotFoundResponse({ description: '`delivery_not_found`', type: ErrorResponseDto })
-  @ApiConflictResponse({ description: '`delivery_in_progress` (still pending) or `webhook_not_configured`', type: ErrorResponseDto })
-  redeliver(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<RedeliveryAcceptedDto> {
+  @ApiConflictResponse({
+    description: '`delivery_in_progress` (still pending) or `webhook_not_configured`',
+    type: ErrorResponseDto,
+  })
+  redeliver(
+    @Req() req: Request,
+    @Param('id', uuidPipe) id: string,
+  ): Promise<RedeliveryAcceptedDto> {
     return this.webhooks.redeliver(req.portalUser!.institutionId, id, req.id as string | undefined);
   }
 }

@@ -7,10 +7,18 @@ import { PageQuery, PaginationDto } from '../common/pagination';
 const UUID = '3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11';
 
 export class WebhookSettingsDto {
-  @ApiProperty({ type: String, nullable: true, example: 'https://hooks.demo-bank.example/offers', description: 'null when not configured: deliveries are then `skipped`' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'https://hooks.demo-bank.example/offers',
+    description: 'null when not configured: deliveries are then `skipped`',
+  })
   url: string | null;
 
-  @ApiProperty({ example: true, description: 'Whether a signing secret exists (its value is shown only once, at rotation)' })
+  @ApiProperty({
+    example: true,
+    description: 'Whether a signing secret exists (its value is shown only once, at rotation)',
+  })
   secret_set: boolean;
 }
 
@@ -19,7 +27,8 @@ export class UpdateWebhookDto {
     type: String,
     nullable: true,
     example: 'https://hooks.demo-bank.example/offers',
-    description: 'An https URL without credentials whose host resolves only to public addresses; null removes it',
+    description:
+      'An https URL without credentials whose host resolves only to public addresses; null removes it',
   })
   @ValidateIf((o: UpdateWebhookDto) => o.url !== null)
   @IsString()
@@ -30,7 +39,8 @@ export class UpdateWebhookDto {
 export class SigningSecretDto {
   @ApiProperty({
     example: 'whsec_kL3J0aW5nLXNlY3JldC1leGFtcGxlLTMyLWJ5dGVzISE=',
-    description: 'The new signing secret: shown in this response only. Every attempt from now on is signed with it.',
+    description:
+      'The new signing secret: shown in this response only. Every attempt from now on is signed with it.',
   })
   signing_secret: string;
 }
@@ -43,35 +53,60 @@ export class DeliveryListQuery extends PageQuery {
 }
 
 export class WebhookDeliveryDto {
-  @ApiProperty({ example: UUID, description: 'Also sent as X-Service-Delivery-Id on every attempt and redelivery' }) id: string;
-  @ApiProperty({ enum: ['redemption.completed', 'redemption.reversed'], example: 'redemption.completed' }) event: string;
+  @ApiProperty({
+    example: UUID,
+    description: 'Also sent as X-Service-Delivery-Id on every attempt and redelivery',
+  })
+  id: string;
+  @ApiProperty({
+    enum: ['redemption.completed', 'redemption.reversed'],
+    example: 'redemption.completed',
+  })
+  event: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'delivered' }) status: string;
   @ApiProperty({
     type: String,
     nullable: true,
     example: null,
-    description: 'Why it is skipped or failed: no_webhook_url, no_signing_secret, signing_secret_unreadable, gone (410), attempts_exhausted, manual_attempt_failed',
+    description:
+      'Why it is skipped or failed: no_webhook_url, no_signing_secret, signing_secret_unreadable, gone (410), attempts_exhausted, manual_attempt_failed',
   })
   status_reason: string | null;
   @ApiProperty({ example: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e' }) redemption_id: string;
-  @ApiProperty({ example: 1, description: 'Attempts made so far, automatic and manual' }) attempt_count: number;
-  @ApiProperty({ example: 0, description: 'Manual redeliveries requested' }) redelivery_count: number;
+  @ApiProperty({ example: 1, description: 'Attempts made so far, automatic and manual' })
+  attempt_count: number;
+  @ApiProperty({ example: 0, description: 'Manual redeliveries requested' })
+  redelivery_count: number;
   @ApiProperty({ example: '2026-11-21T10:00:00.123Z' }) created_at: string;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T10:00:00.140Z' }) last_attempt_at: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'When the next automatic attempt is due (pending only)' }) next_attempt_at: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T10:00:00.162Z' }) delivered_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T10:00:00.140Z' })
+  last_attempt_at: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'When the next automatic attempt is due (pending only)',
+  })
+  next_attempt_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T10:00:00.162Z' }) delivered_at:
+    string | null;
 }
 
 export class WebhookAttemptDto {
   @ApiProperty({ example: 1 }) attempt_number: number;
   @ApiProperty({ enum: ['automatic', 'manual'], example: 'automatic' }) trigger: string;
-  @ApiProperty({ type: String, nullable: true, example: 'https://hooks.demo-bank.example/offers' }) url: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'https://hooks.demo-bank.example/offers' })
+  url: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.140Z' }) started_at: string;
   @ApiProperty({ example: 22 }) duration_ms: number;
   @ApiProperty({ type: Number, nullable: true, example: 200 }) http_status: number | null;
   @ApiProperty({ enum: ERROR_CLASSES, nullable: true, example: null }) error_class: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) error_message: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '{"received":true}', description: 'First 4 KiB of the response body' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '{"received":true}',
+    description: 'First 4 KiB of the response body',
+  })
   response_excerpt: string | null;
 }
 
@@ -102,5 +137,9 @@ export class WebhookDeliveryPageDto {
 export class RedeliveryAcceptedDto {
   @ApiProperty({ example: UUID }) id: string;
   @ApiProperty({ example: 'pending' }) status: string;
-  @ApiProperty({ example: 1, description: 'The redelivery number (redelivery_count after this request)' }) redelivery: number;
+  @ApiProperty({
+    example: 1,
+    description: 'The redelivery number (redelivery_count after this request)',
+  })
+  redelivery: number;
 }

@@ -75,11 +75,22 @@ export class WebhooksService {
     return { url: row?.webhook_url ?? null, secret_set: !!row?.secret_set };
   }
 
-  async setUrl(p: PortalPrincipal, raw: string | null, ip: string | undefined): Promise<WebhookSettingsDto> {
+  async setUrl(
+    p: PortalPrincipal,
+    raw: string | null,
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
     let url: string | null = null;
     if (raw !== null) {
-      const verdict = await checkWebhookUrl(raw.trim(), { allowPrivate: this.config.webhook.allowPrivateUrls, resolver: this.resolver });
-      if (!verdict.ok) throw ApiError.validation([{ field: 'url', message: verdict.message }], 'The webhook URL is not allowed.');
+      const verdict = await checkWebhookUrl(raw.trim(), {
+        allowPrivate: this.config.webhook.allowPrivateUrls,
+        resolver: this.resolver,
+      });
+      if (!verdict.ok)
+        throw ApiError.validation(
+          [{ field: 'url', message: verdict.message }],
+          'The webhook URL is not allowed.',
+        );
       url = verdict.url.href;
     }
     await this.db.transaction(async (m) => {
@@ -99,7 +110,10 @@ export class WebhooksService {
           type: 'webhook.url_changed',
           actor: p.email,
           // Hosts only: a URL's path or query may carry the receiver's own secret.
-          details: { from_host: previous ? new URL(previous).host : null, to_host: url ? new URL(url).host : null },
+          details: {
+            from_host: previous ? new URL(previous).host : null,
+            to_host: url ? new URL(url).host : null,
+          },
           ip,
         },
         m,
@@ -108,12 +122,21 @@ export class WebhooksService {
     return this.settings(p.institutionId);
   }
 
-  async rotateSecret(p: PortalPrincipal, ip: string | undefined): Promise<{ signing_secret: string }> {
+  async rotateSecret(
+    p: PortalPrincipal,
+    ip: string | undefined,
+  ): Promise<{ signing_secret: string }> {
     const secret = generateWebhookSecret();
     const stored = encryptSecret(secret, this.config.secretsKey);
     await this.db.transaction(async (m) => {
-      await m.query(`UPDATE institution SET webhook_secret_encrypted = $2, updated_at = now() WHERE id = $1`, [p.institutionId, stored]);
-      await this.security.record({ institutionId: p.institutionId, type: 'webhook.secret_rotated', actor: p.email, ip }, m);
+      await m.query(
+        `UPDATE institution SET webhook_secret_encrypted = $2, updated_at = now() WHERE id = $1`,
+        [p.institutionId, stored],
+      );
+      await this.security.record(
+        { institutionId: p.institutionId, type: 'webhook.secret_rotated', actor: p.email, ip },
+        m,
+      );
     });
     return { signing_secret: secret };
   }
@@ -125,7 +148,8 @@ export class WebhooksService {
     const params: unknown[] = [institutionId, limit + 1];
     let where = 'institution_id = $1';
     if (q.status) where += ` AND status = $${params.push(q.status)}`;
-    if (after) where += ` AND (created_at, id) < ($${params.push(after.t)}::timestamptz, $${params.push(after.id)}::uuid)`;
+    if (after)
+      where += ` AND (created_at, id) < ($${params.push(after.t)}::timestamptz, $${params.push(after.id)}::uuid)`;
     const rows: DeliveryRow[] = await this.db.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
       params,
@@ -139,14 +163,19 @@ export class WebhooksService {
       [id, institutionId],
     );
     if (!row) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
-    const attempts: (Omit<WebhookAttemptDto, 'started_at'> & { started_at: Date })[] = await this.db.query(
-      `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt
+    const attempts: (Omit<WebhookAttemptDto, 'started_at'> & { started_at: Date })[] =
+      await this.db.query(
+        `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt
          FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
-      [id],
-    );
+        [id],
+      );
     // The portal shows the payload as sent, except the full cardholder token: staff see the masked one.
     const { cardholder_token: _full, ...payload } = (row.payload ?? {}) as Record<string, unknown>;
-    return { ...toDto(row), payload, attempts: attempts.map((a) => ({ ...a, started_at: a.started_at.toISOString() })) };
+    return {
+      ...toDto(row),
+      payload,
+      attempts: attempts.map((a) => ({ ...a, started_at: a.started_at.toISOString() })),
+    };
   }
 
   /**
@@ -154,7 +183,11 @@ export class WebhooksService {
    * settled (delivered, failed or skipped) and a URL and signing secret are set. The row is the
    * outbox: if Redis refuses the job now, the worker's relay queues it.
    */
-  async redeliver(institutionId: string, id: string, requestId?: string): Promise<RedeliveryAcceptedDto> {
+  async redeliver(
+    institutionId: string,
+    id: string,
+    requestId?: string,
+  ): Promise<RedeliveryAcceptedDto> {
     const rows = returnedRows<{ redelivery_count: number }>(
       await this.db.query(
         `UPDATE webhook_delivery d
@@ -176,9 +209,16 @@ export class WebhooksService {
       );
       if (!state) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
       if (state.status === 'pending') {
-        throw ApiError.conflict('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or failed.');
+        throw ApiError.conflict(
+          'delivery_in_progress',
+          'This delivery is still being attempted; redeliver it once it is delivered or failed.',
+        );
       }
-      throw new ApiError(HttpStatus.CONFLICT, 'webhook_not_configured', 'Set a webhook URL and rotate a signing secret first.');
+      throw new ApiError(
+        HttpStatus.CONFLICT,
+        'webhook_not_configured',
+        'Set a webhook URL and rotate a signing secret first.',
+      );
     }
     const series = rows[0].redelivery_count;
     await this.outbox.enqueueSteps([{ id, series, attempt: 1, nextAttemptAt: null }], requestId);

@@ -10,14 +10,26 @@ import { TRANSACTION_EVENT_FIELDS } from '@app/domain';
  */
 
 /** Columns read from a file: every field of the transaction event except institution_id. */
-export const CSV_COLUMNS: readonly string[] = TRANSACTION_EVENT_FIELDS.filter((f) => f !== 'institution_id');
+export const CSV_COLUMNS: readonly string[] = TRANSACTION_EVENT_FIELDS.filter(
+  (f) => f !== 'institution_id',
+);
 const READ = new Set(CSV_COLUMNS);
 /** The columns SPEC lists, in its order (shown in messages). */
-export const SPEC_COLUMNS = ['cardholder_token', 'card_token', 'card_acceptor_id', 'amount', 'transaction_ref', 'transacted_at'];
+export const SPEC_COLUMNS = [
+  'cardholder_token',
+  'card_token',
+  'card_acceptor_id',
+  'amount',
+  'transaction_ref',
+  'transacted_at',
+];
 
 export class CsvFileError extends Error {}
 
-export type CsvRecord = { line: number; blank: true } | { line: number; blank: false; fields: string[] } | { line: number; blank: false; error: string };
+export type CsvRecord =
+  | { line: number; blank: true }
+  | { line: number; blank: false; fields: string[] }
+  | { line: number; blank: false; error: string };
 
 /**
  * The file as text: UTF-8 (a BOM is dropped), one line ending (CRLF and CR become LF). Refuses
@@ -26,16 +38,22 @@ export type CsvRecord = { line: number; blank: true } | { line: number; blank: f
 export function decodeCsv(content: Buffer): string {
   const head = content.subarray(0, 64 * 1024);
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) {
-    throw new CsvFileError('This looks like a spreadsheet or ZIP archive, not a CSV file. Export it as "CSV UTF-8" and upload that file.');
+    throw new CsvFileError(
+      'This looks like a spreadsheet or ZIP archive, not a CSV file. Export it as "CSV UTF-8" and upload that file.',
+    );
   }
   if (head.includes(0)) {
-    throw new CsvFileError('This file is not a CSV text file (it contains binary data). Export the data as "CSV UTF-8" and upload that file.');
+    throw new CsvFileError(
+      'This file is not a CSV text file (it contains binary data). Export the data as "CSV UTF-8" and upload that file.',
+    );
   }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(content);
   } catch {
-    throw new CsvFileError('This file is not valid UTF-8 text. Export it as "CSV UTF-8" and upload it again.');
+    throw new CsvFileError(
+      'This file is not valid UTF-8 text. Export it as "CSV UTF-8" and upload it again.',
+    );
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text.replace(/\r\n?/g, '\n');
@@ -80,8 +98,12 @@ export async function* readCsv(text: string): AsyncGenerator<CsvRecord> {
     }),
   );
   let lastLine = 0;
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    while (skipped.length && skipped[0].line < info.lines) yield flushSkipped(skipped.shift()!, ++lastLine);
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: string[];
+    info: { lines: number };
+  }>) {
+    while (skipped.length && skipped[0].line < info.lines)
+      yield flushSkipped(skipped.shift()!, ++lastLine);
     const line = lastLine + 1;
     lastLine = info.lines;
     if (record.every((f) => f.trim() === '')) yield { line, blank: true };
@@ -113,9 +135,15 @@ export function readHeader(cells: string[]): CsvHeader {
   const missing: string[] = [];
   if (!present.has('cardholder_token')) missing.push('cardholder_token');
   if (!present.has('card_token') && !present.has('instrument_token')) missing.push('card_token');
-  if (!present.has('card_acceptor_id') && !present.has('merchant_id') && !present.has('merchant_identifier')) missing.push('card_acceptor_id (or merchant_id)');
+  if (
+    !present.has('card_acceptor_id') &&
+    !present.has('merchant_id') &&
+    !present.has('merchant_identifier')
+  )
+    missing.push('card_acceptor_id (or merchant_id)');
   if (!present.has('amount')) missing.push('amount');
-  if (!present.has('transaction_ref') && !present.has('transaction_id')) missing.push('transaction_ref');
+  if (!present.has('transaction_ref') && !present.has('transaction_id'))
+    missing.push('transaction_ref');
   if (!present.has('transacted_at') && !present.has('timestamp')) missing.push('transacted_at');
   const dup = names.find((n, i) => fields[i] && names.indexOf(n) !== i);
   if (present.size === 0) {
@@ -126,7 +154,9 @@ export function readHeader(cells: string[]): CsvHeader {
   }
   if (dup) throw new CsvFileError(`The header names the column "${dup}" twice.`);
   if (missing.length) {
-    throw new CsvFileError(`The header row lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}. Required: ${SPEC_COLUMNS.join(', ')} (any order, any case).`);
+    throw new CsvFileError(
+      `The header row lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}. Required: ${SPEC_COLUMNS.join(', ')} (any order, any case).`,
+    );
   }
   return { fields, ignored };
 }

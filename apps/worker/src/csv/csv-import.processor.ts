@@ -6,7 +6,15 @@ import { IngestionService } from '@app/core';
 import { InvalidLine } from '@app/db';
 import { parseTransactionEvent, TransactionEvent } from '@app/domain';
 import { CsvJob, QUEUES } from '@app/queue';
-import { CsvFileError, CsvHeader, decodeCsv, estimateRows, readCsv, readHeader, rowToEvent } from './csv-file';
+import {
+  CsvFileError,
+  CsvHeader,
+  decodeCsv,
+  estimateRows,
+  readCsv,
+  readHeader,
+  rowToEvent,
+} from './csv-file';
 
 /** Rows per chunk: one set-based insert and one matching job each (MATCH_CHUNK), one progress update. */
 export const CSV_CHUNK = 1_000;
@@ -51,10 +59,16 @@ export class CsvImportProcessor extends WorkerHost {
     );
     if (!u || u.status === 'completed' || u.status === 'failed') return { skipped: true };
     const started = Date.now();
-    await this.db.query(`UPDATE csv_upload SET status = 'processing', started_at = COALESCE(started_at, now()) WHERE id = $1`, [u.id]);
+    await this.db.query(
+      `UPDATE csv_upload SET status = 'processing', started_at = COALESCE(started_at, now()) WHERE id = $1`,
+      [u.id],
+    );
     try {
       const stats = await this.importFile(u, job.data.requestId);
-      this.logger.log({ uploadId: u.id, requestId: job.data.requestId, ...stats, ms: Date.now() - started }, 'CSV upload imported');
+      this.logger.log(
+        { uploadId: u.id, requestId: job.data.requestId, ...stats, ms: Date.now() - started },
+        'CSV upload imported',
+      );
       return stats;
     } catch (e) {
       if (e instanceof CsvFileError) {
@@ -76,7 +90,12 @@ export class CsvImportProcessor extends WorkerHost {
     let header: CsvHeader | null = null;
     let dataRows = 0;
     let blank = 0;
-    const totals = { accepted: u.accepted, duplicates: u.duplicates, invalid: u.invalid_count, kept: u.invalid_kept };
+    const totals = {
+      accepted: u.accepted,
+      duplicates: u.duplicates,
+      invalid: u.invalid_count,
+      kept: u.invalid_kept,
+    };
     let chunk: { line: number; raw: Record<string, unknown> | null; error?: string }[] = [];
 
     const flush = async () => {
@@ -92,9 +111,15 @@ export class CsvImportProcessor extends WorkerHost {
         if (parsed.ok) {
           events.push(parsed.event);
           lines.push(r.line);
-        } else invalid.push({ line: r.line, errors: parsed.errors.map(({ field, message }) => ({ field, message })) });
+        } else
+          invalid.push({
+            line: r.line,
+            errors: parsed.errors.map(({ field, message }) => ({ field, message })),
+          });
       }
-      const outcome = events.length ? await this.ingestion.submitMany(u.institution_id, events, 'csv', requestId) : { accepted: [], duplicates: [] };
+      const outcome = events.length
+        ? await this.ingestion.submitMany(u.institution_id, events, 'csv', requestId)
+        : { accepted: [], duplicates: [] };
       totals.accepted += outcome.accepted.length;
       totals.duplicates += outcome.duplicates.length;
       totals.invalid += invalid.length;
@@ -105,7 +130,15 @@ export class CsvImportProcessor extends WorkerHost {
             SET rows_processed = $2, accepted = $3, duplicates = $4, invalid_count = $5, blank_lines_skipped = $6,
                 invalid = CASE WHEN $7::jsonb = '[]'::jsonb THEN invalid ELSE invalid || $7::jsonb END
           WHERE id = $1`,
-        [u.id, dataRows, totals.accepted, totals.duplicates, totals.invalid, blank, JSON.stringify(keep)],
+        [
+          u.id,
+          dataRows,
+          totals.accepted,
+          totals.duplicates,
+          totals.invalid,
+          blank,
+          JSON.stringify(keep),
+        ],
       );
       chunk = [];
     };
@@ -116,13 +149,20 @@ export class CsvImportProcessor extends WorkerHost {
         continue;
       }
       if (!header) {
-        if ('error' in rec) throw new CsvFileError(`The header row (line ${rec.line}) could not be read: ${rec.error}.`);
+        if ('error' in rec)
+          throw new CsvFileError(
+            `The header row (line ${rec.line}) could not be read: ${rec.error}.`,
+          );
         header = readHeader(rec.fields);
         continue;
       }
       dataRows++;
       if (dataRows <= resumeAfter) continue;
-      chunk.push('error' in rec ? { line: rec.line, raw: null, error: rec.error } : { line: rec.line, raw: rowToEvent(header, rec.fields) });
+      chunk.push(
+        'error' in rec
+          ? { line: rec.line, raw: null, error: rec.error }
+          : { line: rec.line, raw: rowToEvent(header, rec.fields) },
+      );
       if (chunk.length >= CSV_CHUNK) await flush();
     }
     if (!header) throw new CsvFileError('The file is empty: it has no header row and no data.');
@@ -131,11 +171,20 @@ export class CsvImportProcessor extends WorkerHost {
       `UPDATE csv_upload SET status = 'completed', rows_total = rows_processed, completed_at = now(), content = NULL WHERE id = $1`,
       [u.id],
     );
-    return { rows: dataRows, blank, accepted: totals.accepted, duplicates: totals.duplicates, invalid: totals.invalid };
+    return {
+      rows: dataRows,
+      blank,
+      accepted: totals.accepted,
+      duplicates: totals.duplicates,
+      invalid: totals.invalid,
+    };
   }
 
   private async fail(id: string, message: string): Promise<void> {
-    await this.db.query(`UPDATE csv_upload SET status = 'failed', error_message = $2, completed_at = now(), content = NULL WHERE id = $1`, [id, message]);
+    await this.db.query(
+      `UPDATE csv_upload SET status = 'failed', error_message = $2, completed_at = now(), content = NULL WHERE id = $1`,
+      [id, message],
+    );
   }
 
   /** After the last attempt of a transient failure the upload is marked failed, never left spinning. */
@@ -143,7 +192,10 @@ export class CsvImportProcessor extends WorkerHost {
   async onFailed(job: Job<CsvJob> | undefined, err: Error): Promise<void> {
     if (!job) return;
     const last = job.attemptsMade >= (job.opts.attempts ?? 1);
-    this.logger.warn({ uploadId: job.data.uploadId, attempt: job.attemptsMade, err: err.message }, last ? 'CSV import failed for good' : 'CSV import failed; will retry');
+    this.logger.warn(
+      { uploadId: job.data.uploadId, attempt: job.attemptsMade, err: err.message },
+      last ? 'CSV import failed for good' : 'CSV import failed; will retry',
+    );
     if (last) {
       await this.db
         .query(

@@ -43,7 +43,11 @@ export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShu
         [graceSeconds],
       );
       for (const r of rows) {
-        await this.queue.add(CSV_JOB_NAME, { uploadId: r.id }, { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(r.id) });
+        await this.queue.add(
+          CSV_JOB_NAME,
+          { uploadId: r.id },
+          { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(r.id) },
+        );
       }
       if (rows.length) this.logger.log({ count: rows.length }, 'stranded CSV uploads re-enqueued');
       return rows.length;

@@ -32,29 +32,46 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
     const port = this.config.workerHealthPort;
     if (port > 0) {
       this.server = createServer((req, res) => void this.handle(req.url ?? '/', res));
-      await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(port, '0.0.0.0', resolve));
+      await new Promise<void>((resolve, reject) =>
+        this.server!.once('error', reject).listen(port, '0.0.0.0', resolve),
+      );
     }
     if (port > 0) this.logger.log(`health, readiness and metrics on :${port}`);
   }
 
   private async handle(url: string, res: import('http').ServerResponse): Promise<void> {
-    if (url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-    if (url === '/metrics') return void res.writeHead(200, { 'content-type': register.contentType }).end(await register.metrics());
+    if (url === '/health')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (url === '/metrics')
+      return void res
+        .writeHead(200, { 'content-type': register.contentType })
+        .end(await register.metrics());
     if (url === '/ready') {
       const [pg, rd] = await Promise.all([
-        this.db.query('SELECT 1').then(() => 'ok', () => 'down'),
-        this.redis.ping().then(() => 'ok', () => 'down'),
+        this.db.query('SELECT 1').then(
+          () => 'ok',
+          () => 'down',
+        ),
+        this.redis.ping().then(
+          () => 'ok',
+          () => 'down',
+        ),
       ]);
       const ok = pg === 'ok' && rd === 'ok';
-      return void res
-        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', checks: { postgres: pg, redis: rd } }));
+      return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          status: ok ? 'ready' : 'not_ready',
+          checks: { postgres: pg, redis: rd },
+        }),
+      );
     }
     res.writeHead(404).end();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
     this.redis.disconnect();
   }
 }

@@ -33,10 +33,20 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
     try {
       const stats = await this.matching.matchChunk(ids);
       if (stats.claimed < stats.requested) {
-        this.logger.debug({ jobId: job.id, requested: stats.requested, claimed: stats.claimed }, 'ids already processed, held by another run, or not in this database');
+        this.logger.debug(
+          { jobId: job.id, requested: stats.requested, claimed: stats.claimed },
+          'ids already processed, held by another run, or not in this database',
+        );
       }
       this.logger.log(
-        { jobId: job.id, origin: job.data.origin, requestId: job.data.requestId, requestIds: job.data.requestIds, ...stats, totalMs: Date.now() - started },
+        {
+          jobId: job.id,
+          origin: job.data.origin,
+          requestId: job.data.requestId,
+          requestIds: job.data.requestIds,
+          ...stats,
+          totalMs: Date.now() - started,
+        },
         'chunk matched',
       );
       return stats;
@@ -46,10 +56,21 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
         const half = Math.ceil(ids.length / 2);
         const parent = String(job.id);
         const [a, b] = await Promise.all([
-          this.queue.enqueue(ids.slice(0, half), { origin: 'split', requestId: job.data.requestId }, () => jobIds.split(parent, 'a')),
-          this.queue.enqueue(ids.slice(half), { origin: 'split', requestId: job.data.requestId }, () => jobIds.split(parent, 'b')),
+          this.queue.enqueue(
+            ids.slice(0, half),
+            { origin: 'split', requestId: job.data.requestId },
+            () => jobIds.split(parent, 'a'),
+          ),
+          this.queue.enqueue(
+            ids.slice(half),
+            { origin: 'split', requestId: job.data.requestId },
+            () => jobIds.split(parent, 'b'),
+          ),
         ]);
-        this.logger.error({ jobId: job.id, err: (e as Error).message, size: ids.length, requeued: a && b }, 'chunk failed on every attempt; split in two');
+        this.logger.error(
+          { jobId: job.id, err: (e as Error).message, size: ids.length, requeued: a && b },
+          'chunk failed on every attempt; split in two',
+        );
         if (a && b) return { split: true };
       }
       throw e;
@@ -58,6 +79,9 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
 
   @OnWorkerEvent('failed')
   onFailed(job: Job<MatchJob> | undefined, err: Error): void {
-    this.logger.warn({ jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'matching attempt failed');
+    this.logger.warn(
+      { jobId: job?.id, attempt: job?.attemptsMade, err: err.message },
+      'matching attempt failed',
+    );
   }
 }

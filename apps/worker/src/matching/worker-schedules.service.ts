@@ -35,7 +35,10 @@ export class WorkerSchedulesService implements OnApplicationBootstrap, OnApplica
     // After a reconnection Redis may have come back empty (restarted without persistence): declare again.
     (await this.settlementQueue.getBackend().client).on('ready', () => void this.schedule());
     this.scheduleTimer = setInterval(() => void this.schedule(), RESCHEDULE_MS);
-    this.relayTimer = setInterval(() => void this.relayPass(), this.config.matching.relayIntervalMs);
+    this.relayTimer = setInterval(
+      () => void this.relayPass(),
+      this.config.matching.relayIntervalMs,
+    );
   }
 
   private async schedule(): Promise<void> {
@@ -43,10 +46,22 @@ export class WorkerSchedulesService implements OnApplicationBootstrap, OnApplica
       await this.settlementQueue.upsertJobScheduler(
         SETTLEMENT_SCHEDULER_ID,
         { pattern: this.config.settlementSchedule, tz: 'UTC' },
-        { name: SETTLEMENT_JOB_NAME, data: { trigger: 'schedule' }, opts: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, removeOnComplete: 100, removeOnFail: 100 } },
+        {
+          name: SETTLEMENT_JOB_NAME,
+          data: { trigger: 'schedule' },
+          opts: {
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 10_000 },
+            removeOnComplete: 100,
+            removeOnFail: 100,
+          },
+        },
       );
     } catch (e) {
-      this.logger.warn({ err: (e as Error).message }, 'could not declare the settlement schedule; will retry');
+      this.logger.warn(
+        { err: (e as Error).message },
+        'could not declare the settlement schedule; will retry',
+      );
     }
   }
 

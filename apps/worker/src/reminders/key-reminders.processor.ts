@@ -14,7 +14,10 @@ const RESCHEDULE_MS = 10 * 60_000;
  * occurrence, whatever the number of workers; the sweep itself is safe to run twice.
  */
 @Processor(QUEUES.reminders)
-export class KeyRemindersProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class KeyRemindersProcessor
+  extends WorkerHost
+  implements OnApplicationBootstrap, OnApplicationShutdown
+{
   private readonly logger = new Logger('KeyRemindersProcessor');
   private timer?: NodeJS.Timeout;
 
@@ -35,10 +38,22 @@ export class KeyRemindersProcessor extends WorkerHost implements OnApplicationBo
       await this.queue.upsertJobScheduler(
         KEY_REMINDER_SCHEDULER_ID,
         { every: KEY_REMINDER_EVERY_MS },
-        { name: KEY_REMINDER_JOB_NAME, data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 30_000 }, removeOnComplete: 50, removeOnFail: 50 } },
+        {
+          name: KEY_REMINDER_JOB_NAME,
+          data: {},
+          opts: {
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 30_000 },
+            removeOnComplete: 50,
+            removeOnFail: 50,
+          },
+        },
       );
     } catch (e) {
-      this.logger.warn({ err: (e as Error).message }, 'could not declare the key-reminder schedule; will retry');
+      this.logger.warn(
+        { err: (e as Error).message },
+        'could not declare the key-reminder schedule; will retry',
+      );
     }
   }
 

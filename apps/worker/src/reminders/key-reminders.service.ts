@@ -65,7 +65,10 @@ export class KeyRemindersService implements OnModuleDestroy {
     const sent: SentReminder[] = [];
     for (const k of keys) {
       const r = await this.remind(k, now).catch((e: Error) => {
-        this.logger.error({ apiKeyId: k.id, err: e.message }, 'could not record an expiry reminder');
+        this.logger.error(
+          { apiKeyId: k.id, err: e.message },
+          'could not record an expiry reminder',
+        );
         return null;
       });
       if (r) sent.push(r);
@@ -78,7 +81,14 @@ export class KeyRemindersService implements OnModuleDestroy {
     const daysBefore = Math.min(...k.due);
     const msLeft = k.expires_at.getTime() - now.getTime();
     const daysLeft = Math.ceil(msLeft / 86_400_000);
-    const when = msLeft <= 0 ? 'expired today' : daysBefore === 0 ? 'expires today' : daysLeft <= 1 ? 'expires tomorrow' : `expires in ${daysLeft} days`;
+    const when =
+      msLeft <= 0
+        ? 'expired today'
+        : daysBefore === 0
+          ? 'expires today'
+          : daysLeft <= 1
+            ? 'expires tomorrow'
+            : `expires in ${daysLeft} days`;
     const title = `API key "${k.name}" ${when}`;
     const body = [
       `The key ${k.hint} (scopes: ${effectiveScopes(k.scopes).join(', ')}) ${msLeft <= 0 ? 'expired' : 'expires'} on ${fmt(k.expires_at)}. ` +
@@ -108,14 +118,27 @@ export class KeyRemindersService implements OnModuleDestroy {
   /** Best effort, after commit: the institution's portal users, when SMTP_URL is set. */
   private async email(institutionId: string, subject: string, text: string): Promise<number> {
     if (!this.mailer || !this.config.smtp) return 0;
-    const users: { email: string }[] = await this.db.query(`SELECT email FROM portal_user WHERE institution_id = $1 ORDER BY email`, [institutionId]);
+    const users: { email: string }[] = await this.db.query(
+      `SELECT email FROM portal_user WHERE institution_id = $1 ORDER BY email`,
+      [institutionId],
+    );
     if (!users.length) return 0;
-    const portal = this.config.publicBaseUrl ? `\n\nPortal: ${this.config.publicBaseUrl.replace(/\/$/, '')}/portal/keys` : '';
+    const portal = this.config.publicBaseUrl
+      ? `\n\nPortal: ${this.config.publicBaseUrl.replace(/\/$/, '')}/portal/keys`
+      : '';
     try {
-      await this.mailer.sendMail({ from: this.config.smtp.from, bcc: users.map((u) => u.email), subject, text: text + portal });
+      await this.mailer.sendMail({
+        from: this.config.smtp.from,
+        bcc: users.map((u) => u.email),
+        subject,
+        text: text + portal,
+      });
       return users.length;
     } catch (e) {
-      this.logger.warn({ institutionId, err: (e as Error).message }, 'expiry reminder e-mail failed (the inbox message was recorded)');
+      this.logger.warn(
+        { institutionId, err: (e as Error).message },
+        'expiry reminder e-mail failed (the inbox message was recorded)',
+      );
       return 0;
     }
   }

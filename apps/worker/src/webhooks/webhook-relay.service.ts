@@ -48,7 +48,9 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
       this.listener = client;
       this.kick(); // rows committed while not listening
     } catch (e) {
-      this.warn(`webhook relay cannot listen for new deliveries (${(e as Error).message}); relying on the interval`);
+      this.warn(
+        `webhook relay cannot listen for new deliveries (${(e as Error).message}); relying on the interval`,
+      );
       this.relisten(client);
     }
   }
@@ -96,7 +98,8 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
   private async tick(freshGraceMs: number): Promise<void> {
     try {
       const { unqueued } = await this.outbox.relayOnce({ freshGraceMs });
-      if (unqueued) this.logger.debug({ unqueued }, 'webhook deliveries handed to the queue by the relay');
+      if (unqueued)
+        this.logger.debug({ unqueued }, 'webhook deliveries handed to the queue by the relay');
     } catch (e) {
       this.warn(`webhook relay pass failed: ${(e as Error).message}`);
     }

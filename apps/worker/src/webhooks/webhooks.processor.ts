@@ -20,7 +20,10 @@ const outcomes = new Counter({
  * or signatures.
  */
 @Processor(QUEUES.webhooks)
-export class WebhooksProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
+export class WebhooksProcessor
+  extends WorkerHost
+  implements OnApplicationBootstrap, OnModuleDestroy
+{
   private readonly logger = new Logger('WebhooksProcessor');
 
   constructor(
@@ -60,9 +63,17 @@ export class WebhooksProcessor extends WorkerHost implements OnApplicationBootst
         const outcome = r.status === 'pending' ? 'retry' : (r.status ?? 'lost');
         outcomes.inc({ outcome });
         // Every attempt is in the attempt log (database); the process log keeps the failures.
-        const line = { deliveryId: job.data.deliveryId, series: job.data.series, attempt: r.attemptNumber, httpStatus: r.httpStatus, status: r.status, requestId: job.data.requestId };
+        const line = {
+          deliveryId: job.data.deliveryId,
+          series: job.data.series,
+          attempt: r.attemptNumber,
+          httpStatus: r.httpStatus,
+          status: r.status,
+          requestId: job.data.requestId,
+        };
         if (outcome === 'delivered') this.logger.debug(line, 'webhook delivered');
-        else this.logger.log(line, outcome === 'failed' ? 'webhook failed' : 'webhook attempt failed');
+        else
+          this.logger.log(line, outcome === 'failed' ? 'webhook failed' : 'webhook attempt failed');
         return { status: r.status, attempt: r.attemptNumber };
       }
     }

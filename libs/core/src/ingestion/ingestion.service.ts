@@ -42,7 +42,10 @@ export class IngestionService implements OnModuleDestroy {
     private readonly matchQueue: MatchQueue,
   ) {
     this.singles = new GroupCommitter((items) => this.writeSingles(items), GROUP);
-    this.toMatch = new MatchBuffer((ids, requestIds) => this.matchQueue.enqueue(ids, { requestIds, origin: 'ingest' }), ENQUEUE_DELAY_MS);
+    this.toMatch = new MatchBuffer(
+      (ids, requestIds) => this.matchQueue.enqueue(ids, { requestIds, origin: 'ingest' }),
+      ENQUEUE_DELAY_MS,
+    );
   }
 
   /** On shutdown, hands the ids still buffered to the queue (which closes after this, at application shutdown). */
@@ -51,7 +54,11 @@ export class IngestionService implements OnModuleDestroy {
   }
 
   /** One transaction (POST /api/v1/transactions): group-committed with concurrent posts. */
-  submitOne(institutionId: string, event: TransactionEvent, requestId?: string): Promise<SubmitResult> {
+  submitOne(
+    institutionId: string,
+    event: TransactionEvent,
+    requestId?: string,
+  ): Promise<SubmitResult> {
     return this.singles.submit({ institutionId, event, requestId });
   }
 
@@ -115,7 +122,8 @@ export class IngestionService implements OnModuleDestroy {
       if (ids[n]) {
         idByKey.set(k, ids[n]!);
         newIds.push(ids[n]!);
-      } else missing.push({ institutionId: it.institutionId, transactionRef: it.event.transactionRef });
+      } else
+        missing.push({ institutionId: it.institutionId, transactionRef: it.event.transactionRef });
     });
     const originals = await this.store.findIds(missing);
     this.toMatch.add(newIds, items[0]?.requestId);

@@ -6,7 +6,11 @@ describe('MatchBuffer', () => {
 
   const setup = (chunk = 5) => {
     const calls: { ids: string[]; requestIds: string[] }[] = [];
-    const buffer = new MatchBuffer(async (ids, requestIds) => calls.push({ ids, requestIds }), 25, chunk);
+    const buffer = new MatchBuffer(
+      async (ids, requestIds) => calls.push({ ids, requestIds }),
+      25,
+      chunk,
+    );
     return { calls, buffer };
   };
 

@@ -25,7 +25,8 @@ export class MatchBuffer {
     this.ids.push(...ids);
     if (requestId && this.requestIds.size < 20) this.requestIds.add(requestId);
     while (this.ids.length >= this.chunk) void this.emit(this.ids.splice(0, this.chunk));
-    if (this.ids.length && !this.timer) this.timer = setTimeout(() => void this.flush(), this.delayMs);
+    if (this.ids.length && !this.timer)
+      this.timer = setTimeout(() => void this.flush(), this.delayMs);
     if (!this.ids.length) this.clearTimer();
   }
 

@@ -26,7 +26,10 @@ export class TransactionStore {
    * Inserts the rows (which must not repeat an (institution, ref) among themselves) and returns,
    * per row, the new id or null when the reference was already stored. Committed on return.
    */
-  async insert(rows: readonly NewTransaction[], source: TransactionSource): Promise<(string | null)[]> {
+  async insert(
+    rows: readonly NewTransaction[],
+    source: TransactionSource,
+  ): Promise<(string | null)[]> {
     if (!rows.length) return [];
     const cols: unknown[][] = Array.from({ length: 16 }, () => new Array(rows.length));
     rows.forEach(({ institutionId, event: e }, i) => {
@@ -47,8 +50,9 @@ export class TransactionStore {
       cols[14][i] = e.kind;
       cols[15][i] = e.originalTransactionRef;
     });
-    const inserted: { id: string; institution_id: string; transaction_ref: string }[] = await this.db.query(
-      `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+    const inserted: { id: string; institution_id: string; transaction_ref: string }[] =
+      await this.db.query(
+        `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
                                 merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
                                 network, amount, currency, transacted_at, kind, original_transaction_ref, source)
        SELECT u.*, $17::text
@@ -57,21 +61,24 @@ export class TransactionStore {
                      $16::text[]) AS u
        ON CONFLICT (institution_id, transaction_ref) DO NOTHING
        RETURNING id, institution_id, transaction_ref`,
-      [...cols, source],
-    );
+        [...cols, source],
+      );
     const ids = new Map(inserted.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));
     return rows.map((r) => ids.get(key(r.institutionId, r.event.transactionRef)) ?? null);
   }
 
   /** The stored ids of (institution, ref) pairs; missing pairs are absent from the map. */
-  async findIds(pairs: readonly { institutionId: string; transactionRef: string }[]): Promise<Map<string, string>> {
+  async findIds(
+    pairs: readonly { institutionId: string; transactionRef: string }[],
+  ): Promise<Map<string, string>> {
     if (!pairs.length) return new Map();
-    const rows: { id: string; institution_id: string; transaction_ref: string }[] = await this.db.query(
-      `SELECT t.id, t.institution_id, t.transaction_ref
+    const rows: { id: string; institution_id: string; transaction_ref: string }[] =
+      await this.db.query(
+        `SELECT t.id, t.institution_id, t.transaction_ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, transaction_ref)
          JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.transaction_ref`,
-      [pairs.map((p) => p.institutionId), pairs.map((p) => p.transactionRef)],
-    );
+        [pairs.map((p) => p.institutionId), pairs.map((p) => p.transactionRef)],
+      );
     return new Map(rows.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));
   }
 

@@ -1,6 +1,16 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ProducerQueue, queueBacklog, throttled, jobIds, MATCH_CHUNK, MATCH_JOB_NAME, MATCH_JOB_OPTIONS, MatchJob, QUEUES } from '@app/queue';
+import {
+  ProducerQueue,
+  queueBacklog,
+  throttled,
+  jobIds,
+  MATCH_CHUNK,
+  MATCH_JOB_NAME,
+  MATCH_JOB_OPTIONS,
+  MatchJob,
+  QUEUES,
+} from '@app/queue';
 
 /**
  * Hands committed transactions to the matching queue: one job per chunk of up to MATCH_CHUNK ids,
@@ -17,7 +27,11 @@ export class MatchQueue implements OnApplicationShutdown {
   private readonly warn = throttled((m) => this.logger.warn(m));
 
   constructor(config: AppConfig) {
-    this.producer = new ProducerQueue<MatchJob>(QUEUES.matching, config.redisUrl, config.queuePrefix);
+    this.producer = new ProducerQueue<MatchJob>(
+      QUEUES.matching,
+      config.redisUrl,
+      config.queuePrefix,
+    );
   }
 
   /** Opens the connection early (the api calls this at boot so the first request does not pay for it). */
@@ -29,13 +43,21 @@ export class MatchQueue implements OnApplicationShutdown {
    * Enqueues matching for the ids. Resolves true when every chunk was added, false when Redis was
    * unavailable (logged; the relay will pick the rows up). Never rejects.
    */
-  async enqueue(ids: readonly string[], meta: Omit<MatchJob, 'transactionIds'> = {}, idOf: (firstId: string) => string = jobIds.match): Promise<boolean> {
+  async enqueue(
+    ids: readonly string[],
+    meta: Omit<MatchJob, 'transactionIds'> = {},
+    idOf: (firstId: string) => string = jobIds.match,
+  ): Promise<boolean> {
     if (!ids.length) return true;
     if (!(await this.producer.ready())) {
-      this.warn(`redis not ready (${this.producer.status}); ${ids.length} transactions left for the relay`);
+      this.warn(
+        `redis not ready (${this.producer.status}); ${ids.length} transactions left for the relay`,
+      );
       return false;
     }
-    const chunks = Array.from({ length: Math.ceil(ids.length / MATCH_CHUNK) }, (_, n) => ids.slice(n * MATCH_CHUNK, (n + 1) * MATCH_CHUNK));
+    const chunks = Array.from({ length: Math.ceil(ids.length / MATCH_CHUNK) }, (_, n) =>
+      ids.slice(n * MATCH_CHUNK, (n + 1) * MATCH_CHUNK),
+    );
     const jobs = chunks.map((chunk) => ({
       name: MATCH_JOB_NAME,
       data: { transactionIds: chunk, ...meta },
@@ -45,7 +67,9 @@ export class MatchQueue implements OnApplicationShutdown {
       await this.producer.within((q) => q.addBulk(jobs));
       return true;
     } catch (e) {
-      this.warn(`could not enqueue ${ids.length} transactions (${(e as Error).message}); left for the relay`);
+      this.warn(
+        `could not enqueue ${ids.length} transactions (${(e as Error).message}); left for the relay`,
+      );
       return false;
     }
   }

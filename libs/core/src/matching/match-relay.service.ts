@@ -35,7 +35,9 @@ export class MatchRelayService {
     const grace = this.config.matching.relayGraceMs;
     const graceMs = backlog === 0 ? grace : Math.max(grace * 10, BACKLOG_GRACE_FLOOR_MS);
     return this.db.transaction(async (m) => {
-      const [{ locked }]: { locked: boolean }[] = await m.query(`SELECT pg_try_advisory_xact_lock(hashtext('offers:match-relay')) AS locked`);
+      const [{ locked }]: { locked: boolean }[] = await m.query(
+        `SELECT pg_try_advisory_xact_lock(hashtext('offers:match-relay')) AS locked`,
+      );
       if (!locked) return 0;
       const rows: { id: string }[] = await m.query(
         `SELECT id FROM transaction
@@ -50,7 +52,11 @@ export class MatchRelayService {
         { origin: 'relay' },
         (first) => jobIds.rematch(first),
       );
-      if (ok) this.logger.warn({ count: rows.length }, 'relay re-enqueued transactions committed but not matched');
+      if (ok)
+        this.logger.warn(
+          { count: rows.length },
+          'relay re-enqueued transactions committed but not matched',
+        );
       return ok ? rows.length : 0;
     });
   }

@@ -139,7 +139,16 @@ export class MatchingService {
   constructor(private readonly db: DataSource) {}
 
   async matchChunk(ids: readonly string[]): Promise<MatchStats> {
-    const stats: MatchStats = { requested: ids.length, claimed: 0, matched: 0, unmatched: 0, merchantUnresolved: 0, refunds: 0, reversed: 0, deferred: 0 };
+    const stats: MatchStats = {
+      requested: ids.length,
+      claimed: 0,
+      matched: 0,
+      unmatched: 0,
+      merchantUnresolved: 0,
+      refunds: 0,
+      reversed: 0,
+      deferred: 0,
+    };
     if (!ids.length) return stats;
     const t0 = performance.now();
     let t1 = t0;
@@ -155,7 +164,9 @@ export class MatchingService {
       const refunds = claimed.filter((r) => r.kind === 'refund');
       stats.refunds = refunds.length;
 
-      const reversals = refunds.length ? await this.planReversals(m, refunds, purchases, statuses, stats) : [];
+      const reversals = refunds.length
+        ? await this.planReversals(m, refunds, purchases, statuses, stats)
+        : [];
 
       for (const p of purchases) if (!p.merchant_id) statuses.set(p.id, 'merchant_unresolved');
       const resolved = purchases.filter((p) => p.merchant_id);
@@ -164,7 +175,8 @@ export class MatchingService {
       // Lock the budgeted offers and the enrollments this chunk may change, in id order.
       const offerIds = new Set<string>(reversals.map((r) => r.row.offer_id));
       const enrollmentIds = new Set<string>(reversals.map((r) => r.row.cardholder_offer_id));
-      for (const c of candidates.values()) for (const e of c) (offerIds.add(e.offerId), enrollmentIds.add(e.id));
+      for (const c of candidates.values())
+        for (const e of c) (offerIds.add(e.offerId), enrollmentIds.add(e.id));
       t1 = performance.now();
       const offers = await this.lockOffers(m, [...offerIds]);
       const enrollments = await this.lockEnrollments(m, [...enrollmentIds]);
@@ -177,17 +189,28 @@ export class MatchingService {
         const funded = Number(row.merchant_funded_amount);
         const offer = offers.get(row.offer_id)!;
         offers.set(offer.id, { ...offer, budgetUsed: Math.max(0, offer.budgetUsed - funded) });
-        budgetDeltas.set(offer.id, (budgetDeltas.get(offer.id) ?? 0) - Math.min(funded, offer.budgetUsed));
+        budgetDeltas.set(
+          offer.id,
+          (budgetDeltas.get(offer.id) ?? 0) - Math.min(funded, offer.budgetUsed),
+        );
         const e = enrollments.get(row.cardholder_offer_id)!;
         const count = Math.max(0, e.redemptionCount - 1);
-        const status = e.status === 'redeemed' && count < offer.maxRedemptionsPerCardholder ? 'active' : e.status;
+        const status =
+          e.status === 'redeemed' && count < offer.maxRedemptionsPerCardholder
+            ? 'active'
+            : e.status;
         enrollments.set(e.id, { ...e, redemptionCount: count, status });
         const prev = enrollmentUpdates.get(e.id);
-        enrollmentUpdates.set(e.id, { delta: (prev?.delta ?? 0) + (count - e.redemptionCount), status });
+        enrollmentUpdates.set(e.id, {
+          delta: (prev?.delta ?? 0) + (count - e.redemptionCount),
+          status,
+        });
       }
 
       const toMatch: PurchaseToMatch[] = [...resolved]
-        .sort((a, b) => a.transacted_at.getTime() - b.transacted_at.getTime() || (a.id < b.id ? -1 : 1))
+        .sort(
+          (a, b) => a.transacted_at.getTime() - b.transacted_at.getTime() || (a.id < b.id ? -1 : 1),
+        )
         .map((p) => ({
           transactionId: p.id,
           facts: {
@@ -197,10 +220,13 @@ export class MatchingService {
             transactedAt: p.transacted_at,
           },
           serviceShareRate: p.service_share_rate ?? DEFAULT_SHARE_RATE,
-          enrollmentIds: (candidates.get(k3(p.institution_id, p.cardholder_token, p.merchant_id!)) ?? []).map((e) => e.id),
+          enrollmentIds: (
+            candidates.get(k3(p.institution_id, p.cardholder_token, p.merchant_id!)) ?? []
+          ).map((e) => e.id),
         }));
       const allocation = allocate(toMatch, offers, enrollments);
-      for (const [offerId, d] of allocation.budgetDeltas) budgetDeltas.set(offerId, (budgetDeltas.get(offerId) ?? 0) + d);
+      for (const [offerId, d] of allocation.budgetDeltas)
+        budgetDeltas.set(offerId, (budgetDeltas.get(offerId) ?? 0) + d);
       for (const [id, u] of allocation.enrollmentUpdates) {
         const prev = enrollmentUpdates.get(id);
         enrollmentUpdates.set(id, { delta: (prev?.delta ?? 0) + u.delta, status: u.status });
@@ -223,7 +249,12 @@ export class MatchingService {
     });
     if (stats.claimed) {
       const r = (x: number) => Math.round(x * 10) / 10;
-      stats.ms = { read: r(t1 - t0), locks: r(t2 - t1), write: r(t3 - t2), commit: r(performance.now() - t3) };
+      stats.ms = {
+        read: r(t1 - t0),
+        locks: r(t2 - t1),
+        write: r(t3 - t2),
+        commit: r(performance.now() - t3),
+      };
     }
     return stats;
   }
@@ -235,19 +266,33 @@ export class MatchingService {
    * if any, reversed when the net amount falls below min_spend. A purchase locked by another
    * run defers the refund (left `received`; the relay brings it back).
    */
-  private async planReversals(m: EntityManager, refunds: ClaimedRow[], purchases: ClaimedRow[], statuses: Map<string, string>, stats: MatchStats): Promise<Reversal[]> {
-    const originals: { id: string; institution_id: string; transaction_ref: string }[] = await m.query(
-      `SELECT t.id, t.institution_id, t.transaction_ref
+  private async planReversals(
+    m: EntityManager,
+    refunds: ClaimedRow[],
+    purchases: ClaimedRow[],
+    statuses: Map<string, string>,
+    stats: MatchStats,
+  ): Promise<Reversal[]> {
+    const originals: { id: string; institution_id: string; transaction_ref: string }[] =
+      await m.query(
+        `SELECT t.id, t.institution_id, t.transaction_ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
          JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
         WHERE t.kind = 'purchase'`,
-      [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
+        [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
+      );
+    const originalByRef = new Map(
+      originals.map((o) => [k2(o.institution_id, o.transaction_ref), o.id]),
     );
-    const originalByRef = new Map(originals.map((o) => [k2(o.institution_id, o.transaction_ref), o.id]));
     const inChunk = new Set(purchases.map((p) => p.id));
-    const outside = [...new Set(originals.map((o) => o.id).filter((id) => !inChunk.has(id)))].sort();
+    const outside = [
+      ...new Set(originals.map((o) => o.id).filter((id) => !inChunk.has(id))),
+    ].sort();
     const locked: { id: string; status: string }[] = outside.length
-      ? await m.query(`SELECT id, status FROM transaction WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`, [outside])
+      ? await m.query(
+          `SELECT id, status FROM transaction WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`,
+          [outside],
+        )
       : [];
     const lockedStatus = new Map(locked.map((l) => [l.id, l.status]));
     const review = new Set<string>();
@@ -274,20 +319,27 @@ export class MatchingService {
         WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
       [[...review], sourcesOf('reversed')],
     );
-    const due = rows.filter((r) => refundReverses(netAmount(r.amount, [r.refunded]), r.currency, Number(r.min_spend)));
+    const due = rows.filter((r) =>
+      refundReverses(netAmount(r.amount, [r.refunded]), r.currency, Number(r.min_spend)),
+    );
     if (!due.length) return [];
     // The financial record decides the transition (pending → reversed, settled → reversed + clawback).
-    const entries: { redemption_id: string; status: string; institution_payout_amount: string }[] = await m.query(
-      `SELECT redemption_id, status, institution_payout_amount FROM settlement_entry
+    const entries: { redemption_id: string; status: string; institution_payout_amount: string }[] =
+      await m.query(
+        `SELECT redemption_id, status, institution_payout_amount FROM settlement_entry
         WHERE redemption_id = ANY($1::uuid[]) ORDER BY redemption_id FOR NO KEY UPDATE`,
-      [due.map((r) => r.redemption_id)],
-    );
+        [due.map((r) => r.redemption_id)],
+      );
     const entryOf = new Map(entries.map((e) => [e.redemption_id, e]));
     const out: Reversal[] = [];
     for (const row of due) {
       const e = entryOf.get(row.redemption_id);
-      if (!e || !isSettlementStatus(e.status) || !sourcesOf('reversed').includes(e.status)) continue;
-      out.push({ row, clawback: reversal(e.status, Number(e.institution_payout_amount)).clawbackAmount });
+      if (!e || !isSettlementStatus(e.status) || !sourcesOf('reversed').includes(e.status))
+        continue;
+      out.push({
+        row,
+        clawback: reversal(e.status, Number(e.institution_payout_amount)).clawbackAmount,
+      });
     }
     return out;
   }
@@ -297,12 +349,22 @@ export class MatchingService {
    * probe of cardholder_offer_unique (institution_id, cardholder_token, …) per key. The LIMIT keeps
    * the lateral subquery from being flattened into a hash join that reads the whole table.
    */
-  private async candidates(m: EntityManager, purchases: ClaimedRow[]): Promise<Map<string, { id: string; offerId: string }[]>> {
+  private async candidates(
+    m: EntityManager,
+    purchases: ClaimedRow[],
+  ): Promise<Map<string, { id: string; offerId: string }[]>> {
     const keys = new Map<string, ClaimedRow>();
-    for (const p of purchases) keys.set(k3(p.institution_id, p.cardholder_token, p.merchant_id!), p);
+    for (const p of purchases)
+      keys.set(k3(p.institution_id, p.cardholder_token, p.merchant_id!), p);
     if (!keys.size) return new Map();
     const list = [...keys.values()];
-    const rows: { id: string; offer_id: string; institution_id: string; cardholder_token: string; merchant_id: string }[] = await m.query(
+    const rows: {
+      id: string;
+      offer_id: string;
+      institution_id: string;
+      cardholder_token: string;
+      merchant_id: string;
+    }[] = await m.query(
       `SELECT c.id, c.offer_id, k.institution_id, k.cardholder_token, k.merchant_id
          FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS k(institution_id, cardholder_token, merchant_id)
          CROSS JOIN LATERAL (
@@ -311,7 +373,11 @@ export class MatchingService {
             WHERE co.institution_id = k.institution_id AND co.cardholder_token = k.cardholder_token
               AND co.status = 'active' AND o.merchant_id = k.merchant_id
             LIMIT 1000) c`,
-      [list.map((p) => p.institution_id), list.map((p) => p.cardholder_token), list.map((p) => p.merchant_id)],
+      [
+        list.map((p) => p.institution_id),
+        list.map((p) => p.cardholder_token),
+        list.map((p) => p.merchant_id),
+      ],
     );
     const out = new Map<string, { id: string; offerId: string }[]>();
     for (const r of rows) {
@@ -331,7 +397,10 @@ export class MatchingService {
    */
   private async lockOffers(m: EntityManager, ids: string[]): Promise<Map<string, OfferTerms>> {
     if (!ids.length) return new Map();
-    const unlimited: OfferRow[] = await m.query(`SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`, [ids]);
+    const unlimited: OfferRow[] = await m.query(
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
+      [ids],
+    );
     const limited: OfferRow[] = await m.query(
       `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id FOR NO KEY UPDATE`,
       [ids],
@@ -339,7 +408,10 @@ export class MatchingService {
     return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
   }
 
-  private async lockEnrollments(m: EntityManager, ids: string[]): Promise<Map<string, MatchingEnrollment>> {
+  private async lockEnrollments(
+    m: EntityManager,
+    ids: string[],
+  ): Promise<Map<string, MatchingEnrollment>> {
     if (!ids.length) return new Map();
     const rows: EnrollmentRow[] = await m.query(
       `SELECT id, offer_id, status, redemption_count, added_at FROM cardholder_offer
@@ -347,7 +419,16 @@ export class MatchingService {
       [ids],
     );
     return new Map(
-      rows.map((r) => [r.id, { id: r.id, offerId: r.offer_id, status: r.status, redemptionCount: r.redemption_count, addedAt: r.added_at }]),
+      rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          offerId: r.offer_id,
+          status: r.status,
+          redemptionCount: r.redemption_count,
+          addedAt: r.added_at,
+        },
+      ]),
     );
   }
 
@@ -373,10 +454,14 @@ export class MatchingService {
         [changed.map(([id]) => id), changed.map(([, d]) => d)],
       ),
     );
-    if (rows.length !== changed.length) throw new Error('offer budget changed under the chunk; retrying');
+    if (rows.length !== changed.length)
+      throw new Error('offer budget changed under the chunk; retrying');
   }
 
-  private async applyEnrollments(m: EntityManager, updates: Map<string, { delta: number; status: string }>): Promise<void> {
+  private async applyEnrollments(
+    m: EntityManager,
+    updates: Map<string, { delta: number; status: string }>,
+  ): Promise<void> {
     if (!updates.size) return;
     const list = [...updates];
     await m.query(
@@ -469,8 +554,20 @@ export class MatchingService {
        SELECT d.institution_id, d.id, 'redemption.completed', d.payload FROM d JOIN r ON r.id = d.id
        ON CONFLICT (redemption_id, event) DO NOTHING`,
       [
-        cols.id, cols.institution, cols.transaction, cols.enrollment, cols.offer, cols.merchant, cols.token, cols.currency,
-        cols.purchase, cols.cashback, cols.funded, cols.revenue, cols.payout, cols.payload,
+        cols.id,
+        cols.institution,
+        cols.transaction,
+        cols.enrollment,
+        cols.offer,
+        cols.merchant,
+        cols.token,
+        cols.currency,
+        cols.purchase,
+        cols.cashback,
+        cols.funded,
+        cols.revenue,
+        cols.payout,
+        cols.payload,
       ],
     );
   }
@@ -486,7 +583,10 @@ export class MatchingService {
         WHERE e.redemption_id = d.redemption_id AND e.status = ANY($3::text[])`,
       [ids, reversals.map((r) => r.clawback), from],
     );
-    await m.query(`UPDATE redemption SET status = 'reversed', reversed_at = now() WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])`, [ids, from]);
+    await m.query(
+      `UPDATE redemption SET status = 'reversed', reversed_at = now() WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])`,
+      [ids, from],
+    );
     const occurredAt = now.toISOString();
     const payloads = reversals.map(({ row, clawback }) =>
       JSON.stringify({
@@ -513,7 +613,11 @@ export class MatchingService {
    * Final statuses; the resolved merchant is recorded (a sender's unknown merchant_id is kept as
    * sent). Only rows this run claimed (and still holds locked, as `received`) are in the list.
    */
-  private async setStatuses(m: EntityManager, claimed: ClaimedRow[], statuses: Map<string, string>): Promise<void> {
+  private async setStatuses(
+    m: EntityManager,
+    claimed: ClaimedRow[],
+    statuses: Map<string, string>,
+  ): Promise<void> {
     const done = claimed.filter((c) => statuses.has(c.id));
     if (!done.length) return;
     await m.query(

@@ -42,7 +42,12 @@ export interface SimulationResult {
 /** Offers and the cardholder's enrollment in each, at most this many evaluated. */
 const MAX_EVALUATIONS = 100;
 
-type Row = OfferRow & { enrollment_id: string | null; enrollment_status: string | null; redemption_count: number | null; added_at: Date | null };
+type Row = OfferRow & {
+  enrollment_id: string | null;
+  enrollment_status: string | null;
+  redemption_count: number | null;
+  added_at: Date | null;
+};
 
 /**
  * POST /api/v1/transactions/simulate: what matching would decide for this event now, and why,
@@ -62,19 +67,36 @@ export class SimulationService {
 
   async simulate(institutionId: string, event: TransactionEvent): Promise<SimulationResult> {
     const [dup, merchant] = await Promise.all([
-      this.db.query(`SELECT 1 FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`, [institutionId, event.transactionRef]),
+      this.db.query(
+        `SELECT 1 FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
+        [institutionId, event.transactionRef],
+      ),
       this.merchants.resolveTransaction(event),
     ]);
-    const base = { merchant: merchant && { id: merchant.id, name: merchant.name }, duplicate: dup.length > 0 };
-    if (event.kind === 'refund') return { ...base, matched: false, evaluations: [], refund: await this.refund(institutionId, event) };
+    const base = {
+      merchant: merchant && { id: merchant.id, name: merchant.name },
+      duplicate: dup.length > 0,
+    };
+    if (event.kind === 'refund')
+      return {
+        ...base,
+        matched: false,
+        evaluations: [],
+        refund: await this.refund(institutionId, event),
+      };
     return { ...base, ...(await this.purchase(institutionId, event, merchant)) };
   }
 
-  private async purchase(institutionId: string, event: TransactionEvent, merchant: MerchantRef | null): Promise<Pick<SimulationResult, 'matched' | 'evaluations'>> {
-    const [rows, rate, refunded]: [Row[], { rate: string }[], { total: string }[]] = await Promise.all([
-      this.db.query(
-        merchant
-          ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+  private async purchase(
+    institutionId: string,
+    event: TransactionEvent,
+    merchant: MerchantRef | null,
+  ): Promise<Pick<SimulationResult, 'matched' | 'evaluations'>> {
+    const [rows, rate, refunded]: [Row[], { rate: string }[], { total: string }[]] =
+      await Promise.all([
+        this.db.query(
+          merchant
+            ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
                FROM offer o
                LEFT JOIN cardholder_offer co ON co.offer_id = o.id AND co.institution_id = $1 AND co.cardholder_token = $2
               WHERE o.merchant_id = $3
@@ -83,20 +105,23 @@ export class SimulationService {
                          AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1))))
               ORDER BY o.id
               LIMIT $4`
-          : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+            : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
                FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
               WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status = 'active' AND $3::uuid IS NULL
               ORDER BY o.id
               LIMIT $4`,
-        [institutionId, event.cardholderToken, merchant?.id ?? null, MAX_EVALUATIONS],
-      ),
-      this.db.query(`SELECT service_share_rate::text AS rate FROM program WHERE institution_id = $1`, [institutionId]),
-      this.db.query(
-        `SELECT COALESCE(sum(amount), 0)::text AS total FROM transaction
+          [institutionId, event.cardholderToken, merchant?.id ?? null, MAX_EVALUATIONS],
+        ),
+        this.db.query(
+          `SELECT service_share_rate::text AS rate FROM program WHERE institution_id = $1`,
+          [institutionId],
+        ),
+        this.db.query(
+          `SELECT COALESCE(sum(amount), 0)::text AS total FROM transaction
           WHERE kind = 'refund' AND institution_id = $1 AND original_transaction_ref = $2`,
-        [institutionId, event.transactionRef],
-      ),
-    ]);
+          [institutionId, event.transactionRef],
+        ),
+      ]);
     const shareRate = rate[0]?.rate ?? '0.5';
     const facts = {
       merchantId: merchant?.id ?? null,
@@ -109,7 +134,13 @@ export class SimulationService {
       const offer = toOfferTerms(r);
       offers.set(offer.id, offer);
       const enrollment: MatchingEnrollment | null = r.enrollment_id
-        ? { id: r.enrollment_id, offerId: r.id, status: r.enrollment_status!, redemptionCount: r.redemption_count!, addedAt: r.added_at! }
+        ? {
+            id: r.enrollment_id,
+            offerId: r.id,
+            status: r.enrollment_status!,
+            redemptionCount: r.redemption_count!,
+            addedAt: r.added_at!,
+          }
         : null;
       return evaluateOffer(facts, offer, enrollment, shareRate);
     });
@@ -130,9 +161,16 @@ export class SimulationService {
 
   /** Whether this refund, stored now, would reverse its purchase's redemption. */
   private async refund(institutionId: string, event: TransactionEvent): Promise<SimulatedRefund> {
-    const rows: { id: string; amount: string; refunded: string; redemption_id: string | null; redemption_status: string | null; currency: string | null; min_spend: string | null }[] =
-      await this.db.query(
-        `SELECT t.id, t.amount::text AS amount,
+    const rows: {
+      id: string;
+      amount: string;
+      refunded: string;
+      redemption_id: string | null;
+      redemption_status: string | null;
+      currency: string | null;
+      min_spend: string | null;
+    }[] = await this.db.query(
+      `SELECT t.id, t.amount::text AS amount,
                 (SELECT COALESCE(sum(x.amount), 0)::text FROM transaction x
                   WHERE x.kind = 'refund' AND x.institution_id = t.institution_id AND x.original_transaction_ref = t.transaction_ref
                     AND x.transaction_ref <> $3) AS refunded,
@@ -141,14 +179,18 @@ export class SimulationService {
            LEFT JOIN redemption r ON r.transaction_id = t.id
            LEFT JOIN offer o ON o.id = r.offer_id
           WHERE t.institution_id = $1 AND t.transaction_ref = $2 AND t.kind = 'purchase'`,
-        [institutionId, event.originalTransactionRef, event.transactionRef],
-      );
+      [institutionId, event.originalTransactionRef, event.transactionRef],
+    );
     const t = rows[0];
     if (!t) return { original_found: false, redemption_id: null, would_reverse: false };
     if (!t.redemption_id || !(sourcesOf('reversed') as string[]).includes(t.redemption_status!)) {
       return { original_found: true, redemption_id: t.redemption_id, would_reverse: false };
     }
     const net = netAmount(t.amount, [t.refunded, event.amount]);
-    return { original_found: true, redemption_id: t.redemption_id, would_reverse: refundReverses(net, t.currency!, Number(t.min_spend)) };
+    return {
+      original_found: true,
+      redemption_id: t.redemption_id,
+      would_reverse: refundReverses(net, t.currency!, Number(t.min_spend)),
+    };
   }
 }

@@ -16,7 +16,9 @@ export class MerchantResolver {
   constructor(private readonly db: DataSource) {}
 
   /** One indexed lookup per identifier, all in one statement; null where nothing is mapped. */
-  async resolve(identifiers: readonly { type: string; value: string }[]): Promise<(MerchantRef | null)[]> {
+  async resolve(
+    identifiers: readonly { type: string; value: string }[],
+  ): Promise<(MerchantRef | null)[]> {
     if (!identifiers.length) return [];
     const rows: { ord: string; id: string | null; name: string | null }[] = await this.db.query(
       `SELECT k.ord, m.id, m.name
@@ -33,7 +35,11 @@ export class MerchantResolver {
    * The merchant of a transaction: a merchant_id sent by an integrator who already resolved it
    * (when it exists), else its identifier. Same rule as the matching worker's claim query.
    */
-  async resolveTransaction(t: { merchantId: string | null; merchantIdentifier: string | null; merchantIdentifierType: string | null }): Promise<MerchantRef | null> {
+  async resolveTransaction(t: {
+    merchantId: string | null;
+    merchantIdentifier: string | null;
+    merchantIdentifierType: string | null;
+  }): Promise<MerchantRef | null> {
     const rows: { id: string; name: string }[] = await this.db.query(
       `SELECT m.id, m.name FROM merchant m
         WHERE m.id = COALESCE(

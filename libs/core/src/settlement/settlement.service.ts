@@ -25,7 +25,10 @@ export class SettlementService {
   constructor(private readonly db: DataSource) {}
 
   async run(asOf: Date, trigger: 'schedule' | 'operator'): Promise<SettlementRunResult> {
-    const [run]: { id: string }[] = await this.db.query(`INSERT INTO settlement_run (as_of, trigger) VALUES ($1, $2) RETURNING id`, [asOf, trigger]);
+    const [run]: { id: string }[] = await this.db.query(
+      `INSERT INTO settlement_run (as_of, trigger) VALUES ($1, $2) RETURNING id`,
+      [asOf, trigger],
+    );
     let settled = 0;
     for (;;) {
       const [{ n }]: { n: number }[] = await this.db.query(
@@ -54,8 +57,14 @@ export class SettlementService {
       settled += n;
       if (n < BATCH) break;
     }
-    await this.db.query(`UPDATE settlement_run SET settled_count = $2 WHERE id = $1`, [run.id, settled]);
-    this.logger.log({ runId: run.id, trigger, asOf: asOf.toISOString(), settled }, 'settlement run finished');
+    await this.db.query(`UPDATE settlement_run SET settled_count = $2 WHERE id = $1`, [
+      run.id,
+      settled,
+    ]);
+    this.logger.log(
+      { runId: run.id, trigger, asOf: asOf.toISOString(), settled },
+      'settlement run finished',
+    );
     return { runId: run.id, settled };
   }
 }

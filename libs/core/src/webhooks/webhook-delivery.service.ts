@@ -19,9 +19,16 @@ export type AttemptOutcome =
   | { kind: 'done' }
   | { kind: 'busy'; until: Date }
   | { kind: 'skipped'; reason: string }
-  | { kind: 'attempted'; status: string | null; attemptNumber: number | null; httpStatus: number | null; recorded: boolean };
+  | {
+      kind: 'attempted';
+      status: string | null;
+      attemptNumber: number | null;
+      httpStatus: number | null;
+      recorded: boolean;
+    };
 
-const INTERRUPTED_MESSAGE = 'interrupted: the worker stopped during this attempt and no outcome was recorded (the receiver may have got it)';
+const INTERRUPTED_MESSAGE =
+  'interrupted: the worker stopped during this attempt and no outcome was recorded (the receiver may have got it)';
 
 /**
  * One webhook attempt, end to end (DESIGN section 5): re-read and lease the delivery row, sign the
@@ -58,11 +65,17 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
 
   async attempt(job: WebhookJob): Promise<AttemptOutcome> {
     const store = this.outbox.store;
-    const claim = await store.claim({ deliveryId: job.deliveryId, series: job.series, attempt: job.attempt });
+    const claim = await store.claim({
+      deliveryId: job.deliveryId,
+      series: job.series,
+      attempt: job.attempt,
+    });
     if (claim.kind === 'done') return { kind: 'done' };
     if (claim.kind === 'busy') return { kind: 'busy', until: claim.until };
     if (claim.kind === 'interrupted') {
-      this.logger.warn(`delivery ${job.deliveryId}: attempt ${job.attempt} of series ${job.series} was interrupted; recording it`);
+      this.logger.warn(
+        `delivery ${job.deliveryId}: attempt ${job.attempt} of series ${job.series} was interrupted; recording it`,
+      );
       const started = claim.startedAt;
       const result: SendResult = {
         ok: false,
@@ -84,7 +97,9 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     try {
       secret = decryptSecret(d.secretEncrypted, this.config.secretsKey);
     } catch {
-      this.logger.error(`delivery ${d.id}: the institution's signing secret cannot be decrypted (SECRETS_KEY changed?)`);
+      this.logger.error(
+        `delivery ${d.id}: the institution's signing secret cannot be decrypted (SECRETS_KEY changed?)`,
+      );
       return this.skip(d, 'signing_secret_unreadable');
     }
 
@@ -104,7 +119,13 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     return { kind: 'skipped', reason };
   }
 
-  private async finish(job: WebhookJob, token: string, url: string | null, result: SendResult, deliveryId: string): Promise<AttemptOutcome> {
+  private async finish(
+    job: WebhookJob,
+    token: string,
+    url: string | null,
+    result: SendResult,
+    deliveryId: string,
+  ): Promise<AttemptOutcome> {
     const decision = decideAfterAttempt({
       trigger: job.trigger,
       attempt: job.attempt,
@@ -113,7 +134,8 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       retryAfterMs: result.retryAfterMs,
       baseMs: this.config.webhook.retryBaseMs,
     });
-    const nextAttemptAt = decision.outcome === 'retry' ? new Date(Date.now() + decision.delayMs) : null;
+    const nextAttemptAt =
+      decision.outcome === 'retry' ? new Date(Date.now() + decision.delayMs) : null;
     const rec: AttemptRecord = {
       deliveryId,
       token,
@@ -128,19 +150,30 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       url,
       nextAttemptAt,
       statusReason: decision.outcome === 'failed' ? decision.reason : null,
-      alertBody: decision.outcome === 'failed' && decision.alert ? alertBody(deliveryId, decision.reason, result) : null,
+      alertBody:
+        decision.outcome === 'failed' && decision.alert
+          ? alertBody(deliveryId, decision.reason, result)
+          : null,
     };
     const saved = await this.recordWithRetry(rec);
     if (!saved.recorded) {
       // The lease was taken over (this worker stalled past it): the other claimant logged this attempt.
-      this.logger.warn(`delivery ${deliveryId}: outcome of attempt ${job.attempt} (series ${job.series}) not recorded: lease lost`);
+      this.logger.warn(
+        `delivery ${deliveryId}: outcome of attempt ${job.attempt} (series ${job.series}) not recorded: lease lost`,
+      );
     } else if (nextAttemptAt) {
       const step = { id: deliveryId, series: job.series, attempt: job.attempt + 1, nextAttemptAt };
       if (!(await this.outbox.add([step], job.requestId))) {
         await this.outbox.store.markUnqueued(step).catch(() => undefined); // the relay takes it from here
       }
     }
-    return { kind: 'attempted', status: saved.status, attemptNumber: saved.attemptNumber, httpStatus: result.httpStatus, recorded: saved.recorded };
+    return {
+      kind: 'attempted',
+      status: saved.status,
+      attemptNumber: saved.attemptNumber,
+      httpStatus: result.httpStatus,
+      recorded: saved.recorded,
+    };
   }
 
   /** The outcome must not be lost to a blip: a few tries within the lease before giving up. */
@@ -150,7 +183,9 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
         return await this.outbox.store.record(rec);
       } catch (e) {
         if (i >= 4) throw e;
-        this.logger.warn(`delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying`);
+        this.logger.warn(
+          `delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying`,
+        );
         await new Promise((r) => setTimeout(r, 250 * 2 ** i));
       }
     }
@@ -162,7 +197,8 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
 }
 
 function alertBody(deliveryId: string, reason: string, last: SendResult): string {
-  const lastError = last.httpStatus !== null ? `HTTP ${last.httpStatus}` : (last.errorClass ?? 'error');
+  const lastError =
+    last.httpStatus !== null ? `HTTP ${last.httpStatus}` : (last.errorClass ?? 'error');
   const why =
     reason === 'gone'
       ? `Your endpoint answered 410 Gone, so no further attempts will be made.`

@@ -9,7 +9,8 @@ function stubDns(map: Record<string, string[]>): Resolver & { calls: string[] } 
   const fn = async (host: string) => {
     calls.push(host);
     const addrs = map[host];
-    if (!addrs) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    if (!addrs)
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     return addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   };
   return Object.assign(fn, { calls });
@@ -17,25 +18,57 @@ function stubDns(map: Record<string, string[]>): Resolver & { calls: string[] } 
 
 describe('SSRF guard', () => {
   it('refuses at save time: private literals, names resolving to private addresses, http, credentials', async () => {
-    const resolver = stubDns({ 'internal.bank.test': ['10.1.2.3'], 'mixed.bank.test': ['93.184.216.34', '127.0.0.1'], 'hooks.bank.test': ['93.184.216.34'] });
+    const resolver = stubDns({
+      'internal.bank.test': ['10.1.2.3'],
+      'mixed.bank.test': ['93.184.216.34', '127.0.0.1'],
+      'hooks.bank.test': ['93.184.216.34'],
+    });
     const strict = { allowPrivate: false, resolver };
-    for (const url of ['https://internal.bank.test/x', 'https://mixed.bank.test/x', 'https://127.0.0.1/x', 'https://[::1]/x', 'http://hooks.bank.test/x', 'https://a:b@hooks.bank.test/x']) {
+    for (const url of [
+      'https://internal.bank.test/x',
+      'https://mixed.bank.test/x',
+      'https://127.0.0.1/x',
+      'https://[::1]/x',
+      'http://hooks.bank.test/x',
+      'https://a:b@hooks.bank.test/x',
+    ]) {
       expect({ url, ok: (await checkWebhookUrl(url, strict)).ok }).toEqual({ url, ok: false });
     }
-    expect((await checkWebhookUrl('https://nowhere.bank.test/x', strict)) as { message: string }).toMatchObject({ ok: false, message: expect.stringContaining('could not be resolved') });
+    expect(
+      (await checkWebhookUrl('https://nowhere.bank.test/x', strict)) as { message: string },
+    ).toMatchObject({ ok: false, message: expect.stringContaining('could not be resolved') });
     expect((await checkWebhookUrl('https://hooks.bank.test/x', strict)).ok).toBe(true);
   });
 
   it('the connection lookup yields only the addresses it checked, in both call shapes', async () => {
-    const resolver = stubDns({ 'hooks.bank.test': ['93.184.216.34', '2606:4700::1111'], 'rebind.bank.test': ['127.0.0.1'] });
+    const resolver = stubDns({
+      'hooks.bank.test': ['93.184.216.34', '2606:4700::1111'],
+      'rebind.bank.test': ['127.0.0.1'],
+    });
     const lookup = guardedLookup({ allowPrivate: false, resolver });
-    const one = await new Promise((resolve) => lookup('hooks.bank.test', { family: 0 }, (err, address, family) => resolve({ err, address, family })));
+    const one = await new Promise((resolve) =>
+      lookup('hooks.bank.test', { family: 0 }, (err, address, family) =>
+        resolve({ err, address, family }),
+      ),
+    );
     expect(one).toEqual({ err: null, address: '93.184.216.34', family: 4 });
-    const all = await new Promise((resolve) => lookup('hooks.bank.test', { all: true }, (err, address) => resolve({ err, address })));
-    expect(all).toEqual({ err: null, address: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1111', family: 6 }] });
-    const v6 = await new Promise((resolve) => lookup('hooks.bank.test', 6, (err, address) => resolve(address)));
+    const all = await new Promise((resolve) =>
+      lookup('hooks.bank.test', { all: true }, (err, address) => resolve({ err, address })),
+    );
+    expect(all).toEqual({
+      err: null,
+      address: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ],
+    });
+    const v6 = await new Promise((resolve) =>
+      lookup('hooks.bank.test', 6, (err, address) => resolve(address)),
+    );
     expect(v6).toBe('2606:4700::1111');
-    const blocked = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('rebind.bank.test', {}, (err) => resolve(err)));
+    const blocked = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      lookup('rebind.bank.test', {}, (err) => resolve(err)),
+    );
     expect(blocked?.code).toBe('BLOCKED_ADDRESS');
   });
 });
@@ -59,7 +92,11 @@ describe('WebhookHttpClient', () => {
   const body = Buffer.from('{"a":1}');
 
   it('connects to a name only through the guard: a name resolving to loopback is never reached', async () => {
-    const client = new WebhookHttpClient({ allowPrivate: false, timeoutMs: 2000, resolver: stubDns({ 'rebind.bank.test': ['127.0.0.1'] }) });
+    const client = new WebhookHttpClient({
+      allowPrivate: false,
+      timeoutMs: 2000,
+      resolver: stubDns({ 'rebind.bank.test': ['127.0.0.1'] }),
+    });
     handler = (_req, res) => res.writeHead(200).end();
     const before = hits;
     const r = await client.post(`https://rebind.bank.test:${port}/hooks`, body, {});
@@ -73,8 +110,15 @@ describe('WebhookHttpClient', () => {
   it('2xx is success; a redirect is a failure and is not followed; the excerpt is capped at 4 KiB', async () => {
     const client = new WebhookHttpClient({ allowPrivate: true, timeoutMs: 2000 });
     handler = (_req, res) => res.writeHead(204).end();
-    expect(await client.post(`http://127.0.0.1:${port}/ok`, body, {})).toMatchObject({ ok: true, httpStatus: 204, errorClass: null });
-    handler = (req, res) => (req.url === '/moved' ? res.writeHead(302, { Location: '/elsewhere' }).end() : res.writeHead(200).end());
+    expect(await client.post(`http://127.0.0.1:${port}/ok`, body, {})).toMatchObject({
+      ok: true,
+      httpStatus: 204,
+      errorClass: null,
+    });
+    handler = (req, res) =>
+      req.url === '/moved'
+        ? res.writeHead(302, { Location: '/elsewhere' }).end()
+        : res.writeHead(200).end();
     const before = hits;
     const redirected = await client.post(`http://127.0.0.1:${port}/moved`, body, {});
     expect(redirected).toMatchObject({ ok: false, httpStatus: 302, errorClass: 'http_status' });
@@ -84,7 +128,11 @@ describe('WebhookHttpClient', () => {
     const big = await client.post(`http://127.0.0.1:${port}/big`, body, {});
     expect(big.responseExcerpt).toHaveLength(RESPONSE_EXCERPT_BYTES);
     handler = (_req, res) => res.writeHead(429, { 'Retry-After': '7' }).end();
-    expect(await client.post(`http://127.0.0.1:${port}/slow-down`, body, {})).toMatchObject({ ok: false, httpStatus: 429, retryAfterMs: 7000 });
+    expect(await client.post(`http://127.0.0.1:${port}/slow-down`, body, {})).toMatchObject({
+      ok: false,
+      httpStatus: 429,
+      retryAfterMs: 7000,
+    });
     client.close();
   });
 
@@ -99,7 +147,10 @@ describe('WebhookHttpClient', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await client.post(`http://127.0.0.1:${closedPort}/x`, body, {})).toMatchObject({ ok: false, errorClass: 'connection_refused' });
+    expect(await client.post(`http://127.0.0.1:${closedPort}/x`, body, {})).toMatchObject({
+      ok: false,
+      errorClass: 'connection_refused',
+    });
     client.close();
   });
 });

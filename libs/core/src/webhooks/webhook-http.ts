@@ -1,6 +1,12 @@
 import http, { IncomingMessage } from 'http';
 import https from 'https';
-import { checkWebhookUrlShape, classifyNetworkError, describeNetworkError, parseRetryAfter, WebhookErrorClass } from '@app/domain';
+import {
+  checkWebhookUrlShape,
+  classifyNetworkError,
+  describeNetworkError,
+  parseRetryAfter,
+  WebhookErrorClass,
+} from '@app/domain';
 import { guardedLookup, Resolver } from './ssrf-guard';
 
 /** First bytes of a response kept in the attempt log. */
@@ -40,7 +46,13 @@ export class WebhookHttpClient {
 
   constructor(private readonly options: WebhookHttpOptions) {
     this.lookup = guardedLookup({ allowPrivate: options.allowPrivate, resolver: options.resolver });
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 16, timeout: 60_000, scheduling: 'lifo' as const };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 64,
+      maxFreeSockets: 16,
+      timeout: 60_000,
+      scheduling: 'lifo' as const,
+    };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
   }
@@ -56,7 +68,14 @@ export class WebhookHttpClient {
 
     const shape = checkWebhookUrlShape(rawUrl, { allowPrivate: this.options.allowPrivate });
     if (!shape.ok) {
-      return done({ ok: false, httpStatus: null, errorClass: 'blocked_address', errorMessage: `URL refused: ${shape.message}`, responseExcerpt: null, retryAfterMs: null });
+      return done({
+        ok: false,
+        httpStatus: null,
+        errorClass: 'blocked_address',
+        errorMessage: `URL refused: ${shape.message}`,
+        responseExcerpt: null,
+        retryAfterMs: null,
+      });
     }
     const url = shape.url;
     const isHttps = url.protocol === 'https:';
@@ -70,7 +89,14 @@ export class WebhookHttpClient {
         resolve(done(r));
       };
       const fail = (err: NodeJS.ErrnoException) =>
-        finish({ ok: false, httpStatus: null, errorClass: classifyNetworkError(err), errorMessage: describeNetworkError(err), responseExcerpt: null, retryAfterMs: null });
+        finish({
+          ok: false,
+          httpStatus: null,
+          errorClass: classifyNetworkError(err),
+          errorMessage: describeNetworkError(err),
+          responseExcerpt: null,
+          retryAfterMs: null,
+        });
 
       const req = (isHttps ? https : http).request({
         protocol: url.protocol,
@@ -78,7 +104,11 @@ export class WebhookHttpClient {
         port: url.port || (isHttps ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+        headers: {
+          ...headers,
+          'Content-Type': 'application/json',
+          'Content-Length': String(body.length),
+        },
         agent: isHttps ? this.httpsAgent : this.httpAgent,
         lookup: this.lookup as never,
         ...(isHttps ? { servername: shape.ipLiteral ? undefined : shape.hostname } : {}),
@@ -86,7 +116,12 @@ export class WebhookHttpClient {
 
       // Before the status line, the deadline is a timeout; after it, the status decides (a 2xx
       // whose body stalls was still answered in time).
-      let onDeadline = () => fail(Object.assign(new Error(`no response within ${this.options.timeoutMs} ms`), { code: 'WEBHOOK_TIMEOUT' }));
+      let onDeadline = () =>
+        fail(
+          Object.assign(new Error(`no response within ${this.options.timeoutMs} ms`), {
+            code: 'WEBHOOK_TIMEOUT',
+          }),
+        );
       const timer = setTimeout(() => {
         onDeadline();
         req.destroy();
@@ -101,13 +136,20 @@ export class WebhookHttpClient {
   }
 
   /** Reads the capped body; returns the function that completes the attempt with what was read. */
-  private readResponse(res: IncomingMessage, finish: (r: Omit<SendResult, 'startedAt' | 'durationMs'>) => void): () => void {
+  private readResponse(
+    res: IncomingMessage,
+    finish: (r: Omit<SendResult, 'startedAt' | 'durationMs'>) => void,
+  ): () => void {
     const status = res.statusCode ?? 0;
     const chunks: Buffer[] = [];
     let kept = 0;
     let seen = 0;
     const complete = () => {
-      const excerpt = chunks.length ? Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') : null;
+      const excerpt = chunks.length
+        ? Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/\u0000/g, '')
+        : null;
       const ok = status >= 200 && status < 300;
       let errorMessage: string | null = null;
       if (!ok) {

@@ -1,7 +1,16 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { ProducerQueue, queueBacklog, throttled, jobIds, QUEUES, WEBHOOK_JOB_NAME, WEBHOOK_JOB_OPTIONS, WebhookJob } from '@app/queue';
+import {
+  ProducerQueue,
+  queueBacklog,
+  throttled,
+  jobIds,
+  QUEUES,
+  WEBHOOK_JOB_NAME,
+  WEBHOOK_JOB_OPTIONS,
+  WebhookJob,
+} from '@app/queue';
 import { StepRef, WebhookStore } from './webhook-store';
 
 const RELAY_BATCH = 1_000;
@@ -31,7 +40,11 @@ export class WebhookOutbox implements OnApplicationShutdown {
     private readonly config: AppConfig,
   ) {
     this.store = new WebhookStore(db, config.webhook.timeoutMs + 15_000);
-    this.producer = new ProducerQueue<WebhookJob>(QUEUES.webhooks, config.redisUrl, config.queuePrefix);
+    this.producer = new ProducerQueue<WebhookJob>(
+      QUEUES.webhooks,
+      config.redisUrl,
+      config.queuePrefix,
+    );
   }
 
   warmUp(): void {
@@ -48,7 +61,11 @@ export class WebhookOutbox implements OnApplicationShutdown {
    * Adds the jobs for these steps (delayed until their next_attempt_at), then marks the rows as
    * queued. Resolves false when Redis refused them (they stay for the relay).
    */
-  async enqueueSteps(steps: readonly StepRef[], requestId?: string, mark: 'unqueued' | 'touch' | 'none' = 'unqueued'): Promise<boolean> {
+  async enqueueSteps(
+    steps: readonly StepRef[],
+    requestId?: string,
+    mark: 'unqueued' | 'touch' | 'none' = 'unqueued',
+  ): Promise<boolean> {
     if (!steps.length) return true;
     if (!(await this.add(steps, requestId))) return false;
     try {
@@ -65,13 +82,21 @@ export class WebhookOutbox implements OnApplicationShutdown {
   async add(steps: readonly StepRef[], requestId?: string): Promise<boolean> {
     // Waits a little for a connection still being made (the first call).
     if (!(await this.producer.ready(1_000))) {
-      this.warn(`redis not ready (${this.producer.status}); ${steps.length} webhook deliveries left for the relay`);
+      this.warn(
+        `redis not ready (${this.producer.status}); ${steps.length} webhook deliveries left for the relay`,
+      );
       return false;
     }
     const now = Date.now();
     const jobs = steps.map((s) => ({
       name: WEBHOOK_JOB_NAME,
-      data: { deliveryId: s.id, series: s.series, attempt: s.attempt, trigger: s.series === 0 ? ('automatic' as const) : ('manual' as const), requestId },
+      data: {
+        deliveryId: s.id,
+        series: s.series,
+        attempt: s.attempt,
+        trigger: s.series === 0 ? ('automatic' as const) : ('manual' as const),
+        requestId,
+      },
       opts: {
         ...WEBHOOK_JOB_OPTIONS,
         jobId: jobIds.webhook(s.id, s.series, s.attempt),
@@ -82,7 +107,9 @@ export class WebhookOutbox implements OnApplicationShutdown {
       await this.producer.within((q) => q.addBulk(jobs));
       return true;
     } catch (e) {
-      this.warn(`could not enqueue ${steps.length} webhook deliveries (${(e as Error).message}); left for the relay`);
+      this.warn(
+        `could not enqueue ${steps.length} webhook deliveries (${(e as Error).message}); left for the relay`,
+      );
       return false;
     }
   }
@@ -91,7 +118,9 @@ export class WebhookOutbox implements OnApplicationShutdown {
    * One relay pass (the worker runs it every WEBHOOK_RELAY_INTERVAL_MS): deliveries committed but
    * never queued, then steps whose job was lost. Returns how many were handed to the queue.
    */
-  async relayOnce(options: { freshGraceMs?: number } = {}): Promise<{ unqueued: number; overdue: number }> {
+  async relayOnce(
+    options: { freshGraceMs?: number } = {},
+  ): Promise<{ unqueued: number; overdue: number }> {
     let unqueued = 0;
     for (;;) {
       const steps = await this.store.unqueued(RELAY_BATCH, options.freshGraceMs ?? FRESH_GRACE_MS);
@@ -101,8 +130,17 @@ export class WebhookOutbox implements OnApplicationShutdown {
     }
     const late = await this.store.overdue(RELAY_BATCH, this.config.webhook.stuckAfterMs);
     // Due now: drop the (past) next_attempt_at so they run at once.
-    const overdue = late.length && (await this.enqueueSteps(late.map((s) => ({ ...s, nextAttemptAt: null })), undefined, 'touch')) ? late.length : 0;
-    if (overdue) this.logger.warn(`re-enqueued ${overdue} overdue webhook deliveries (jobs lost or late)`);
+    const overdue =
+      late.length &&
+      (await this.enqueueSteps(
+        late.map((s) => ({ ...s, nextAttemptAt: null })),
+        undefined,
+        'touch',
+      ))
+        ? late.length
+        : 0;
+    if (overdue)
+      this.logger.warn(`re-enqueued ${overdue} overdue webhook deliveries (jobs lost or late)`);
     return { unqueued, overdue };
   }
 

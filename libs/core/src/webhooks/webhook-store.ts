@@ -35,7 +35,13 @@ export type ClaimResult =
   /** Another worker holds the attempt; try again after `until`. */
   | { kind: 'busy'; until: Date }
   /** An earlier claim expired without an outcome: its worker died mid-attempt. */
-  | { kind: 'interrupted'; token: string; startedAt: Date; url: string | null; institutionId: string };
+  | {
+      kind: 'interrupted';
+      token: string;
+      startedAt: Date;
+      url: string | null;
+      institutionId: string;
+    };
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -134,14 +140,19 @@ WITH r AS (
 SELECT id, attempt_count, status FROM d`;
 
 /** Runs `write` on items whose ids are unique within the call; a repeated id waits for the next round. */
-async function byUniqueId<I extends { deliveryId: string }, O>(items: I[], write: (unique: I[]) => Promise<Map<string, O>>, fallback: O): Promise<O[]> {
+async function byUniqueId<I extends { deliveryId: string }, O>(
+  items: I[],
+  write: (unique: I[]) => Promise<Map<string, O>>,
+  fallback: O,
+): Promise<O[]> {
   const out: O[] = new Array(items.length);
   let rest = items.map((item, index) => ({ item, index }));
   while (rest.length) {
     const seen = new Set<string>();
     const round: typeof rest = [];
     const later: typeof rest = [];
-    for (const e of rest) (seen.has(e.item.deliveryId) ? later : (seen.add(e.item.deliveryId), round)).push(e);
+    for (const e of rest)
+      (seen.has(e.item.deliveryId) ? later : (seen.add(e.item.deliveryId), round)).push(e);
     const results = await write(round.map((e) => e.item));
     for (const e of round) out[e.index] = results.get(e.item.deliveryId) ?? fallback;
     rest = later;
@@ -157,8 +168,14 @@ export class WebhookStore {
     private readonly db: DataSource,
     private readonly leaseMs: number,
   ) {
-    this.claims = new GroupCommitter((items) => this.claimBatch(items), { maxBatch: 200, maxInFlight: 3 });
-    this.records = new GroupCommitter((items) => this.recordBatch(items), { maxBatch: 200, maxInFlight: 3 });
+    this.claims = new GroupCommitter((items) => this.claimBatch(items), {
+      maxBatch: 200,
+      maxInFlight: 3,
+    });
+    this.records = new GroupCommitter((items) => this.recordBatch(items), {
+      maxBatch: 200,
+      maxInFlight: 3,
+    });
   }
 
   /** Re-reads the row and takes the attempt's lease when the step is still to be done. */
@@ -194,23 +211,31 @@ export class WebhookStore {
     return byUniqueId(
       items,
       async (u) => {
-        const rows: { id: string; attempt_count: number; status: string }[] = await this.db.query(RECORD_SQL, [
-          u.map((i) => i.deliveryId),
-          u.map((i) => i.token),
-          u.map((i) => i.outcome),
-          u.map((i) => i.trigger),
-          u.map((i) => i.startedAt.toISOString()),
-          u.map((i) => i.durationMs),
-          u.map((i) => i.httpStatus),
-          u.map((i) => i.errorClass),
-          u.map((i) => i.errorMessage),
-          u.map((i) => i.responseExcerpt),
-          u.map((i) => i.url),
-          u.map((i) => i.nextAttemptAt?.toISOString() ?? null),
-          u.map((i) => i.statusReason),
-          u.map((i) => i.alertBody),
-        ]);
-        return new Map(rows.map((r) => [r.id, { recorded: true, attemptNumber: r.attempt_count, status: r.status }]));
+        const rows: { id: string; attempt_count: number; status: string }[] = await this.db.query(
+          RECORD_SQL,
+          [
+            u.map((i) => i.deliveryId),
+            u.map((i) => i.token),
+            u.map((i) => i.outcome),
+            u.map((i) => i.trigger),
+            u.map((i) => i.startedAt.toISOString()),
+            u.map((i) => i.durationMs),
+            u.map((i) => i.httpStatus),
+            u.map((i) => i.errorClass),
+            u.map((i) => i.errorMessage),
+            u.map((i) => i.responseExcerpt),
+            u.map((i) => i.url),
+            u.map((i) => i.nextAttemptAt?.toISOString() ?? null),
+            u.map((i) => i.statusReason),
+            u.map((i) => i.alertBody),
+          ],
+        );
+        return new Map(
+          rows.map((r) => [
+            r.id,
+            { recorded: true, attemptNumber: r.attempt_count, status: r.status },
+          ]),
+        );
       },
       missing,
     );
@@ -304,7 +329,12 @@ interface StepRow {
   next_attempt_at: Date | null;
 }
 
-const toStep = (r: StepRow): StepRef => ({ id: r.id, series: r.redelivery_count, attempt: r.series_attempt_count + 1, nextAttemptAt: r.next_attempt_at });
+const toStep = (r: StepRow): StepRef => ({
+  id: r.id,
+  series: r.redelivery_count,
+  attempt: r.series_attempt_count + 1,
+  nextAttemptAt: r.next_attempt_at,
+});
 
 interface ClaimRow {
   id: string;
@@ -346,10 +376,20 @@ function toClaimResult(r: ClaimRow): ClaimResult {
       },
     };
   }
-  const sameStep = r.found && r.status === 'pending' && r.redelivery_count === r.series && r.series_attempt_count === r.attempt - 1;
+  const sameStep =
+    r.found &&
+    r.status === 'pending' &&
+    r.redelivery_count === r.series &&
+    r.series_attempt_count === r.attempt - 1;
   if (!sameStep) return { kind: 'done' };
   if (r.lease_token && r.lease_expired) {
-    return { kind: 'interrupted', token: r.lease_token, startedAt: r.lease_started_at ?? new Date(), url: r.lease_url, institutionId: r.cur_institution_id! };
+    return {
+      kind: 'interrupted',
+      token: r.lease_token,
+      startedAt: r.lease_started_at ?? new Date(),
+      url: r.lease_url,
+      institutionId: r.cur_institution_id!,
+    };
   }
   return { kind: 'busy', until: r.lease_until ?? new Date(Date.now() + 1_000) };
 }

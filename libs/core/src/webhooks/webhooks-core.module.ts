@@ -7,5 +7,8 @@ import { WebhookOutbox } from './webhook-outbox';
  * that matching can inject WebhookOutbox and call `enqueue(deliveryIds)` right after its commit.
  */
 @Global()
-@Module({ providers: [WebhookOutbox, WebhookDeliveryService], exports: [WebhookOutbox, WebhookDeliveryService] })
+@Module({
+  providers: [WebhookOutbox, WebhookDeliveryService],
+  exports: [WebhookOutbox, WebhookDeliveryService],
+})
 export class WebhooksCoreModule {}

@@ -2,7 +2,13 @@ import { ApiKey, ApiKeyReminder, PortalUser, SecurityEvent, Session } from './ac
 import { CardholderOffer } from './cardholder-offer.entity';
 import { Institution } from './institution.entity';
 import { Merchant, MerchantIdentifier } from './merchant.entity';
-import { CsvUpload, EngagementEvent, InboxMessage, WebhookAttempt, WebhookDelivery } from './messaging.entity';
+import {
+  CsvUpload,
+  EngagementEvent,
+  InboxMessage,
+  WebhookAttempt,
+  WebhookDelivery,
+} from './messaging.entity';
 import { Offer, OfferTarget } from './offer.entity';
 import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
@@ -22,7 +28,25 @@ export * from './transaction.entity';
 export * from './transformers';
 
 export const ENTITIES = [
-  Institution, Program, Merchant, MerchantIdentifier, Offer, OfferTarget, CardholderOffer, Transaction,
-  Redemption, SettlementEntry, SettlementRun, ApiKey, ApiKeyReminder, PortalUser, Session, SecurityEvent,
-  WebhookDelivery, WebhookAttempt, InboxMessage, CsvUpload, EngagementEvent,
+  Institution,
+  Program,
+  Merchant,
+  MerchantIdentifier,
+  Offer,
+  OfferTarget,
+  CardholderOffer,
+  Transaction,
+  Redemption,
+  SettlementEntry,
+  SettlementRun,
+  ApiKey,
+  ApiKeyReminder,
+  PortalUser,
+  Session,
+  SecurityEvent,
+  WebhookDelivery,
+  WebhookAttempt,
+  InboxMessage,
+  CsvUpload,
+  EngagementEvent,
 ];

@@ -1,6 +1,20 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  JoinColumn,
+  ManyToOne,
+  OneToMany,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 
-export const MERCHANT_IDENTIFIER_TYPES = ['card_acceptor', 'pix_key', 'upi_vpa', 'codi', 'psp_merchant_id'] as const;
+export const MERCHANT_IDENTIFIER_TYPES = [
+  'card_acceptor',
+  'pix_key',
+  'upi_vpa',
+  'codi',
+  'psp_merchant_id',
+] as const;
 export type MerchantIdentifierType = (typeof MERCHANT_IDENTIFIER_TYPES)[number];
 
 @Entity('merchant')

@@ -3,7 +3,15 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type WebhookEvent = 'redemption.completed' | 'redemption.reversed';
-export const ERROR_CLASSES = ['timeout', 'dns', 'connection_refused', 'tls', 'blocked_address', 'http_status', 'network'] as const;
+export const ERROR_CLASSES = [
+  'timeout',
+  'dns',
+  'connection_refused',
+  'tls',
+  'blocked_address',
+  'http_status',
+  'network',
+] as const;
 export type AttemptErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** One event to send to an institution's webhook URL; also the outbox row for its queue job. */

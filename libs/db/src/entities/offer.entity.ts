@@ -1,4 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import { numeric } from './transformers';
 
 export const OFFER_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
@@ -18,18 +24,27 @@ export class Offer {
   @Column('text', { name: 'reward_type', default: 'fixed' }) rewardType: RewardType;
   /** Fixed reward, or the cap of a percent reward. */
   @Column('bigint', { name: 'cashback_amount', transformer: numeric }) cashbackAmount: number;
-  @Column('numeric', { name: 'cashback_percent', precision: 7, scale: 4, nullable: true, transformer: numeric })
+  @Column('numeric', {
+    name: 'cashback_percent',
+    precision: 7,
+    scale: 4,
+    nullable: true,
+    transformer: numeric,
+  })
   cashbackPercent: number | null;
-  @Column('bigint', { name: 'merchant_fee_amount', default: 0, transformer: numeric }) merchantFeeAmount: number;
+  @Column('bigint', { name: 'merchant_fee_amount', default: 0, transformer: numeric })
+  merchantFeeAmount: number;
   @Column('char', { length: 3 }) currency: string;
   @Column('timestamptz', { name: 'starts_at' }) startsAt: Date;
   @Column('timestamptz', { name: 'expires_at' }) expiresAt: Date;
   /** Merchant-funded cap; null = unlimited. */
-  @Column('bigint', { name: 'budget_total', nullable: true, transformer: numeric }) budgetTotal: number | null;
+  @Column('bigint', { name: 'budget_total', nullable: true, transformer: numeric }) budgetTotal:
+    number | null;
   @Column('bigint', { name: 'budget_used', default: 0, transformer: numeric }) budgetUsed: number;
   /** Empty = unrestricted. */
   @Column('text', { array: true, default: () => "'{}'" }) segments: string[];
-  @Column('int', { name: 'max_redemptions_per_cardholder', default: 1 }) maxRedemptionsPerCardholder: number;
+  @Column('int', { name: 'max_redemptions_per_cardholder', default: 1 })
+  maxRedemptionsPerCardholder: number;
   @Column('int', { default: 0 }) priority: number;
   /** False: offered to every institution; true: only to those in offer_target. */
   @Column('boolean', { default: false }) targeted: boolean;

@@ -1,4 +1,12 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, OneToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  JoinColumn,
+  OneToOne,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import type { Institution } from './institution.entity';
 
 export const LOCALES = ['en', 'es', 'pt-BR'] as const;
@@ -15,7 +23,8 @@ export class Program {
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
   /** Ordered: the first is the default language. */
-  @Column('text', { name: 'supported_locales', array: true, default: () => "'{en}'" }) supportedLocales: Locale[];
+  @Column('text', { name: 'supported_locales', array: true, default: () => "'{en}'" })
+  supportedLocales: Locale[];
   @Column('text', { name: 'sort_order', default: 'featured' }) sortOrder: SortOrder;
   @Column('int', { name: 'max_active_offers', default: 10 }) maxActiveOffers: number;
   @Column('int', { name: 'widget_feed_limit', default: 20 }) widgetFeedLimit: number;

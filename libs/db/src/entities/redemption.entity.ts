@@ -14,9 +14,12 @@ export class Redemption {
   @Column('char', { length: 3 }) currency: string;
   @Column('bigint', { name: 'purchase_amount', transformer: numeric }) purchaseAmount: number;
   @Column('bigint', { name: 'cashback_amount', transformer: numeric }) cashbackAmount: number;
-  @Column('bigint', { name: 'merchant_funded_amount', transformer: numeric }) merchantFundedAmount: number;
-  @Column('bigint', { name: 'service_revenue_amount', transformer: numeric }) serviceRevenueAmount: number;
-  @Column('bigint', { name: 'institution_payout_amount', transformer: numeric }) institutionPayoutAmount: number;
+  @Column('bigint', { name: 'merchant_funded_amount', transformer: numeric })
+  merchantFundedAmount: number;
+  @Column('bigint', { name: 'service_revenue_amount', transformer: numeric })
+  serviceRevenueAmount: number;
+  @Column('bigint', { name: 'institution_payout_amount', transformer: numeric })
+  institutionPayoutAmount: number;
   @Column('text', { default: 'pending' }) status: SettlementStatus;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'settled_at', nullable: true }) settledAt: Date | null;

@@ -11,11 +11,15 @@ export class SettlementEntry {
   @Column('uuid', { name: 'offer_id' }) offerId: string;
   @Column('uuid', { name: 'merchant_id' }) merchantId: string;
   @Column('char', { length: 3 }) currency: string;
-  @Column('bigint', { name: 'merchant_funded_amount', transformer: numeric }) merchantFundedAmount: number;
-  @Column('bigint', { name: 'service_revenue_amount', transformer: numeric }) serviceRevenueAmount: number;
-  @Column('bigint', { name: 'institution_payout_amount', transformer: numeric }) institutionPayoutAmount: number;
+  @Column('bigint', { name: 'merchant_funded_amount', transformer: numeric })
+  merchantFundedAmount: number;
+  @Column('bigint', { name: 'service_revenue_amount', transformer: numeric })
+  serviceRevenueAmount: number;
+  @Column('bigint', { name: 'institution_payout_amount', transformer: numeric })
+  institutionPayoutAmount: number;
   /** Set when a settled entry is reversed: what the institution must claw back. */
-  @Column('bigint', { name: 'clawback_amount', nullable: true, transformer: numeric }) clawbackAmount: number | null;
+  @Column('bigint', { name: 'clawback_amount', nullable: true, transformer: numeric })
+  clawbackAmount: number | null;
   @Column('text', { default: 'pending' }) status: SettlementStatus;
   @Column('uuid', { name: 'settlement_run_id', nullable: true }) settlementRunId: string | null;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;

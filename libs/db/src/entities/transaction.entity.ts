@@ -4,7 +4,12 @@ import type { MerchantIdentifierType } from './merchant.entity';
 
 export const TRANSACTION_SOURCES = ['api', 'batch', 'csv'] as const;
 export type TransactionSource = (typeof TRANSACTION_SOURCES)[number];
-export const TRANSACTION_STATUSES = ['received', 'matched', 'unmatched', 'merchant_unresolved'] as const;
+export const TRANSACTION_STATUSES = [
+  'received',
+  'matched',
+  'unmatched',
+  'merchant_unresolved',
+] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export type TransactionKind = 'purchase' | 'refund';
 export type InstrumentType = 'card' | 'wallet' | 'account';
@@ -17,13 +22,16 @@ export class Transaction {
   @Column('text', { name: 'transaction_ref' }) transactionRef: string;
   @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
   @Column('text', { name: 'instrument_token', nullable: true }) instrumentToken: string | null;
-  @Column('text', { name: 'instrument_type', nullable: true }) instrumentType: InstrumentType | null;
-  @Column('text', { name: 'merchant_identifier', nullable: true }) merchantIdentifier: string | null;
+  @Column('text', { name: 'instrument_type', nullable: true })
+  instrumentType: InstrumentType | null;
+  @Column('text', { name: 'merchant_identifier', nullable: true }) merchantIdentifier:
+    string | null;
   @Column('text', { name: 'merchant_identifier_type', nullable: true })
   merchantIdentifierType: MerchantIdentifierType | null;
   @Column('uuid', { name: 'merchant_id', nullable: true }) merchantId: string | null;
   @Column('text', { nullable: true }) mcc: string | null;
-  @Column('text', { name: 'merchant_descriptor', nullable: true }) merchantDescriptor: string | null;
+  @Column('text', { name: 'merchant_descriptor', nullable: true }) merchantDescriptor:
+    string | null;
   @Column('text', { nullable: true }) network: string | null;
   @Column('numeric', { precision: 20, scale: 4, transformer: numeric }) amount: number;
   @Column('char', { length: 3, nullable: true }) currency: string | null;
@@ -31,7 +39,8 @@ export class Transaction {
   @Column('timestamptz', { name: 'received_at', default: () => 'now()' }) receivedAt: Date;
   @Column('text') source: TransactionSource;
   @Column('text', { default: 'purchase' }) kind: TransactionKind;
-  @Column('text', { name: 'original_transaction_ref', nullable: true }) originalTransactionRef: string | null;
+  @Column('text', { name: 'original_transaction_ref', nullable: true }) originalTransactionRef:
+    string | null;
   @Column('text', { default: 'received' }) status: TransactionStatus;
   @Column('timestamptz', { name: 'processed_at', nullable: true }) processedAt: Date | null;
 }

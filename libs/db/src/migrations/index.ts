@@ -6,4 +6,11 @@ import { Portal1763700004000 } from './1763700004000-portal';
 import { EngagementRollups1763700005000 } from './1763700005000-engagement-rollups';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
-export const MIGRATIONS = [InitialSchema1763700000000, OfferFeed1763700001000, WebhookDeliveryLease1763700003000, WebhookOutboxNotify1763700003100, Portal1763700004000, EngagementRollups1763700005000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  OfferFeed1763700001000,
+  WebhookDeliveryLease1763700003000,
+  WebhookOutboxNotify1763700003100,
+  Portal1763700004000,
+  EngagementRollups1763700005000,
+];
