@@ -18,6 +18,7 @@ export class AppConfig {
     concurrency: number;
     relayIntervalMs: number;
     stuckAfterMs: number;
+    leaseGraceMs: number;
   };
   readonly rateLimits: { defaultPerMinute: number; reportingPerMinute: number };
   readonly migrationsRunOnBoot: boolean;
@@ -46,6 +47,7 @@ export class AppConfig {
       concurrency: env.WEBHOOK_CONCURRENCY,
       relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
       stuckAfterMs: env.WEBHOOK_STUCK_AFTER_MS,
+      leaseGraceMs: env.WEBHOOK_LEASE_GRACE_MS,
     };
     this.rateLimits = {
       defaultPerMinute: env.RATE_LIMIT_DEFAULT_PER_MINUTE,

@@ -84,6 +84,15 @@ export class EnvVars {
   @Min(100)
   WEBHOOK_STUCK_AFTER_MS = 60_000;
 
+  /**
+   * An attempt's lease is WEBHOOK_TIMEOUT_MS plus this: time to record the outcome. A lease that
+   * ran out without an outcome is taken over (its worker is presumed dead).
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_LEASE_GRACE_MS must be an integer number of milliseconds' })
+  @Min(100)
+  WEBHOOK_LEASE_GRACE_MS = 15_000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -39,7 +39,7 @@ export class WebhookOutbox implements OnApplicationShutdown {
     db: DataSource,
     private readonly config: AppConfig,
   ) {
-    this.store = new WebhookStore(db, config.webhook.timeoutMs + 15_000);
+    this.store = new WebhookStore(db, config.webhook.timeoutMs + config.webhook.leaseGraceMs);
     this.producer = new ProducerQueue<WebhookJob>(
       QUEUES.webhooks,
       config.redisUrl,
