@@ -3,3 +3,4 @@ export * from './test-app';
 export * from './factories';
 export * from './webhook-receiver';
 export * from './wait';
+export * from './webhook-fixtures';
