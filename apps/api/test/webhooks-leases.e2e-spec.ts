@@ -1,10 +1,10 @@
-// Leases are short here (1 s timeout + 300 ms grace) so that "a lease ran out" takes a second.
+// Leases are short here (1 s timeout + 1 s grace) so that "a lease ran out" takes two seconds.
 // No worker runs in this file: the tests play the worker's jobs themselves, in the order a crash,
 // a stall or a stalled-job re-run would produce, through the same service the worker uses.
 Object.assign(process.env, {
   QUEUE_PREFIX: `e2e-webhook-leases-${process.pid}`,
   WEBHOOK_TIMEOUT_MS: '1000',
-  WEBHOOK_LEASE_GRACE_MS: '300',
+  WEBHOOK_LEASE_GRACE_MS: '1000',
 });
 
 import { Queue } from 'bullmq';
@@ -135,7 +135,7 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
     await lock.startTransaction();
     await lock.query(`SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE`, [id]);
     const a = worker.attempt(job(id, 1)); // its claim waits for the lock
-    await sleep(1_600); // longer than a whole lease (1.3 s)
+    await sleep(2_300); // longer than a whole lease (2 s)
     const b = worker.attempt(job(id, 1)); // the same job, run again elsewhere
     await sleep(100);
     await lock.commitTransaction();

@@ -31,7 +31,7 @@ const INTERRUPTED_MESSAGE =
   'interrupted: the worker stopped during this attempt and no outcome was recorded (the receiver may have got it)';
 
 /**
- * One webhook attempt, end to end (DESIGN section 5): re-read and lease the delivery row, sign the
+ * One webhook attempt, end to end: re-read and lease the delivery row, sign the
  * body (serialized once; the same bytes are signed and sent), POST it through the SSRF-guarded
  * client, record the attempt and the delivery's new state in one statement, and queue the next
  * attempt when one is due. Safe to run twice for the same job: only the holder of the step's lease
@@ -87,10 +87,14 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
         responseExcerpt: null,
         retryAfterMs: null,
       };
-      return this.finish(job, claim.token, claim.url, result, job.deliveryId);
+      return this.finish(job, claim.token, claim.url, result, job.deliveryId, null);
     }
 
     const d = claim.delivery;
+    // The fence: this attempt may only run inside the lease it was claimed under. The send starts
+    // only if the whole timeout plus half the grace (to record the outcome) still fit in it, so a
+    // worker that stalled after claiming never sends once another may have taken the step over.
+    const leaseEnds = Date.now() + d.leaseLeftMs;
     if (!d.webhookUrl) return this.skip(d, 'no_webhook_url');
     if (!d.secretEncrypted) return this.skip(d, 'no_signing_secret');
     let secret: string;
@@ -103,6 +107,15 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       return this.skip(d, 'signing_secret_unreadable');
     }
 
+    const left = leaseEnds - Date.now();
+    if (left < this.config.webhook.timeoutMs + this.config.webhook.leaseGraceMs / 2) {
+      this.logger.warn(
+        `delivery ${d.id}: only ${Math.round(left)} ms of the lease left before sending; giving it back`,
+      );
+      await store.release(d.id, d.token);
+      return { kind: 'busy', until: new Date() };
+    }
+
     const body = serializeWebhookPayload(d.payload);
     const headers = {
       ...signWebhook(body, secret, Math.floor(Date.now() / 1000)),
@@ -111,7 +124,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       'User-Agent': WEBHOOK_USER_AGENT,
     };
     const result = await this.http.post(d.webhookUrl, body, headers);
-    return this.finish(job, d.token, d.webhookUrl, result, d.id);
+    return this.finish(job, d.token, d.webhookUrl, result, d.id, d.attemptCount + 1);
   }
 
   private async skip(d: ClaimedDelivery, reason: string): Promise<AttemptOutcome> {
@@ -125,6 +138,8 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     url: string | null,
     result: SendResult,
     deliveryId: string,
+    /** The attempt's number in the log when it was really sent (null: recording an interrupted one). */
+    attemptNumber: number | null,
   ): Promise<AttemptOutcome> {
     const decision = decideAfterAttempt({
       trigger: job.trigger,
@@ -157,11 +172,25 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     };
     const saved = await this.recordWithRetry(rec);
     if (!saved.recorded) {
-      // The lease was taken over (this worker stalled past it): the other claimant logged this attempt.
+      // The lease was taken over (this worker stalled past it): the other claimant logged this
+      // attempt as interrupted. A 2xx still counts: the receiver has the event.
+      const late =
+        result.ok && attemptNumber !== null
+          ? await this.outbox.store.recordLateAcknowledgement(rec, job.series, attemptNumber)
+          : false;
       this.logger.warn(
-        `delivery ${deliveryId}: outcome of attempt ${job.attempt} (series ${job.series}) not recorded: lease lost`,
+        `delivery ${deliveryId}: attempt ${job.attempt} (series ${job.series}) finished after its lease was taken over` +
+          (late ? '; its 2xx was recorded' : '; outcome not recorded'),
       );
-    } else if (nextAttemptAt) {
+      if (late)
+        return {
+          kind: 'attempted',
+          status: 'delivered',
+          attemptNumber,
+          httpStatus: result.httpStatus,
+          recorded: true,
+        };
+    } else if (nextAttemptAt && saved.status === 'pending') {
       const step = { id: deliveryId, series: job.series, attempt: job.attempt + 1, nextAttemptAt };
       if (!(await this.outbox.add([step], job.requestId))) {
         await this.outbox.store.markUnqueued(step).catch(() => undefined); // the relay takes it from here

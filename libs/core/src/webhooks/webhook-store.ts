@@ -26,6 +26,8 @@ export interface ClaimedDelivery {
   webhookUrl: string | null;
   secretEncrypted: string | null;
   token: string;
+  /** How long the lease still runs, measured by the database at the end of the claim. */
+  leaseLeftMs: number;
 }
 
 export type ClaimResult =
@@ -88,20 +90,22 @@ WITH req AS (
 ), claimed AS (
   UPDATE webhook_delivery d
      SET lease_token = req.token,
-         lease_until = now() + make_interval(secs => $5::float8 / 1000),
-         lease_started_at = now(),
+         lease_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000),
+         lease_started_at = clock_timestamp(),
          lease_url = i.webhook_url
     FROM req, cur, institution i
    WHERE d.id = req.id AND cur.id = d.id AND i.id = d.institution_id
      AND cur.status = 'pending' AND cur.redelivery_count = req.series AND cur.series_attempt_count = req.attempt - 1
      AND cur.lease_token IS NULL
-  RETURNING d.id, d.institution_id, d.event, d.payload, d.attempt_count, i.webhook_url, i.webhook_secret_encrypted
+  RETURNING d.id, d.institution_id, d.event, d.payload, d.attempt_count, i.webhook_url, i.webhook_secret_encrypted,
+            d.lease_until AS granted_until
 )
 SELECT req.id, req.series, req.attempt, req.token,
        cur.id IS NOT NULL AS found, cur.institution_id AS cur_institution_id, cur.status, cur.redelivery_count,
        cur.series_attempt_count, cur.lease_token, cur.lease_until, cur.lease_started_at, cur.lease_url, cur.lease_expired,
        claimed.id IS NOT NULL AS claimed, claimed.institution_id, claimed.event, claimed.payload, claimed.attempt_count,
-       claimed.webhook_url, claimed.webhook_secret_encrypted
+       claimed.webhook_url, claimed.webhook_secret_encrypted,
+       extract(epoch FROM claimed.granted_until - clock_timestamp()) * 1000 AS lease_left_ms
   FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id`;
 
 const RECORD_SQL = `
@@ -113,13 +117,13 @@ WITH r AS (
   UPDATE webhook_delivery d
      SET attempt_count = d.attempt_count + 1,
          series_attempt_count = d.series_attempt_count + 1,
-         status = CASE r.outcome WHEN 'delivered' THEN 'delivered' WHEN 'retry' THEN 'pending'
-                  ELSE CASE WHEN d.delivered_at IS NOT NULL THEN 'delivered' ELSE 'failed' END END,
+         status = CASE WHEN r.outcome = 'delivered' OR d.delivered_at IS NOT NULL THEN 'delivered'
+                       WHEN r.outcome = 'retry' THEN 'pending' ELSE 'failed' END,
          delivered_at = CASE WHEN r.outcome = 'delivered' THEN COALESCE(d.delivered_at, now()) ELSE d.delivered_at END,
-         next_attempt_at = r.next_at,
+         next_attempt_at = CASE WHEN d.delivered_at IS NULL THEN r.next_at END,
          enqueued_at = CASE WHEN r.outcome = 'retry' THEN now() ELSE d.enqueued_at END,
          last_attempt_at = r.started_at,
-         status_reason = CASE WHEN r.outcome = 'failed' AND d.delivered_at IS NOT NULL THEN d.status_reason ELSE r.reason END,
+         status_reason = CASE WHEN d.delivered_at IS NOT NULL THEN d.status_reason ELSE r.reason END,
          lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
     FROM r
    WHERE d.id = r.id AND d.lease_token = r.token
@@ -242,6 +246,59 @@ export class WebhookStore {
   }
 
   /**
+   * Gives a lease back without an attempt (its holder found too little of it left to send): the
+   * step can be claimed again at once.
+   */
+  async release(deliveryId: string, token: string): Promise<boolean> {
+    const res = await this.db.query(
+      `UPDATE webhook_delivery SET lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
+        WHERE id = $1 AND lease_token = $2 RETURNING id`,
+      [deliveryId, token],
+    );
+    return returnedRows(res).length > 0;
+  }
+
+  /**
+   * A 2xx that arrived after its lease was taken over (the worker stalled past it; the claimant
+   * logged the attempt as interrupted and scheduled the next one). The receiver has the event, so
+   * the acknowledgement wins: the attempt's log row gets its real outcome and the delivery is
+   * `delivered`, which turns the next attempt's job into a no-op. A lease another attempt holds now
+   * is left alone: its outcome keeps the delivery `delivered` (see RECORD_SQL).
+   */
+  async recordLateAcknowledgement(
+    rec: AttemptRecord,
+    series: number,
+    attemptNumber: number,
+  ): Promise<boolean> {
+    const rows: { id: string }[] = await this.db.query(
+      `WITH d AS (
+         UPDATE webhook_delivery
+            SET status = 'delivered', delivered_at = COALESCE(delivered_at, now()), next_attempt_at = NULL,
+                status_reason = NULL
+          WHERE id = $1 AND redelivery_count = $2 AND status IN ('pending', 'failed')
+          RETURNING id
+       ), a AS (
+         UPDATE webhook_attempt
+            SET started_at = $4, duration_ms = $5, http_status = $6, error_class = NULL, url = $7,
+                error_message = 'recorded after its lease had been taken over', response_excerpt = $8
+          WHERE delivery_id = $1 AND attempt_number = $3
+       )
+       SELECT id FROM d`,
+      [
+        rec.deliveryId,
+        series,
+        attemptNumber,
+        rec.startedAt.toISOString(),
+        rec.durationMs,
+        rec.httpStatus,
+        rec.url,
+        rec.responseExcerpt,
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /**
    * No URL or no usable secret: the delivery is `skipped` (a delivery that already went through
    * stays `delivered`), visible in the portal and redeliverable once the settings are fixed.
    */
@@ -358,6 +415,7 @@ interface ClaimRow {
   attempt_count: number | null;
   webhook_url: string | null;
   webhook_secret_encrypted: string | null;
+  lease_left_ms: string | number | null;
 }
 
 function toClaimResult(r: ClaimRow): ClaimResult {
@@ -373,6 +431,7 @@ function toClaimResult(r: ClaimRow): ClaimResult {
         webhookUrl: r.webhook_url,
         secretEncrypted: r.webhook_secret_encrypted,
         token: r.token,
+        leaseLeftMs: Number(r.lease_left_ms ?? 0),
       },
     };
   }
