@@ -14,7 +14,6 @@ import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
 import { ReportingModule } from './reporting/reporting.module';
 import { TransactionsModule } from './transactions/transactions.module';
-import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -29,7 +28,6 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     OffersModule,
     TransactionsModule,
     MerchantsModule,
-    WebhooksModule,
   ],
   controllers: [HealthController],
   providers: [{ provide: APP_FILTER, useClass: ErrorFilter }],

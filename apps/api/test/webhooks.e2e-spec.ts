@@ -28,7 +28,7 @@ import {
   WebhookReceiver,
   World,
 } from '@app/testing';
-import { WebhooksService } from '../src/webhooks/webhooks.service';
+import { PortalWebhooksService } from '../src/portal/webhooks/portal-webhooks.service';
 
 type Portal = Awaited<ReturnType<typeof portalLogin>>;
 
@@ -151,8 +151,11 @@ describe('redemption webhooks', () => {
       );
       return d.id as string;
     });
-    // Either the prompt path (as matching calls it after commit) or, when not asked, the relay.
-    if (options.enqueue !== false) await api.app.get(WebhookOutbox).enqueue([id]);
+    // Either handed to the queue at once or, when not asked, left to the relay.
+    if (options.enqueue !== false)
+      await api.app
+        .get(WebhookOutbox)
+        .enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }]);
     const [{ payload }] = await db.query(`SELECT payload FROM webhook_delivery WHERE id = $1`, [
       id,
     ]);
@@ -802,7 +805,7 @@ describe('redemption webhooks', () => {
         if (host === 'hooks.bank.test') return [{ address: '93.184.216.34', family: 4 }];
         throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       };
-      strictApi.app.get(WebhooksService).resolver = resolver;
+      strictApi.app.get(PortalWebhooksService).resolver = resolver;
       strictWorker.get(WebhookDeliveryService).useResolver(resolver);
       world = await createWorld(strictApi);
       admin = await portalLogin(strictApi, world.admin);
@@ -867,7 +870,9 @@ describe('redemption webhooks', () => {
       const strictDb = strictApi.app.get(DataSource);
       const { id } = await (async () => {
         const d = await insertDelivery(world, { enqueue: false });
-        await strictApi.app.get(WebhookOutbox).enqueue([d.id]);
+        await strictApi.app
+          .get(WebhookOutbox)
+          .enqueueSteps([{ id: d.id, series: 0, attempt: 1, nextAttemptAt: null }]);
         return d;
       })();
       const attempt = await eventually(

@@ -10,6 +10,7 @@ export * from './matching';
 export * from './refunds';
 export * from './transaction-event';
 export * from './webhook-signing';
+export * from './webhook-payloads';
 export * from './webhook-verify';
 export * from './webhook-retry';
 export * from './webhook-address';

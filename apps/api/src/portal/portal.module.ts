@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhooksCoreModule } from '@app/core';
 import { ReportingModule } from '../reporting/reporting.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
@@ -8,18 +9,21 @@ import { PortalKeysController } from './portal-keys.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
 import { PortalUploadsController } from './portal-uploads.controller';
+import { PortalWebhooksController } from './webhooks/portal-webhooks.controller';
+import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
-  imports: [ReportingModule],
+  imports: [ReportingModule, WebhooksCoreModule],
   controllers: [
     PortalAuthController,
     PortalKeysController,
     PortalActivityController,
     PortalUploadsController,
     PortalDashboardController,
+    PortalWebhooksController,
   ],
-  providers: [PortalSessionsService, PortalSessionGuard, CsvUploadsService],
+  providers: [PortalSessionsService, PortalSessionGuard, CsvUploadsService, PortalWebhooksService],
   exports: [PortalSessionsService, PortalSessionGuard],
 })
 export class PortalModule {}

@@ -5,16 +5,16 @@ import { returnedRows } from '@app/db';
 import {
   allocate,
   isSettlementStatus,
-  maskToken,
   MatchingEnrollment,
   netAmount,
   OfferTerms,
   PurchaseToMatch,
+  RedemptionFacts,
   refundReverses,
   reversal,
   sourcesOf,
-  toMajor,
 } from '@app/domain';
+import { WebhookEvents } from '../webhooks/webhook-events';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 
 export interface MatchStats {
@@ -136,7 +136,10 @@ const CLAIM_SQL = `
 export class MatchingService {
   private readonly logger = new Logger('Matching');
 
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly webhooks: WebhookEvents,
+  ) {}
 
   async matchChunk(ids: readonly string[]): Promise<MatchStats> {
     const stats: MatchStats = {
@@ -481,7 +484,7 @@ export class MatchingService {
     now: Date,
   ): Promise<void> {
     if (!redemptions.length) return;
-    const occurredAt = now.toISOString();
+    const deliveries: RedemptionFacts[] = [];
     const cols = {
       id: [] as string[],
       institution: [] as string[],
@@ -496,7 +499,6 @@ export class MatchingService {
       funded: [] as number[],
       revenue: [] as number[],
       payout: [] as number[],
-      payload: [] as string[],
     };
     for (const r of redemptions) {
       const t = claimed.get(r.transactionId)!;
@@ -514,27 +516,23 @@ export class MatchingService {
       cols.funded.push(r.reward.merchantFunded);
       cols.revenue.push(r.reward.serviceRevenue);
       cols.payout.push(r.reward.institutionPayout);
-      cols.payload.push(
-        JSON.stringify({
-          event: 'redemption.completed',
-          redemption_id: id,
-          institution_id: t.institution_id,
-          offer_id: r.offerId,
-          cardholder_token: t.cardholder_token,
-          cardholder_token_masked: maskToken(t.cardholder_token),
-          institution_payout_amount: toMajor(r.reward.institutionPayout, r.reward.currency),
-          occurred_at: occurredAt,
-        }),
-      );
+      deliveries.push({
+        redemptionId: id,
+        institutionId: t.institution_id,
+        offerId: r.offerId,
+        cardholderToken: t.cardholder_token,
+        institutionPayoutMinor: r.reward.institutionPayout,
+        currency: r.reward.currency,
+      });
     }
-    // One statement: the redemption, its settlement entry and its delivery row (the entry and the
-    // delivery read the redemption ids the first insert returns).
+    // One statement: the redemption and its settlement entry (which reads the ids the first insert
+    // returns); then the redemption.completed deliveries, in the same transaction.
     await m.query(
       `WITH d AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::jsonb[])
+                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
            AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
-                purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, payload)
+                purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount)
        ), r AS (
          INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
@@ -543,16 +541,12 @@ export class MatchingService {
                 cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount
            FROM d
          RETURNING id
-       ), s AS (
-         INSERT INTO settlement_entry (redemption_id, institution_id, offer_id, merchant_id, currency, merchant_funded_amount,
-                                       service_revenue_amount, institution_payout_amount)
-         SELECT d.id, d.institution_id, d.offer_id, d.merchant_id, d.currency, d.merchant_funded_amount,
-                d.service_revenue_amount, d.institution_payout_amount
-           FROM d JOIN r ON r.id = d.id
        )
-       INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
-       SELECT d.institution_id, d.id, 'redemption.completed', d.payload FROM d JOIN r ON r.id = d.id
-       ON CONFLICT (redemption_id, event) DO NOTHING`,
+       INSERT INTO settlement_entry (redemption_id, institution_id, offer_id, merchant_id, currency, merchant_funded_amount,
+                                     service_revenue_amount, institution_payout_amount)
+       SELECT d.id, d.institution_id, d.offer_id, d.merchant_id, d.currency, d.merchant_funded_amount,
+              d.service_revenue_amount, d.institution_payout_amount
+         FROM d JOIN r ON r.id = d.id`,
       [
         cols.id,
         cols.institution,
@@ -567,9 +561,9 @@ export class MatchingService {
         cols.funded,
         cols.revenue,
         cols.payout,
-        cols.payload,
       ],
     );
+    await this.webhooks.redemptionsCompleted(m, deliveries, now);
   }
 
   /** Settlement entry and redemption to `reversed` (guarded by the state machine), and the delivery row. */
@@ -587,25 +581,20 @@ export class MatchingService {
       `UPDATE redemption SET status = 'reversed', reversed_at = now() WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])`,
       [ids, from],
     );
-    const occurredAt = now.toISOString();
-    const payloads = reversals.map(({ row, clawback }) =>
-      JSON.stringify({
-        event: 'redemption.reversed',
-        redemption_id: row.redemption_id,
-        institution_id: row.institution_id,
-        offer_id: row.offer_id,
-        cardholder_token: row.cardholder_token,
-        cardholder_token_masked: maskToken(row.cardholder_token),
-        institution_payout_amount: toMajor(row.institution_payout_amount, row.currency),
-        clawback_amount: clawback === null ? null : toMajor(clawback, row.currency),
-        occurred_at: occurredAt,
-      }),
-    );
-    await m.query(
-      `INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
-       SELECT i, r, 'redemption.reversed', p FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS d(i, r, p)
-       ON CONFLICT (redemption_id, event) DO NOTHING`,
-      [reversals.map((r) => r.row.institution_id), ids, payloads],
+    await this.webhooks.redemptionsReversed(
+      m,
+      reversals.map(({ row, clawback }) => ({
+        facts: {
+          redemptionId: row.redemption_id,
+          institutionId: row.institution_id,
+          offerId: row.offer_id,
+          cardholderToken: row.cardholder_token,
+          institutionPayoutMinor: row.institution_payout_amount,
+          currency: row.currency,
+        },
+        clawbackMinor: clawback,
+      })),
+      now,
     );
   }
 

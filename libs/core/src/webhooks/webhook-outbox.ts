@@ -1,5 +1,4 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   ProducerQueue,
@@ -24,8 +23,7 @@ const FRESH_GRACE_MS = 250;
  * when Redis is unreachable the rows stay unqueued and the worker's relay enqueues them later.
  *
  * New delivery rows need no call from the code that writes them: their commit notifies the worker's
- * relay (a trigger on webhook_delivery), which enqueues them at once; `enqueue(deliveryIds)` is there
- * for a caller that wants to hand them over itself.
+ * relay (a trigger on webhook_delivery), which enqueues them at once.
  */
 @Injectable()
 export class WebhookOutbox implements OnApplicationShutdown {
@@ -33,13 +31,10 @@ export class WebhookOutbox implements OnApplicationShutdown {
   private readonly producer: ProducerQueue<WebhookJob>;
   /** At most one warning a second. */
   private readonly warn = throttled((m) => this.logger.warn(m));
-  readonly store: WebhookStore;
-
   constructor(
-    db: DataSource,
+    readonly store: WebhookStore,
     private readonly config: AppConfig,
   ) {
-    this.store = new WebhookStore(db, config.webhook.timeoutMs + config.webhook.leaseGraceMs);
     this.producer = new ProducerQueue<WebhookJob>(
       QUEUES.webhooks,
       config.redisUrl,
@@ -49,12 +44,6 @@ export class WebhookOutbox implements OnApplicationShutdown {
 
   warmUp(): void {
     void this.producer.bull;
-  }
-
-  /** New deliveries just committed (first attempt of the automatic series). Resolves false if left to the relay. */
-  async enqueue(deliveryIds: readonly string[], requestId?: string): Promise<boolean> {
-    const steps = deliveryIds.map((id) => ({ id, series: 0, attempt: 1, nextAttemptAt: null }));
-    return this.enqueueSteps(steps, requestId);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
 import type { WebhookErrorClass } from '@app/domain';
 import { GroupCommitter } from '../group-commit';
@@ -69,6 +69,52 @@ export interface RecordResult {
   attemptNumber: number | null;
   status: string | null;
 }
+
+/** A delivery to create: the event's body is built by libs/domain (webhook-payloads). */
+export interface NewDelivery {
+  institutionId: string;
+  redemptionId: string;
+  event: string;
+  payload: Record<string, unknown>;
+}
+
+export type RedeliveryStart =
+  | { kind: 'started'; series: number }
+  | { kind: 'not_found' }
+  | { kind: 'in_progress' }
+  | { kind: 'not_configured' };
+
+/** A delivery as the portal lists it (`cursor_t`: created_at with microseconds, for the keyset). */
+export interface DeliveryRow {
+  id: string;
+  event: string;
+  status: string;
+  status_reason: string | null;
+  redemption_id: string;
+  attempt_count: number;
+  redelivery_count: number;
+  created_at: Date;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  payload?: Record<string, unknown>;
+  cursor_t: string;
+}
+
+export interface AttemptRow {
+  attempt_number: number;
+  trigger: string;
+  url: string | null;
+  started_at: Date;
+  duration_ms: number;
+  http_status: number | null;
+  error_class: string | null;
+  error_message: string | null;
+  response_excerpt: string | null;
+}
+
+const DELIVERY_COLUMNS = `id, event, status, status_reason, redemption_id, attempt_count, redelivery_count, created_at,
+  last_attempt_at, next_attempt_at, delivered_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
 
 export interface StepRef {
   id: string;
@@ -180,6 +226,26 @@ export class WebhookStore {
       maxBatch: 200,
       maxInFlight: 3,
     });
+  }
+
+  /**
+   * Creates deliveries inside the caller's transaction (`m`), so they commit with the event that
+   * caused them (the outbox: a trigger tells the worker's relay at commit). One delivery per
+   * redemption and event type: a second request for the same pair is ignored.
+   */
+  async insertDeliveries(m: EntityManager, rows: readonly NewDelivery[]): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[])
+       ON CONFLICT (redemption_id, event) DO NOTHING`,
+      [
+        rows.map((r) => r.institutionId),
+        rows.map((r) => r.redemptionId),
+        rows.map((r) => r.event),
+        rows.map((r) => JSON.stringify(r.payload)),
+      ],
+    );
   }
 
   /** Re-reads the row and takes the attempt's lease when the step is still to be done. */
@@ -296,6 +362,68 @@ export class WebhookStore {
       ],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * A portal redelivery: a new series (one manual attempt) for a settled delivery of this
+   * institution, once a URL and a secret are set. One statement: of concurrent requests for one
+   * delivery exactly one finds it settled (the others see it `pending`).
+   */
+  async startRedelivery(institutionId: string, id: string): Promise<RedeliveryStart> {
+    const rows = returnedRows<{ redelivery_count: number }>(
+      await this.db.query(
+        `UPDATE webhook_delivery d
+            SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
+                status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
+           FROM institution i
+          WHERE d.id = $1 AND d.institution_id = $2 AND i.id = d.institution_id
+            AND d.status IN ('delivered', 'failed', 'skipped')
+            AND i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL
+          RETURNING d.redelivery_count`,
+        [id, institutionId],
+      ),
+    );
+    if (rows.length) return { kind: 'started', series: rows[0].redelivery_count };
+    const [state] = await this.db.query(
+      `SELECT d.status FROM webhook_delivery d WHERE d.id = $1 AND d.institution_id = $2`,
+      [id, institutionId],
+    );
+    if (!state) return { kind: 'not_found' };
+    return { kind: state.status === 'pending' ? 'in_progress' : 'not_configured' };
+  }
+
+  /** One institution's deliveries, newest first (keyset on created_at, id; index webhook_delivery_report_idx / _status_idx). */
+  async listDeliveries(
+    institutionId: string,
+    q: { status?: string; after?: { t: string; id: string } | null; limit: number },
+  ): Promise<DeliveryRow[]> {
+    const params: unknown[] = [institutionId, q.limit];
+    let where = 'institution_id = $1';
+    if (q.status) where += ` AND status = $${params.push(q.status)}`;
+    if (q.after)
+      where += ` AND (created_at, id) < ($${params.push(q.after.t)}::timestamptz, $${params.push(q.after.id)}::uuid)`;
+    return this.db.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /** One delivery of this institution with its payload and attempts; null when not found. */
+  async findDelivery(
+    institutionId: string,
+    id: string,
+  ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | null> {
+    const [delivery]: DeliveryRow[] = await this.db.query(
+      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_delivery WHERE id = $1 AND institution_id = $2`,
+      [id, institutionId],
+    );
+    if (!delivery) return null;
+    const attempts: AttemptRow[] = await this.db.query(
+      `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt
+         FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
+      [id],
+    );
+    return { delivery, attempts };
   }
 
   /**

@@ -1,14 +1,25 @@
 import { Global, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
 import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookEvents } from './webhook-events';
 import { WebhookOutbox } from './webhook-outbox';
+import { WebhookStore } from './webhook-store';
+
+const store = {
+  provide: WebhookStore,
+  useFactory: (db: DataSource, config: AppConfig) =>
+    new WebhookStore(db, config.webhook.timeoutMs + config.webhook.leaseGraceMs),
+  inject: [DataSource, AppConfig],
+};
 
 /**
- * Webhook delivery services for both apps (needs the global DbModule and ConfigModule). Global so
- * that matching can inject WebhookOutbox and call `enqueue(deliveryIds)` right after its commit.
+ * Webhook delivery for both apps (needs the global DbModule and ConfigModule). Global so that
+ * matching and settlement can inject WebhookEvents and ask for deliveries in their transactions.
  */
 @Global()
 @Module({
-  providers: [WebhookOutbox, WebhookDeliveryService],
-  exports: [WebhookOutbox, WebhookDeliveryService],
+  providers: [store, WebhookEvents, WebhookOutbox, WebhookDeliveryService],
+  exports: [WebhookStore, WebhookEvents, WebhookOutbox, WebhookDeliveryService],
 })
 export class WebhooksCoreModule {}

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { DELIVERY_STATUSES, ERROR_CLASSES } from '@app/db';
 import { WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
-import { PageQuery, PaginationDto } from '../common/pagination';
+import { PageQuery, PaginationDto } from '../../common/pagination';
 
 const UUID = '3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11';
 

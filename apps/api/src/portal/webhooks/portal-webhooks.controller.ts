@@ -21,10 +21,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorResponseDto } from '../common/error-response.dto';
-import { Page } from '../common/pagination';
-import { uuidPipe } from '../common/uuid.pipe';
-import { PortalAuth } from '../portal/portal-session.guard';
+import { ErrorResponseDto } from '../../common/error-response.dto';
+import { Page } from '../../common/pagination';
+import { uuidPipe } from '../../common/uuid.pipe';
+import { PortalAuth } from '../portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
@@ -34,14 +34,14 @@ import {
   WebhookDeliveryDto,
   WebhookDeliveryPageDto,
   WebhookSettingsDto,
-} from './webhooks.dto';
-import { WebhooksService } from './webhooks.service';
+} from './portal-webhooks.dto';
+import { PortalWebhooksService } from './portal-webhooks.service';
 
 /** The redemption webhook in the portal: URL, signing secret, delivery log, redelivery. */
 @ApiTags('Portal')
 @Controller('portal/api/webhook')
-export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+export class PortalWebhooksController {
+  constructor(private readonly webhooks: PortalWebhooksService) {}
 
   @Get()
   @PortalAuth()

@@ -1,13 +1,20 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { checkWebhookUrl, encryptSecret, Resolver, WebhookOutbox } from '@app/core';
+import {
+  checkWebhookUrl,
+  DeliveryRow,
+  encryptSecret,
+  Resolver,
+  WebhookOutbox,
+  WebhookStore,
+} from '@app/core';
 import { returnedRows } from '@app/db';
 import { generateWebhookSecret } from '@app/domain';
-import { SecurityActivityService } from '../auth/security-activity.service';
-import { ApiError } from '../common/api-error';
-import { Keyset, Page } from '../common/pagination';
-import type { PortalPrincipal } from '../portal/portal-session.guard';
+import { SecurityActivityService } from '../../auth/security-activity.service';
+import { ApiError } from '../../common/api-error';
+import { Keyset, Page } from '../../common/pagination';
+import type { PortalPrincipal } from '../portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
@@ -15,26 +22,7 @@ import {
   WebhookDeliveryDetailDto,
   WebhookDeliveryDto,
   WebhookSettingsDto,
-} from './webhooks.dto';
-
-interface DeliveryRow {
-  id: string;
-  event: string;
-  status: string;
-  status_reason: string | null;
-  redemption_id: string;
-  attempt_count: number;
-  redelivery_count: number;
-  created_at: Date;
-  last_attempt_at: Date | null;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  payload?: Record<string, unknown>;
-  cursor_t: string;
-}
-
-const DELIVERY_COLUMNS = `id, event, status, status_reason, redemption_id, attempt_count, redelivery_count, created_at,
-  last_attempt_at, next_attempt_at, delivered_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
+} from './portal-webhooks.dto';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -54,9 +42,9 @@ function toDto(r: DeliveryRow): WebhookDeliveryDto {
   };
 }
 
-/** Webhook settings, signing secret, delivery log and redelivery for the portal (DESIGN sections 5 and 6). */
+/** Webhook settings, signing secret, delivery log and redelivery for the portal. */
 @Injectable()
-export class WebhooksService {
+export class PortalWebhooksService {
   /** Test hook: a stubbed DNS for the save-time SSRF check. */
   resolver?: Resolver;
 
@@ -65,6 +53,7 @@ export class WebhooksService {
     private readonly config: AppConfig,
     private readonly security: SecurityActivityService,
     private readonly outbox: WebhookOutbox,
+    private readonly store: WebhookStore,
   ) {}
 
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
@@ -143,38 +132,32 @@ export class WebhooksService {
 
   async list(institutionId: string, q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
     const keyset = new Keyset(this.config.secretsKey, `portal:webhook-deliveries:${institutionId}`);
-    const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
-    const params: unknown[] = [institutionId, limit + 1];
-    let where = 'institution_id = $1';
-    if (q.status) where += ` AND status = $${params.push(q.status)}`;
-    if (after)
-      where += ` AND (created_at, id) < ($${params.push(after.t)}::timestamptz, $${params.push(after.id)}::uuid)`;
-    const rows: DeliveryRow[] = await this.db.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
+    const rows = await this.store.listDeliveries(institutionId, {
+      status: q.status,
+      after: keyset.decode(q.cursor),
+      limit: limit + 1,
+    });
     return keyset.page(rows, limit, toDto);
   }
 
   async detail(institutionId: string, id: string): Promise<WebhookDeliveryDetailDto> {
-    const [row]: DeliveryRow[] = await this.db.query(
-      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_delivery WHERE id = $1 AND institution_id = $2`,
-      [id, institutionId],
-    );
-    if (!row) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
-    const attempts: (Omit<WebhookAttemptDto, 'started_at'> & { started_at: Date })[] =
-      await this.db.query(
-        `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt
-         FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
-        [id],
-      );
+    const found = await this.store.findDelivery(institutionId, id);
+    if (!found) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
     // The portal shows the payload as sent, except the full cardholder token: staff see the masked one.
-    const { cardholder_token: _full, ...payload } = (row.payload ?? {}) as Record<string, unknown>;
+    const { cardholder_token: _full, ...payload } = (found.delivery.payload ?? {}) as Record<
+      string,
+      unknown
+    >;
     return {
-      ...toDto(row),
+      ...toDto(found.delivery),
       payload,
-      attempts: attempts.map((a) => ({ ...a, started_at: a.started_at.toISOString() })),
+      attempts: found.attempts.map((a) => ({
+        ...a,
+        error_class: a.error_class as WebhookAttemptDto['error_class'],
+        trigger: a.trigger as WebhookAttemptDto['trigger'],
+        started_at: a.started_at.toISOString(),
+      })),
     };
   }
 
@@ -188,39 +171,23 @@ export class WebhooksService {
     id: string,
     requestId?: string,
   ): Promise<RedeliveryAcceptedDto> {
-    const rows = returnedRows<{ redelivery_count: number }>(
-      await this.db.query(
-        `UPDATE webhook_delivery d
-            SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
-                status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
-           FROM institution i
-          WHERE d.id = $1 AND d.institution_id = $2 AND i.id = d.institution_id
-            AND d.status IN ('delivered', 'failed', 'skipped')
-            AND i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL
-          RETURNING d.redelivery_count`,
-        [id, institutionId],
-      ),
-    );
-    if (!rows.length) {
-      const [state] = await this.db.query(
-        `SELECT d.status, i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL AS configured
-           FROM webhook_delivery d JOIN institution i ON i.id = d.institution_id WHERE d.id = $1 AND d.institution_id = $2`,
-        [id, institutionId],
-      );
-      if (!state) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
-      if (state.status === 'pending') {
+    const started = await this.store.startRedelivery(institutionId, id);
+    switch (started.kind) {
+      case 'not_found':
+        throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
+      case 'in_progress':
         throw ApiError.conflict(
           'delivery_in_progress',
           'This delivery is still being attempted; redeliver it once it is delivered or failed.',
         );
-      }
-      throw new ApiError(
-        HttpStatus.CONFLICT,
-        'webhook_not_configured',
-        'Set a webhook URL and rotate a signing secret first.',
-      );
+      case 'not_configured':
+        throw new ApiError(
+          HttpStatus.CONFLICT,
+          'webhook_not_configured',
+          'Set a webhook URL and rotate a signing secret first.',
+        );
     }
-    const series = rows[0].redelivery_count;
+    const series = started.series;
     await this.outbox.enqueueSteps([{ id, series, attempt: 1, nextAttemptAt: null }], requestId);
     return { id, status: 'pending', redelivery: series };
   }

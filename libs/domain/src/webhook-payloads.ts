@@ -1,0 +1,65 @@
+import { maskToken } from './masking';
+import { toMajor } from './money';
+
+/**
+ * The webhook event catalog and the body of each event. Every redemption event carries the
+ * published redemption payload's fields, in its order, with `event` set to its type; an event may
+ * add fields after them. The body is built here once, stored with the delivery, and sent
+ * byte-for-byte the same on every attempt (see serializeWebhookPayload).
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'redemption.completed',
+  'redemption.reversed',
+  'redemption.settled',
+  'webhook.test',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What a redemption event says about its redemption (amounts in minor units of `currency`). */
+export interface RedemptionFacts {
+  redemptionId: string;
+  institutionId: string;
+  offerId: string;
+  cardholderToken: string;
+  institutionPayoutMinor: number | string;
+  currency: string;
+}
+
+export type WebhookPayload = Record<string, unknown> & { event: WebhookEventType };
+
+function redemptionBody(
+  event: WebhookEventType,
+  r: RedemptionFacts,
+  occurredAt: Date,
+): WebhookPayload {
+  return {
+    event,
+    redemption_id: r.redemptionId,
+    institution_id: r.institutionId,
+    offer_id: r.offerId,
+    cardholder_token: r.cardholderToken,
+    cardholder_token_masked: maskToken(r.cardholderToken),
+    institution_payout_amount: toMajor(r.institutionPayoutMinor, r.currency),
+    occurred_at: occurredAt.toISOString(),
+  };
+}
+
+/** A purchase met an offer's terms: credit the cardholder `institution_payout_amount`. */
+export function redemptionCompletedPayload(r: RedemptionFacts, occurredAt: Date): WebhookPayload {
+  return redemptionBody('redemption.completed', r, occurredAt);
+}
+
+/**
+ * A refund reversed the redemption: `institution_payout_amount` is the amount to claw back and
+ * `clawback_amount` what the merchant claws back (null when not computed).
+ */
+export function redemptionReversedPayload(
+  r: RedemptionFacts,
+  clawbackMinor: number | null,
+  occurredAt: Date,
+): WebhookPayload {
+  return {
+    ...redemptionBody('redemption.reversed', r, occurredAt),
+    clawback_amount: clawbackMinor === null ? null : toMajor(clawbackMinor, r.currency),
+  };
+}
