@@ -714,10 +714,30 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret (admins); the new secret is in this response only
-         * @description The next attempt of every delivery is signed with the new secret. Recorded in the security activity.
+         * @description The next attempt of every delivery is signed with the new secret. The previous secret keeps signing too (a second `webhook-signature`) for `overlap_seconds` (default 24 h, at most 7 days, 0 for none). Recorded in the security activity.
          */
         post: operations["portalRotateWebhookSecret"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/webhook/secret/previous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a rotation overlap now: the previous secret stops signing (admins)
+         * @description Recorded in the security activity when an overlap was running.
+         */
+        delete: operations["portalExpirePreviousWebhookSecret"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1637,6 +1657,14 @@ export interface components {
             /** @example Corner Grocer */
             merchant_name: string | null;
         };
+        RotateSecretDto: {
+            /**
+             * @description How long the previous secret keeps signing too (Standard Webhooks headers carry both signatures): default 86400 (24 h), at most 604800 (7 days); 0 expires it now
+             * @default 86400
+             * @example 86400
+             */
+            overlap_seconds: number;
+        };
         RunSettlementDto: {
             /**
              * @description Settle entries whose hold has passed at this time (default now). A future time settles early.
@@ -1665,7 +1693,7 @@ export interface components {
             /** @example 203.0.113.7 */
             ip: string | null;
             /**
-             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.url_changed, login.succeeded, login.failed, login.locked
+             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.url_changed, login.succeeded, login.failed, login.locked
              * @example api_key.created
              */
             type: string;
@@ -1744,6 +1772,11 @@ export interface components {
             status: "pending" | "settled" | "reversed";
         };
         SigningSecretDto: {
+            /**
+             * @description Until when the previous secret also signs (Standard Webhooks headers only); null when there was none or the overlap is 0
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            previous_secret_expires_at: string | null;
             /**
              * @description The new signing secret: shown in this response only. Every attempt from now on is signed with it.
              * @example whsec_kL3J0aW5nLXNlY3JldC1leGFtcGxlLTMyLWJ5dGVzISE=
@@ -2291,6 +2324,11 @@ export interface components {
             pagination: components["schemas"]["PaginationDto"];
         };
         WebhookSettingsDto: {
+            /**
+             * @description While a rotation overlap lasts: until when the previous secret also signs (a second `webhook-signature`); else null
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            previous_secret_expires_at: string | null;
             /**
              * @description Whether a signing secret exists (its value is shown only once, at rotation)
              * @example true
@@ -4839,7 +4877,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretDto"];
+            };
+        };
         responses: {
             201: {
                 headers: {
@@ -4847,6 +4889,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningSecretDto"];
+                };
+            };
+            /** @description `validation_failed`: overlap_seconds not an integer from 0 to 604800 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalExpirePreviousWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingsDto"];
                 };
             };
             /** @description No session (`unauthorized`) */

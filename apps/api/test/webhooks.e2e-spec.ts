@@ -8,6 +8,7 @@ Object.assign(process.env, {
 
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { Webhook } from 'standardwebhooks';
 import { randomUUID } from 'crypto';
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
@@ -533,6 +534,142 @@ describe('redemption webhooks', () => {
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
   });
 
+  /** The Standard Webhooks headers of a received request, as the verifier libraries take them. */
+  const standardHeaders = (r: ReceivedRequest) => ({
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  });
+  const standardVerifies = (r: ReceivedRequest, secret: string) => {
+    try {
+      new Webhook(secret).verify(r.rawBody.toString('utf8'), standardHeaders(r));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('Standard Webhooks headers verify with the standardwebhooks package (webhook-id is the delivery id)', async () => {
+    const { world, secret } = await setUp();
+    const { id, payload } = await insertDelivery(world);
+    const [req] = await requestsFor(id, 1);
+    expect(req.headers['webhook-id']).toBe(id);
+    expect(req.headers['webhook-timestamp']).toBe(req.headers['x-service-timestamp']);
+    expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(new Webhook(secret).verify(req.rawBody.toString('utf8'), standardHeaders(req))).toEqual(
+      payload,
+    );
+    expect(standardVerifies(req, 'whsec_' + Buffer.alloc(32, 1).toString('base64'))).toBe(false);
+    // a tampered body fails
+    expect(() =>
+      new Webhook(secret).verify(req.rawBody.toString('utf8') + ' ', standardHeaders(req)),
+    ).toThrow();
+  });
+
+  it('rotation with overlap: the old secret keeps verifying (second signature) until the overlap ends, then fails', async () => {
+    const { world, admin, secret: old } = await setUp();
+    let fresh = '';
+    let until = '';
+    respondFor(world, async (_r, n, res) => {
+      if (n === 1) {
+        const rotated = (
+          await admin.agent
+            .post('/portal/api/webhook/secret')
+            .set('X-CSRF-Token', admin.csrf)
+            .send({ overlap_seconds: 3 })
+            .expect(201)
+        ).body;
+        fresh = rotated.signing_secret;
+        until = rotated.previous_secret_expires_at;
+        res.writeHead(503).end();
+      } else res.writeHead(200).end('ok');
+    });
+    const first = await insertDelivery(world);
+    const [a, b] = await requestsFor(first.id, 2);
+    expect(Date.parse(until) - Date.now()).toBeGreaterThan(0);
+    expect(Date.parse(until) - Date.now()).toBeLessThanOrEqual(3_000);
+    // before the rotation: one signature, the old secret
+    expect(String(a.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(standardVerifies(a, old)).toBe(true);
+    // during the overlap: both signatures; a receiver still on the old secret verifies, and so
+    // does one already on the new; the service's own headers carry the new secret's
+    expect(String(b.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(standardVerifies(b, old)).toBe(true);
+    expect(standardVerifies(b, fresh)).toBe(true);
+    expect(verifyWebhook(b.rawBody, b.headers, fresh).ok).toBe(true);
+    expect(verifyWebhook(b.rawBody, b.headers, old).ok).toBe(false);
+    const during = (await admin.agent.get('/portal/api/webhook').expect(200)).body;
+    expect(during.previous_secret_expires_at).toBe(until);
+
+    // after the overlap: only the new secret signs
+    await sleep(Math.max(0, Date.parse(until) - Date.now()) + 300);
+    receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
+    const second = await insertDelivery(world);
+    const [c] = await requestsFor(second.id, 1);
+    expect(String(c.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(standardVerifies(c, old)).toBe(false);
+    expect(standardVerifies(c, fresh)).toBe(true);
+    expect((await admin.agent.get('/portal/api/webhook').expect(200)).body).toMatchObject({
+      previous_secret_expires_at: null,
+    });
+  });
+
+  it('rotation: "expire now" (overlap 0), ending an overlap early, the 7-day bound, security activity', async () => {
+    const { world, admin, secret: first } = await setUp();
+    const rotate = (body?: object) =>
+      admin.agent
+        .post('/portal/api/webhook/secret')
+        .set('X-CSRF-Token', admin.csrf)
+        .send(body ?? {});
+    // default: 24 h
+    const r1 = (await rotate().expect(201)).body;
+    const hours = (Date.parse(r1.previous_secret_expires_at) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+    for (const bad of [
+      { overlap_seconds: 604_801 },
+      { overlap_seconds: -1 },
+      { overlap_seconds: 1.5 },
+      { overlap_seconds: '60' },
+    ])
+      expect((await rotate(bad).expect(400)).body.error).toBe('validation_failed');
+    expect(
+      (await rotate({ overlap_seconds: 604_800 }).expect(201)).body.previous_secret_expires_at,
+    ).toEqual(expect.any(String));
+    // ending the overlap early
+    const ended = await admin.agent
+      .delete('/portal/api/webhook/secret/previous')
+      .set('X-CSRF-Token', admin.csrf)
+      .expect(200);
+    expect(ended.body.previous_secret_expires_at).toBeNull();
+    // expire now
+    const r3 = (await rotate({ overlap_seconds: 0 }).expect(201)).body;
+    expect(r3.previous_secret_expires_at).toBeNull();
+    const { id } = await insertDelivery(world);
+    const [req] = await requestsFor(id, 1);
+    expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(standardVerifies(req, r3.signing_secret)).toBe(true);
+    expect(standardVerifies(req, first)).toBe(false);
+    const member = await portalLogin(api, world.member);
+    await member.agent
+      .delete('/portal/api/webhook/secret/previous')
+      .set('X-CSRF-Token', member.csrf)
+      .expect(403);
+    const events = await db.query(
+      `SELECT type, details FROM security_event WHERE institution_id = $1 AND type LIKE 'webhook.%secret%' ORDER BY created_at`,
+      [world.institution.id],
+    );
+    expect(events.map((e: { type: string }) => e.type)).toEqual([
+      'webhook.secret_rotated',
+      'webhook.secret_rotated',
+      'webhook.secret_rotated',
+      'webhook.previous_secret_expired',
+      'webhook.secret_rotated',
+    ]);
+    expect(events[1].details.previous_secret_expires_at).toBe(r1.previous_secret_expires_at);
+    expect(JSON.stringify(events)).not.toContain('whsec_');
+  });
+
   it('killing the worker mid-retry loses nothing and sends nothing after the success', async () => {
     const { world, admin } = await setUp();
     let closing: Promise<void> | undefined;
@@ -659,6 +796,7 @@ describe('redemption webhooks', () => {
       expect((await member.agent.get('/portal/api/webhook').expect(200)).body).toEqual({
         url: receiver.url,
         secret_set: true,
+        previous_secret_expires_at: null, // the first secret replaced none
       });
       expect(
         (
@@ -710,7 +848,7 @@ describe('redemption webhooks', () => {
             .send({ url: null })
             .expect(200)
         ).body,
-      ).toEqual({ url: null, secret_set: true });
+      ).toEqual({ url: null, secret_set: true, previous_secret_expires_at: null });
     });
 
     it('lists deliveries newest first with a status filter and cursor; one delivery with attempts; scoped to the institution', async () => {

@@ -1,7 +1,10 @@
-import { readFileSync } from 'fs';
+import { spawnSync } from 'child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
 import { join } from 'path';
+import { Webhook } from 'standardwebhooks';
 import { Script, createContext } from 'vm';
-import { signWebhook } from './webhook-signing';
+import { signWebhook, signWebhookAttempt } from './webhook-signing';
 import { verifyWebhook } from './webhook-verify';
 
 /** docs/webhooks.md's receiver snippet runs and agrees with the library's verifyWebhook. */
@@ -64,4 +67,154 @@ describe('docs/webhooks.md receiver snippet', () => {
     expect(mod.exports.verifyWebhook(body, good, secret, { nowSec: now + 400 }).ok).toBe(false);
     expect(typeof mod.exports.handle).toBe('function');
   });
+});
+
+const docText = () => readFileSync(join(__dirname, '../../../docs/webhooks.md'), 'utf8');
+const snippet = (name: string, lang: string) => {
+  const m = new RegExp(
+    `<!-- snippet:${name} -->\\s*\`\`\`${lang}\\n([\\s\\S]*?)\`\`\`\\s*<!-- /snippet -->`,
+  ).exec(docText());
+  if (!m) throw new Error(`docs/webhooks.md has no ${name} snippet`);
+  return m[1];
+};
+
+/** Requests as the service signs them, and the verdict each must get (secrets: what the receiver holds). */
+function standardCases() {
+  const current = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=';
+  const previous = 'whsec_ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=';
+  const body = Buffer.from('{"event":"redemption.completed","redemption_id":"r1","amount":4.5}');
+  const now = 1_795_300_000;
+  const sign = (s: string[], b = body, ts = now) =>
+    Object.fromEntries(
+      Object.entries(
+        signWebhookAttempt(b, {
+          deliveryId: 'd-1',
+          timestampSec: ts,
+          secret: s[0],
+          previousSecrets: s.slice(1),
+        }),
+      ).map(([k, v]) => [k.toLowerCase(), v]),
+    );
+  return {
+    now,
+    cases: [
+      {
+        name: 'current secret',
+        body,
+        headers: sign([current]),
+        secrets: [current],
+        ok: true,
+        serviceOk: true,
+      },
+      {
+        name: 'overlap, receiver on the old secret',
+        body,
+        headers: sign([current, previous]),
+        secrets: [previous],
+        ok: true,
+        serviceOk: false,
+      },
+      {
+        name: 'after the overlap, receiver on the old secret',
+        body,
+        headers: sign([current]),
+        secrets: [previous],
+        ok: false,
+        serviceOk: false,
+      },
+      {
+        name: 'tampered body',
+        body: Buffer.from(`${body} `),
+        headers: sign([current]),
+        secrets: [current],
+        ok: false,
+        serviceOk: false,
+      },
+      {
+        name: 'stale timestamp',
+        body,
+        headers: sign([current], body, now - 301),
+        secrets: [current],
+        ok: false,
+        serviceOk: false,
+      },
+      {
+        name: 'no signature',
+        body,
+        headers: { ...sign([current]), 'webhook-signature': '' },
+        secrets: [current],
+        ok: false,
+        serviceOk: true, // its own family is intact
+      },
+    ],
+  };
+}
+
+describe('docs/webhooks.md Standard Webhooks verifiers', () => {
+  const { now, cases } = standardCases();
+
+  it('the Node snippet (crypto alone) and the standardwebhooks package agree with the expected verdicts', () => {
+    const mod = { exports: {} as { verifyStandardWebhook: Function } };
+    new Script(snippet('standard-node', 'js')).runInContext(
+      createContext({ require, module: mod, exports: mod.exports, Buffer }),
+    );
+    for (const c of cases) {
+      expect({
+        name: c.name,
+        ok: mod.exports.verifyStandardWebhook(c.body, c.headers, c.secrets, { nowSec: now }),
+      }).toEqual({ name: c.name, ok: c.ok });
+    }
+    // the package verifies against the real clock: re-sign the valid cases at the current time
+    const live = Math.floor(Date.now() / 1000);
+    const current = cases[0].secrets[0];
+    const headers = Object.fromEntries(
+      Object.entries(
+        signWebhookAttempt(cases[0].body, {
+          deliveryId: 'd-1',
+          timestampSec: live,
+          secret: current,
+        }),
+      ).map(([k, v]) => [k.toLowerCase(), v]),
+    );
+    expect(new Webhook(current).verify(cases[0].body.toString(), headers)).toEqual(
+      JSON.parse(cases[0].body.toString()),
+    );
+    expect(mod.exports.verifyStandardWebhook(cases[0].body, headers, [current])).toBe(true);
+  });
+
+  const python = spawnSync('python3', ['--version']).status === 0;
+  (python ? it : it.skip)(
+    'the Python receiver (standard library only) gives the expected verdicts',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'webhook-py-'));
+      writeFileSync(join(dir, 'receiver.py'), snippet('python-receiver', 'python'));
+      const input = JSON.stringify(
+        cases.map((c) => ({
+          body: c.body.toString('base64'),
+          headers: c.headers,
+          secrets: c.secrets,
+        })),
+      );
+      const run = spawnSync(
+        'python3',
+        [
+          '-c',
+          [
+            'import base64, json, sys',
+            'from receiver import verify_standard_webhook, verify_service_v2',
+            'cases = json.load(sys.stdin)',
+            'out = []',
+            'for c in cases:',
+            '    raw = base64.b64decode(c["body"])',
+            `    out.append([verify_standard_webhook(raw, c["headers"], c["secrets"], now=${now}), verify_service_v2(raw, c["headers"], c["secrets"], now=${now})])`,
+            'print(json.dumps(out))',
+          ].join('\n'),
+        ],
+        { cwd: dir, input, encoding: 'utf8' },
+      );
+      expect(run.stderr).toBe('');
+      // X-Service-* carry only the current secret's signature, also during an overlap
+      expect(JSON.parse(run.stdout)).toEqual(cases.map((c) => [c.ok, c.serviceOk]));
+    },
+  );
 });

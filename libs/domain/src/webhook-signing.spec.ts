@@ -5,6 +5,8 @@ import {
   signatureV1,
   signatureV2,
   signWebhook,
+  signWebhookAttempt,
+  standardWebhookSignature,
 } from './webhook-signing';
 import { verifyWebhook } from './webhook-verify';
 
@@ -145,5 +147,40 @@ describe('verifyWebhook', () => {
     expect(
       verifyWebhook(body, { 'X-Service-Signature': 'sha256=00' }, secret, { scheme: 'v1' }).ok,
     ).toBe(false);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  // The Standard Webhooks reference vector (same secret, id, timestamp and body as its libraries' tests).
+  const vectorSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const vectorBody = Buffer.from('{"test": 2432232314}');
+
+  it('signs "<id>.<timestamp>.<body>" with the bytes of the secret, base64, prefixed v1,', () => {
+    expect(
+      standardWebhookSignature(
+        vectorBody,
+        vectorSecret,
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        1614265330,
+      ),
+    ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('one signature per valid secret during an overlap, the current one first; the service headers use the current one', () => {
+    const h = signWebhookAttempt(body, {
+      deliveryId: 'd1',
+      timestampSec: 1700000000,
+      secret,
+      previousSecrets: ['whsec_b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC0='],
+    });
+    const sigs = h['webhook-signature'].split(' ');
+    expect(sigs).toHaveLength(2);
+    expect(sigs[0]).toBe(standardWebhookSignature(body, secret, 'd1', 1700000000));
+    expect(h['webhook-id']).toBe('d1');
+    expect(h['webhook-timestamp']).toBe('1700000000');
+    expect(h['X-Service-Signature-V2']).toBe(signatureV2(body, secret, 1700000000));
+    expect(
+      signWebhookAttempt(body, { deliveryId: 'd1', timestampSec: 1, secret })['webhook-signature'],
+    ).not.toContain(' ');
   });
 });

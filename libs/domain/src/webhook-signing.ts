@@ -1,8 +1,10 @@
 import { createHmac, randomBytes } from 'crypto';
 
 /**
- * Redemption webhook signing (SPEC "Events", DESIGN section 5). The HMAC key is the whole
- * signing secret (`whsec_…`) as UTF-8 bytes.
+ * Webhook signing. Two header families, over the same bytes:
+ *
+ * The service's own (the published interface); the HMAC key is the whole signing secret
+ * (`whsec_…`) as UTF-8 bytes:
  *
  * - `X-Service-Signature`:    `sha256=` + hex HMAC-SHA256(secret, raw body)
  * - `X-Service-Timestamp`:    Unix time in seconds
@@ -17,6 +19,21 @@ export const WEBHOOK_HEADERS = {
   signatureV2: 'X-Service-Signature-V2',
   event: 'X-Service-Event',
   deliveryId: 'X-Service-Delivery-Id',
+} as const;
+
+/**
+ * Standard Webhooks (so receivers can use its verifier libraries); the HMAC key is the secret's
+ * 32 bytes (the base64 after `whsec_`):
+ *
+ * - `webhook-id`:        the delivery id (as X-Service-Delivery-Id)
+ * - `webhook-timestamp`: Unix seconds (as X-Service-Timestamp)
+ * - `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<raw body>`; during a
+ *   rotation's overlap one per valid secret, space-separated, the newest first
+ */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
 } as const;
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
@@ -53,6 +70,48 @@ export function signWebhook(
     [WEBHOOK_HEADERS.signature]: signatureV1(rawBody, secret),
     [WEBHOOK_HEADERS.timestamp]: String(timestampSec),
     [WEBHOOK_HEADERS.signatureV2]: signatureV2(rawBody, secret, timestampSec),
+  };
+}
+
+/** The key Standard Webhooks signs with: the bytes the secret's base64 part encodes. */
+export function standardWebhookKey(secret: string): Buffer {
+  const b64 = secret.startsWith(WEBHOOK_SECRET_PREFIX)
+    ? secret.slice(WEBHOOK_SECRET_PREFIX.length)
+    : secret;
+  return Buffer.from(b64, 'base64');
+}
+
+/** One Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+export function standardWebhookSignature(
+  rawBody: Buffer,
+  secret: string,
+  id: string,
+  timestampSec: number,
+): string {
+  const mac = createHmac('sha256', standardWebhookKey(secret))
+    .update(`${id}.${timestampSec}.`, 'utf8')
+    .update(rawBody)
+    .digest('base64');
+  return `v1,${mac}`;
+}
+
+/**
+ * Every signature header of one attempt: the service's own family with the current secret, and
+ * the Standard Webhooks family with the current secret and, during a rotation's overlap, the
+ * previous ones too.
+ */
+export function signWebhookAttempt(
+  rawBody: Buffer,
+  input: { deliveryId: string; timestampSec: number; secret: string; previousSecrets?: string[] },
+): Record<string, string> {
+  const all = [input.secret, ...(input.previousSecrets ?? [])];
+  return {
+    ...signWebhook(rawBody, input.secret, input.timestampSec),
+    [STANDARD_WEBHOOK_HEADERS.id]: input.deliveryId,
+    [STANDARD_WEBHOOK_HEADERS.timestamp]: String(input.timestampSec),
+    [STANDARD_WEBHOOK_HEADERS.signature]: all
+      .map((s) => standardWebhookSignature(rawBody, s, input.deliveryId, input.timestampSec))
+      .join(' '),
   };
 }
 

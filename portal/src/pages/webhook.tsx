@@ -184,8 +184,9 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
         <div className="stack">
           {settings.data?.secret_set && (
             <p>
-              Deliveries are signed with the new secret from now on; your receiver must switch to
-              it. The old secret stops being used at once.
+              Deliveries are signed with the new secret from now on. For 24 hours the old secret
+              signs too (a second Standard Webhooks signature), so your receiver can switch to the
+              new one at its pace.
             </p>
           )}
           {rotateError && (

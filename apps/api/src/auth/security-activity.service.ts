@@ -7,6 +7,7 @@ export type SecurityEventType =
   | 'api_key.created'
   | 'api_key.revoked'
   | 'webhook.secret_rotated'
+  | 'webhook.previous_secret_expired'
   | 'webhook.url_changed'
   | 'login.succeeded'
   | 'login.failed'

@@ -28,6 +28,7 @@ function setUp(leaseLeftMs: number) {
       attemptCount: 0,
       webhookUrl: 'http://127.0.0.1:9/hooks',
       secretEncrypted: encryptSecret('whsec_test', key),
+      previousSecretEncrypted: null,
       token: 't1',
       leaseLeftMs,
     },

@@ -3,7 +3,7 @@ import { AppConfig } from '@app/config';
 import {
   decideAfterAttempt,
   serializeWebhookPayload,
-  signWebhook,
+  signWebhookAttempt,
   WEBHOOK_HEADERS,
   WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_USER_AGENT,
@@ -116,9 +116,23 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       return { kind: 'busy', until: new Date() };
     }
 
+    const previousSecrets: string[] = [];
+    if (d.previousSecretEncrypted) {
+      try {
+        previousSecrets.push(decryptSecret(d.previousSecretEncrypted, this.config.secretsKey));
+      } catch {
+        this.logger.warn(`delivery ${d.id}: the previous signing secret cannot be decrypted`);
+      }
+    }
+
     const body = serializeWebhookPayload(d.payload);
     const headers = {
-      ...signWebhook(body, secret, Math.floor(Date.now() / 1000)),
+      ...signWebhookAttempt(body, {
+        deliveryId: d.id,
+        timestampSec: Math.floor(Date.now() / 1000),
+        secret,
+        previousSecrets,
+      }),
       [WEBHOOK_HEADERS.event]: d.event,
       [WEBHOOK_HEADERS.deliveryId]: d.id,
       'User-Agent': WEBHOOK_USER_AGENT,

@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   attemptCount: number;
   webhookUrl: string | null;
   secretEncrypted: string | null;
+  /** The secret before the last rotation while its overlap lasts (it signs too), else null. */
+  previousSecretEncrypted: string | null;
   token: string;
   /** How long the lease still runs, measured by the database at the end of the claim. */
   leaseLeftMs: number;
@@ -144,13 +146,15 @@ WITH req AS (
      AND cur.status = 'pending' AND cur.redelivery_count = req.series AND cur.series_attempt_count = req.attempt - 1
      AND cur.lease_token IS NULL
   RETURNING d.id, d.institution_id, d.event, d.payload, d.attempt_count, i.webhook_url, i.webhook_secret_encrypted,
+            CASE WHEN i.webhook_previous_secret_expires_at > now() THEN i.webhook_previous_secret_encrypted END
+              AS previous_secret_encrypted,
             d.lease_until AS granted_until
 )
 SELECT req.id, req.series, req.attempt, req.token,
        cur.id IS NOT NULL AS found, cur.institution_id AS cur_institution_id, cur.status, cur.redelivery_count,
        cur.series_attempt_count, cur.lease_token, cur.lease_until, cur.lease_started_at, cur.lease_url, cur.lease_expired,
        claimed.id IS NOT NULL AS claimed, claimed.institution_id, claimed.event, claimed.payload, claimed.attempt_count,
-       claimed.webhook_url, claimed.webhook_secret_encrypted,
+       claimed.webhook_url, claimed.webhook_secret_encrypted, claimed.previous_secret_encrypted,
        extract(epoch FROM claimed.granted_until - clock_timestamp()) * 1000 AS lease_left_ms
   FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id`;
 
@@ -543,6 +547,7 @@ interface ClaimRow {
   attempt_count: number | null;
   webhook_url: string | null;
   webhook_secret_encrypted: string | null;
+  previous_secret_encrypted: string | null;
   lease_left_ms: string | number | null;
 }
 
@@ -558,6 +563,7 @@ function toClaimResult(r: ClaimRow): ClaimResult {
         attemptCount: r.attempt_count!,
         webhookUrl: r.webhook_url,
         secretEncrypted: r.webhook_secret_encrypted,
+        previousSecretEncrypted: r.previous_secret_encrypted,
         token: r.token,
         leaseLeftMs: Number(r.lease_left_ms ?? 0),
       },

@@ -28,6 +28,11 @@ export class Institution {
   /** AES-256-GCM under SECRETS_KEY; never logged, never returned. */
   @Column('text', { name: 'webhook_secret_encrypted', nullable: true, select: false })
   webhookSecretEncrypted: string | null;
+  /** The secret before the last rotation, still signing until the expiry below (encrypted too). */
+  @Column('text', { name: 'webhook_previous_secret_encrypted', nullable: true, select: false })
+  webhookPreviousSecretEncrypted: string | null;
+  @Column('timestamptz', { name: 'webhook_previous_secret_expires_at', nullable: true })
+  webhookPreviousSecretExpiresAt: Date | null;
   @Column('jsonb', { name: 'rate_limits', default: {} }) rateLimits: RateLimitOverrides;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;

@@ -4,6 +4,7 @@ import { WebhookDeliveryLease1763700003000 } from './1763700003000-webhook-deliv
 import { WebhookOutboxNotify1763700003100 } from './1763700003100-webhook-outbox-notify';
 import { Portal1763700004000 } from './1763700004000-portal';
 import { EngagementRollups1763700005000 } from './1763700005000-engagement-rollups';
+import { WebhookSecretOverlap1763800400000 } from './1763800400000-webhook-secret-overlap';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   WebhookOutboxNotify1763700003100,
   Portal1763700004000,
   EngagementRollups1763700005000,
+  WebhookSecretOverlap1763800400000,
 ];

@@ -1,6 +1,7 @@
 import {
   Body,
   Controller,
+  Delete,
   Get,
   HttpCode,
   HttpStatus,
@@ -28,6 +29,8 @@ import { PortalAuth } from '../portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
+  RotateSecretDto,
+  SECRET_OVERLAP_DEFAULT_SECONDS,
   SigningSecretDto,
   UpdateWebhookDto,
   WebhookDeliveryDetailDto,
@@ -79,11 +82,31 @@ export class PortalWebhooksController {
     operationId: 'portalRotateWebhookSecret',
     summary: 'Rotate the signing secret (admins); the new secret is in this response only',
     description:
-      'The next attempt of every delivery is signed with the new secret. Recorded in the security activity.',
+      'The next attempt of every delivery is signed with the new secret. The previous secret keeps signing too (a second `webhook-signature`) for `overlap_seconds` (default 24 h, at most 7 days, 0 for none). Recorded in the security activity.',
   })
   @ApiCreatedResponse({ type: SigningSecretDto })
-  rotate(@Req() req: Request): Promise<SigningSecretDto> {
-    return this.webhooks.rotateSecret(req.portalUser!, req.ip);
+  @ApiBadRequestResponse({
+    description: '`validation_failed`: overlap_seconds not an integer from 0 to 604800',
+    type: ErrorResponseDto,
+  })
+  rotate(@Req() req: Request, @Body() dto: RotateSecretDto): Promise<SigningSecretDto> {
+    return this.webhooks.rotateSecret(
+      req.portalUser!,
+      req.ip,
+      dto.overlap_seconds ?? SECRET_OVERLAP_DEFAULT_SECONDS,
+    );
+  }
+
+  @Delete('secret/previous')
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalExpirePreviousWebhookSecret',
+    summary: 'End a rotation overlap now: the previous secret stops signing (admins)',
+    description: 'Recorded in the security activity when an overlap was running.',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  expirePrevious(@Req() req: Request): Promise<WebhookSettingsDto> {
+    return this.webhooks.expirePreviousSecret(req.portalUser!, req.ip);
   }
 
   @Get('deliveries')

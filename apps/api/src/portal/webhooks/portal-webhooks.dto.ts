@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { DELIVERY_STATUSES, ERROR_CLASSES } from '@app/db';
 import { WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
 import { PageQuery, PaginationDto } from '../../common/pagination';
@@ -20,6 +29,35 @@ export class WebhookSettingsDto {
     description: 'Whether a signing secret exists (its value is shown only once, at rotation)',
   })
   secret_set: boolean;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-22T10:00:00.000Z',
+    description:
+      'While a rotation overlap lasts: until when the previous secret also signs (a second `webhook-signature`); else null',
+  })
+  previous_secret_expires_at: string | null;
+}
+
+/** Seconds the previous secret keeps signing after a rotation: 24 h by default, at most 7 days. */
+export const SECRET_OVERLAP_DEFAULT_SECONDS = 86_400;
+export const SECRET_OVERLAP_MAX_SECONDS = 7 * 86_400;
+
+export class RotateSecretDto {
+  @ApiPropertyOptional({
+    example: 86400,
+    minimum: 0,
+    maximum: SECRET_OVERLAP_MAX_SECONDS,
+    default: SECRET_OVERLAP_DEFAULT_SECONDS,
+    description:
+      'How long the previous secret keeps signing too (Standard Webhooks headers carry both signatures): default 86400 (24 h), at most 604800 (7 days); 0 expires it now',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(SECRET_OVERLAP_MAX_SECONDS)
+  overlap_seconds?: number;
 }
 
 export class UpdateWebhookDto {
@@ -43,6 +81,15 @@ export class SigningSecretDto {
       'The new signing secret: shown in this response only. Every attempt from now on is signed with it.',
   })
   signing_secret: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-22T10:00:00.000Z',
+    description:
+      'Until when the previous secret also signs (Standard Webhooks headers only); null when there was none or the overlap is 0',
+  })
+  previous_secret_expires_at: string | null;
 }
 
 export class DeliveryListQuery extends PageQuery {

@@ -18,6 +18,7 @@ import type { PortalPrincipal } from '../portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
+  SigningSecretDto,
   WebhookAttemptDto,
   WebhookDeliveryDetailDto,
   WebhookDeliveryDto,
@@ -58,10 +59,16 @@ export class PortalWebhooksService {
 
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
     const [row] = await this.db.query(
-      `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set FROM institution WHERE id = $1`,
+      `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set,
+              CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END AS previous_until
+         FROM institution WHERE id = $1`,
       [institutionId],
     );
-    return { url: row?.webhook_url ?? null, secret_set: !!row?.secret_set };
+    return {
+      url: row?.webhook_url ?? null,
+      secret_set: !!row?.secret_set,
+      previous_secret_expires_at: iso(row?.previous_until ?? null),
+    };
   }
 
   async setUrl(
@@ -111,23 +118,73 @@ export class PortalWebhooksService {
     return this.settings(p.institutionId);
   }
 
+  /**
+   * A new secret; the current one keeps signing (a second Standard Webhooks signature) for
+   * `overlapSeconds` (0: not at all), so receivers can switch without a failed delivery.
+   */
   async rotateSecret(
     p: PortalPrincipal,
     ip: string | undefined,
-  ): Promise<{ signing_secret: string }> {
+    overlapSeconds: number,
+  ): Promise<SigningSecretDto> {
     const secret = generateWebhookSecret();
     const stored = encryptSecret(secret, this.config.secretsKey);
-    await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE institution SET webhook_secret_encrypted = $2, updated_at = now() WHERE id = $1`,
-        [p.institutionId, stored],
+    const previousUntil = await this.db.transaction(async (m) => {
+      const [row] = returnedRows<{ previous_until: Date | null }>(
+        await m.query(
+          `UPDATE institution
+              SET webhook_previous_secret_encrypted = CASE WHEN $3::int > 0 THEN webhook_secret_encrypted END,
+                  webhook_previous_secret_expires_at =
+                    CASE WHEN $3::int > 0 AND webhook_secret_encrypted IS NOT NULL
+                         THEN now() + make_interval(secs => $3::int) END,
+                  webhook_secret_encrypted = $2, updated_at = now()
+            WHERE id = $1
+            RETURNING webhook_previous_secret_expires_at AS previous_until`,
+          [p.institutionId, stored, overlapSeconds],
+        ),
       );
+      const until = row?.previous_until ?? null;
       await this.security.record(
-        { institutionId: p.institutionId, type: 'webhook.secret_rotated', actor: p.email, ip },
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.secret_rotated',
+          actor: p.email,
+          details: { previous_secret_expires_at: iso(until) },
+          ip,
+        },
         m,
       );
+      return until;
     });
-    return { signing_secret: secret };
+    return { signing_secret: secret, previous_secret_expires_at: iso(previousUntil) };
+  }
+
+  /** Ends a rotation's overlap now: only the current secret signs from the next attempt on. */
+  async expirePreviousSecret(
+    p: PortalPrincipal,
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
+    await this.db.transaction(async (m) => {
+      const rows = returnedRows(
+        await m.query(
+          `UPDATE institution SET webhook_previous_secret_encrypted = NULL, webhook_previous_secret_expires_at = NULL,
+                  updated_at = now()
+            WHERE id = $1 AND webhook_previous_secret_encrypted IS NOT NULL RETURNING id`,
+          [p.institutionId],
+        ),
+      );
+      if (rows.length)
+        await this.security.record(
+          {
+            institutionId: p.institutionId,
+            type: 'webhook.previous_secret_expired',
+            actor: p.email,
+            ip,
+          },
+          m,
+        );
+    });
+    return this.settings(p.institutionId);
   }
 
   async list(institutionId: string, q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
