@@ -703,6 +703,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/webhook/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose the event types delivered (admins)
+         * @description redemption.completed, redemption.reversed, redemption.settled (bodies: the RedemptionCompletedEventDto, RedemptionReversedEventDto and RedemptionSettledEventDto schemas). redemption.completed cannot be turned off while a URL is set. Recorded in the security activity.
+         */
+        put: operations["portalSetWebhookEventTypes"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/api/webhook/secret": {
         parameters: {
             query?: never;
@@ -1600,6 +1620,49 @@ export interface components {
             /** @example pending */
             status: string;
         };
+        RedemptionCompletedEventDto: {
+            /**
+             * @description The institution's own full cardholder token, as sent with the purchase
+             * @example chk_8f14e45fceea167a5a36dedd4bea2543
+             */
+            cardholder_token: string;
+            /**
+             * @description First 4 + **** + last 4
+             * @example chk_****2543
+             */
+            cardholder_token_masked: string;
+            /**
+             * @example redemption.completed
+             * @enum {string}
+             */
+            event: "redemption.completed";
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /**
+             * @description Major units of the offer's currency
+             * @example 4.5
+             */
+            institution_payout_amount: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             * @example 2026-11-21T10:00:00.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * Format: uuid
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string;
+        };
         RedemptionItemDto: {
             /** @example chk_****9f3a */
             cardholder_token_masked: string;
@@ -1632,6 +1695,97 @@ export interface components {
         RedemptionPageDto: {
             data: components["schemas"]["RedemptionItemDto"][];
             pagination: components["schemas"]["PaginationDto"];
+        };
+        RedemptionReversedEventDto: {
+            /**
+             * @description The institution's own full cardholder token, as sent with the purchase
+             * @example chk_8f14e45fceea167a5a36dedd4bea2543
+             */
+            cardholder_token: string;
+            /**
+             * @description First 4 + **** + last 4
+             * @example chk_****2543
+             */
+            cardholder_token_masked: string;
+            /**
+             * @description What the merchant claws back (major units); null when not computed
+             * @example 12
+             */
+            clawback_amount: number | null;
+            /**
+             * @example redemption.reversed
+             * @enum {string}
+             */
+            event: "redemption.reversed";
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /**
+             * @description Major units of the offer's currency
+             * @example 4.5
+             */
+            institution_payout_amount: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             * @example 2026-11-21T10:00:00.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * Format: uuid
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string;
+        };
+        RedemptionSettledEventDto: {
+            /**
+             * @description The institution's own full cardholder token, as sent with the purchase
+             * @example chk_8f14e45fceea167a5a36dedd4bea2543
+             */
+            cardholder_token: string;
+            /**
+             * @description First 4 + **** + last 4
+             * @example chk_****2543
+             */
+            cardholder_token_masked: string;
+            /**
+             * @example redemption.settled
+             * @enum {string}
+             */
+            event: "redemption.settled";
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /**
+             * @description Major units of the offer's currency
+             * @example 4.5
+             */
+            institution_payout_amount: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             * @example 2026-11-21T10:00:00.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * Format: uuid
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string;
         };
         ResolveMerchantsDto: {
             identifiers: components["schemas"]["MerchantIdentifierQueryDto"][];
@@ -1693,7 +1847,7 @@ export interface components {
             /** @example 203.0.113.7 */
             ip: string | null;
             /**
-             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.url_changed, login.succeeded, login.failed, login.locked
+             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.url_changed, login.succeeded, login.failed, login.locked
              * @example api_key.created
              */
             type: string;
@@ -1965,6 +2119,17 @@ export interface components {
             /** @example 2 */
             unread_count: number;
         };
+        UpdateEventTypesDto: {
+            /**
+             * @description The event types to receive. `redemption.completed` must stay while a URL is set; `webhook.test` is sent on request only.
+             * @example [
+             *       "redemption.completed",
+             *       "redemption.reversed",
+             *       "redemption.settled"
+             *     ]
+             */
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+        };
         UpdateInstitutionDto: {
             /** @example Demo Bank S.A. */
             name?: string;
@@ -2229,7 +2394,7 @@ export interface components {
              * @example redemption.completed
              * @enum {string}
              */
-            event: "redemption.completed" | "redemption.reversed";
+            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
             /**
              * @description Also sent as X-Service-Delivery-Id on every attempt and redelivery
              * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
@@ -2243,7 +2408,7 @@ export interface components {
              */
             next_attempt_at: string | null;
             /**
-             * @description The payload as sent (SPEC "Redemption webhook payload")
+             * @description The payload as sent, without the full cardholder token (schemas: RedemptionCompletedEventDto, RedemptionReversedEventDto, RedemptionSettledEventDto, WebhookTestEventDto)
              * @example {
              *       "cardholder_token": "chk_8f14e45fceea167a5a36dedd4bea2543",
              *       "cardholder_token_masked": "chk_****2543",
@@ -2261,8 +2426,11 @@ export interface components {
              * @example 0
              */
             redelivery_count: number;
-            /** @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e */
-            redemption_id: string;
+            /**
+             * @description null for a webhook.test event
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string | null;
             /**
              * @example delivered
              * @enum {string}
@@ -2288,7 +2456,7 @@ export interface components {
              * @example redemption.completed
              * @enum {string}
              */
-            event: "redemption.completed" | "redemption.reversed";
+            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
             /**
              * @description Also sent as X-Service-Delivery-Id on every attempt and redelivery
              * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
@@ -2306,8 +2474,11 @@ export interface components {
              * @example 0
              */
             redelivery_count: number;
-            /** @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e */
-            redemption_id: string;
+            /**
+             * @description null for a webhook.test event
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string | null;
             /**
              * @example delivered
              * @enum {string}
@@ -2325,6 +2496,15 @@ export interface components {
         };
         WebhookSettingsDto: {
             /**
+             * @description The event types delivered (`webhook.test` is sent on request only)
+             * @example [
+             *       "redemption.completed",
+             *       "redemption.reversed",
+             *       "redemption.settled"
+             *     ]
+             */
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+            /**
              * @description While a rotation overlap lasts: until when the previous secret also signs (a second `webhook-signature`); else null
              * @example 2026-11-22T10:00:00.000Z
              */
@@ -2339,6 +2519,25 @@ export interface components {
              * @example https://hooks.demo-bank.example/offers
              */
             url: string | null;
+        };
+        WebhookTestEventDto: {
+            /**
+             * @example webhook.test
+             * @enum {string}
+             */
+            event: "webhook.test";
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /** @example A test event sent from the portal. Nothing to credit. */
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.123Z
+             */
+            occurred_at: string;
         };
         WindowDto: {
             /** @example 2026-10-22T00:00:00.000Z */
@@ -4858,6 +5057,59 @@ export interface operations {
             };
             /** @description `delivery_in_progress` (still pending) or `webhook_not_configured` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalSetWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEventTypesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingsDto"];
+                };
+            };
+            /** @description `validation_failed`: an unknown type, or redemption.completed left out while a URL is set */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -797,6 +797,7 @@ describe('redemption webhooks', () => {
         url: receiver.url,
         secret_set: true,
         previous_secret_expires_at: null, // the first secret replaced none
+        event_types: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
       });
       expect(
         (
@@ -848,7 +849,12 @@ describe('redemption webhooks', () => {
             .send({ url: null })
             .expect(200)
         ).body,
-      ).toEqual({ url: null, secret_set: true, previous_secret_expires_at: null });
+      ).toEqual({
+        url: null,
+        secret_set: true,
+        previous_secret_expires_at: null,
+        event_types: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
+      });
     });
 
     it('lists deliveries newest first with a status filter and cursor; one delivery with attempts; scoped to the institution', async () => {

@@ -11,6 +11,7 @@ export * from './refunds';
 export * from './transaction-event';
 export * from './webhook-signing';
 export * from './webhook-payloads';
+export * from './webhook-event-selection';
 export * from './webhook-verify';
 export * from './webhook-retry';
 export * from './webhook-address';

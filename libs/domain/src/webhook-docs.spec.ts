@@ -1,9 +1,18 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Webhook } from 'standardwebhooks';
 import { Script, createContext } from 'vm';
+import {
+  redemptionCompletedPayload,
+  redemptionReversedPayload,
+  redemptionSettledPayload,
+  WEBHOOK_EVENT_TYPES,
+  webhookTestPayload,
+} from './webhook-payloads';
 import { signWebhook, signWebhookAttempt } from './webhook-signing';
 import { verifyWebhook } from './webhook-verify';
 
@@ -215,6 +224,56 @@ describe('docs/webhooks.md Standard Webhooks verifiers', () => {
       expect(run.stderr).toBe('');
       // X-Service-* carry only the current secret's signature, also during an overlap
       expect(JSON.parse(run.stdout)).toEqual(cases.map((c) => [c.ok, c.serviceOk]));
+    },
+  );
+});
+
+describe('docs/webhooks.md event schemas', () => {
+  const facts = {
+    redemptionId: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e',
+    institutionId: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11',
+    offerId: '0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c',
+    cardholderToken: 'chk_8f14e45fceea167a5a36dedd4bea2543',
+    institutionPayoutMinor: 450,
+    currency: 'USD',
+  };
+  const at = new Date('2026-11-21T10:00:00.123Z');
+  const built: Record<string, Record<string, unknown>> = {
+    'redemption.completed': redemptionCompletedPayload(facts, at),
+    'redemption.reversed': redemptionReversedPayload(facts, 1200, at),
+    'redemption.settled': redemptionSettledPayload(facts, at),
+    'webhook.test': webhookTestPayload(facts.institutionId, at),
+  };
+  const openapi = JSON.parse(
+    readFileSync(join(__dirname, '../../../openapi/openapi.json'), 'utf8'),
+  ) as { components: { schemas: Record<string, { properties: object; required: string[] }> } };
+  const component: Record<string, string> = {
+    'redemption.completed': 'RedemptionCompletedEventDto',
+    'redemption.reversed': 'RedemptionReversedEventDto',
+    'redemption.settled': 'RedemptionSettledEventDto',
+    'webhook.test': 'WebhookTestEventDto',
+  };
+
+  it.each(WEBHOOK_EVENT_TYPES.map((t) => [t]))(
+    '%s: the documented schema accepts the body the service builds, and lists the OpenAPI fields',
+    (type) => {
+      const m = new RegExp(
+        `<!-- schema:${type.replace('.', '\\.')} -->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\``,
+      ).exec(docText());
+      expect(m).not.toBeNull();
+      const schema = JSON.parse(m![1]);
+      const ajv = new Ajv2020({ strict: true, allErrors: true });
+      addFormats(ajv);
+      const validate = ajv.compile(schema);
+      expect({ valid: validate(built[type]), errors: validate.errors }).toEqual({
+        valid: true,
+        errors: null,
+      });
+      expect(validate({ ...built[type], event: 'something.else' })).toBe(false);
+      expect(Object.keys(schema.properties)).toEqual(Object.keys(built[type]));
+      const api = openapi.components.schemas[component[type]];
+      expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(api.properties).sort());
+      expect([...schema.required].sort()).toEqual([...api.required].sort());
     },
   );
 });

@@ -63,3 +63,18 @@ export function redemptionReversedPayload(
     clawback_amount: clawbackMinor === null ? null : toMajor(clawbackMinor, r.currency),
   };
 }
+
+/** The hold passed and the redemption settled: the payout is final (no refund can reverse it). */
+export function redemptionSettledPayload(r: RedemptionFacts, occurredAt: Date): WebhookPayload {
+  return redemptionBody('redemption.settled', r, occurredAt);
+}
+
+/** A test event, sent only when someone asks for one: no redemption, nothing to credit. */
+export function webhookTestPayload(institutionId: string, occurredAt: Date): WebhookPayload {
+  return {
+    event: 'webhook.test',
+    institution_id: institutionId,
+    occurred_at: occurredAt.toISOString(),
+    message: 'A test event sent from the portal. Nothing to credit.',
+  };
+}

@@ -8,6 +8,7 @@ export type SecurityEventType =
   | 'api_key.revoked'
   | 'webhook.secret_rotated'
   | 'webhook.previous_secret_expired'
+  | 'webhook.event_types_changed'
   | 'webhook.url_changed'
   | 'login.succeeded'
   | 'login.failed'

@@ -1,10 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { sourcesOf } from '@app/domain';
+import { WebhookEvents } from '../webhooks/webhook-events';
 
 export interface SettlementRunResult {
   runId: string;
   settled: number;
+}
+
+interface SettledRow {
+  redemption_id: string;
+  redemption_settled: boolean;
+  institution_id: string | null;
+  offer_id: string | null;
+  cardholder_token: string | null;
+  institution_payout_amount: string | null;
+  currency: string | null;
 }
 
 /** Entries settled per statement: bounded transactions and lock sets, however large the backlog. */
@@ -22,7 +33,10 @@ const DEFAULT_HOLD_DAYS = 30;
 export class SettlementService {
   private readonly logger = new Logger('Settlement');
 
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly webhooks: WebhookEvents,
+  ) {}
 
   async run(asOf: Date, trigger: 'schedule' | 'operator'): Promise<SettlementRunResult> {
     const [run]: { id: string }[] = await this.db.query(
@@ -31,29 +45,48 @@ export class SettlementService {
     );
     let settled = 0;
     for (;;) {
-      const [{ n }]: { n: number }[] = await this.db.query(
-        `WITH due AS (
-           SELECT e.id
-             FROM settlement_entry e
-             LEFT JOIN program p ON p.institution_id = e.institution_id
-            WHERE e.status = 'pending'
-              AND e.created_at <= $1::timestamptz
-              AND e.created_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int))
-            ORDER BY e.created_at
-            LIMIT $4
-              FOR NO KEY UPDATE OF e SKIP LOCKED
-         ), s AS (
-           UPDATE settlement_entry e SET status = 'settled', settled_at = now(), settlement_run_id = $2
-             FROM due WHERE e.id = due.id AND e.status = ANY($3::text[])
-           RETURNING e.redemption_id
-         ), r AS (
-           UPDATE redemption r SET status = 'settled', settled_at = now()
-             FROM s WHERE r.id = s.redemption_id AND r.status = ANY($3::text[])
-           RETURNING r.id
-         )
-         SELECT (SELECT count(*) FROM s)::int AS n, (SELECT count(*) FROM r)::int AS redemptions`,
-        [asOf, run.id, sourcesOf('settled'), BATCH, DEFAULT_HOLD_DAYS],
-      );
+      // The batch and its redemption.settled deliveries commit together.
+      const n = await this.db.transaction(async (m) => {
+        const rows: SettledRow[] = await m.query(
+          `WITH due AS (
+             SELECT e.id
+               FROM settlement_entry e
+               LEFT JOIN program p ON p.institution_id = e.institution_id
+              WHERE e.status = 'pending'
+                AND e.created_at <= $1::timestamptz
+                AND e.created_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int))
+              ORDER BY e.created_at
+              LIMIT $4
+                FOR NO KEY UPDATE OF e SKIP LOCKED
+           ), s AS (
+             UPDATE settlement_entry e SET status = 'settled', settled_at = now(), settlement_run_id = $2
+               FROM due WHERE e.id = due.id AND e.status = ANY($3::text[])
+             RETURNING e.redemption_id
+           ), r AS (
+             UPDATE redemption r SET status = 'settled', settled_at = now()
+               FROM s WHERE r.id = s.redemption_id AND r.status = ANY($3::text[])
+             RETURNING r.id, r.institution_id, r.offer_id, r.cardholder_token, r.institution_payout_amount, r.currency
+           )
+           SELECT s.redemption_id, r.id IS NOT NULL AS redemption_settled, r.institution_id, r.offer_id,
+                  r.cardholder_token, r.institution_payout_amount, r.currency
+             FROM s LEFT JOIN r ON r.id = s.redemption_id`,
+          [asOf, run.id, sourcesOf('settled'), BATCH, DEFAULT_HOLD_DAYS],
+        );
+        const settledNow = rows.filter((r) => r.redemption_settled);
+        await this.webhooks.redemptionsSettled(
+          m,
+          settledNow.map((r) => ({
+            redemptionId: r.redemption_id,
+            institutionId: r.institution_id!,
+            offerId: r.offer_id!,
+            cardholderToken: r.cardholder_token!,
+            institutionPayoutMinor: r.institution_payout_amount!,
+            currency: r.currency!,
+          })),
+          new Date(),
+        );
+        return rows.length;
+      });
       settled += n;
       if (n < BATCH) break;
     }

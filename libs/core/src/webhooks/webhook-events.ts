@@ -4,6 +4,8 @@ import {
   RedemptionFacts,
   redemptionCompletedPayload,
   redemptionReversedPayload,
+  redemptionSettledPayload,
+  webhookTestPayload,
 } from '@app/domain';
 import { WebhookStore } from './webhook-store';
 
@@ -16,7 +18,7 @@ import { WebhookStore } from './webhook-store';
 export class WebhookEvents {
   constructor(private readonly store: WebhookStore) {}
 
-  redemptionsCompleted(m: EntityManager, facts: RedemptionFacts[], at: Date): Promise<void> {
+  redemptionsCompleted(m: EntityManager, facts: RedemptionFacts[], at: Date): Promise<string[]> {
     return this.store.insertDeliveries(
       m,
       facts.map((r) => ({
@@ -32,7 +34,7 @@ export class WebhookEvents {
     m: EntityManager,
     reversals: { facts: RedemptionFacts; clawbackMinor: number | null }[],
     at: Date,
-  ): Promise<void> {
+  ): Promise<string[]> {
     return this.store.insertDeliveries(
       m,
       reversals.map(({ facts, clawbackMinor }) => ({
@@ -42,5 +44,30 @@ export class WebhookEvents {
         payload: redemptionReversedPayload(facts, clawbackMinor, at),
       })),
     );
+  }
+
+  redemptionsSettled(m: EntityManager, facts: RedemptionFacts[], at: Date): Promise<string[]> {
+    return this.store.insertDeliveries(
+      m,
+      facts.map((r) => ({
+        institutionId: r.institutionId,
+        redemptionId: r.redemptionId,
+        event: 'redemption.settled',
+        payload: redemptionSettledPayload(r, at),
+      })),
+    );
+  }
+
+  /** A `webhook.test` delivery for this institution (sent whatever event types it chose). */
+  async test(m: EntityManager, institutionId: string, at: Date): Promise<string> {
+    const [id] = await this.store.insertDeliveries(m, [
+      {
+        institutionId,
+        redemptionId: null,
+        event: 'webhook.test',
+        payload: webhookTestPayload(institutionId, at),
+      },
+    ]);
+    return id;
   }
 }

@@ -75,7 +75,8 @@ export interface RecordResult {
 /** A delivery to create: the event's body is built by libs/domain (webhook-payloads). */
 export interface NewDelivery {
   institutionId: string;
-  redemptionId: string;
+  /** Null for a test event. */
+  redemptionId: string | null;
   event: string;
   payload: Record<string, unknown>;
 }
@@ -92,7 +93,7 @@ export interface DeliveryRow {
   event: string;
   status: string;
   status_reason: string | null;
-  redemption_id: string;
+  redemption_id: string | null;
   attempt_count: number;
   redelivery_count: number;
   created_at: Date;
@@ -234,15 +235,20 @@ export class WebhookStore {
 
   /**
    * Creates deliveries inside the caller's transaction (`m`), so they commit with the event that
-   * caused them (the outbox: a trigger tells the worker's relay at commit). One delivery per
-   * redemption and event type: a second request for the same pair is ignored.
+   * caused them (the outbox: a trigger tells the worker's relay at commit). Only for institutions
+   * that receive that event type; one delivery per redemption and event type (a second request for
+   * the same pair is ignored). Returns the ids created.
    */
-  async insertDeliveries(m: EntityManager, rows: readonly NewDelivery[]): Promise<void> {
-    if (!rows.length) return;
-    await m.query(
+  async insertDeliveries(m: EntityManager, rows: readonly NewDelivery[]): Promise<string[]> {
+    if (!rows.length) return [];
+    const created: { id: string }[] = await m.query(
       `INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[])
-       ON CONFLICT (redemption_id, event) DO NOTHING`,
+       SELECT x.institution_id, x.redemption_id, x.event, x.payload
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS x(institution_id, redemption_id, event, payload)
+         JOIN institution i ON i.id = x.institution_id
+        WHERE x.event = 'webhook.test' OR x.event = ANY(i.webhook_event_types)
+       ON CONFLICT (redemption_id, event) DO NOTHING
+       RETURNING id`,
       [
         rows.map((r) => r.institutionId),
         rows.map((r) => r.redemptionId),
@@ -250,6 +256,7 @@ export class WebhookStore {
         rows.map((r) => JSON.stringify(r.payload)),
       ],
     );
+    return created.map((r) => r.id);
   }
 
   /** Re-reads the row and takes the attempt's lease when the step is still to be done. */

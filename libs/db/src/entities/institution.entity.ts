@@ -33,6 +33,9 @@ export class Institution {
   webhookPreviousSecretEncrypted: string | null;
   @Column('timestamptz', { name: 'webhook_previous_secret_expires_at', nullable: true })
   webhookPreviousSecretExpiresAt: Date | null;
+  /** Event types delivered to the webhook URL (webhook.test is sent on request only). */
+  @Column('text', { name: 'webhook_event_types', array: true })
+  webhookEventTypes: string[];
   @Column('jsonb', { name: 'rate_limits', default: {} }) rateLimits: RateLimitOverrides;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;

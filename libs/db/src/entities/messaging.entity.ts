@@ -2,7 +2,8 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type WebhookEvent = 'redemption.completed' | 'redemption.reversed';
+export type WebhookEvent =
+  'redemption.completed' | 'redemption.reversed' | 'redemption.settled' | 'webhook.test';
 export const ERROR_CLASSES = [
   'timeout',
   'dns',
@@ -19,7 +20,8 @@ export type AttemptErrorClass = (typeof ERROR_CLASSES)[number];
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
-  @Column('uuid', { name: 'redemption_id' }) redemptionId: string;
+  /** Null only for a `webhook.test` event. */
+  @Column('uuid', { name: 'redemption_id', nullable: true }) redemptionId: string | null;
   @Column('text') event: WebhookEvent;
   @Column('jsonb') payload: Record<string, unknown>;
   @Column('text', { default: 'pending' }) status: DeliveryStatus;

@@ -5,6 +5,7 @@ import { WebhookOutboxNotify1763700003100 } from './1763700003100-webhook-outbox
 import { Portal1763700004000 } from './1763700004000-portal';
 import { EngagementRollups1763700005000 } from './1763700005000-engagement-rollups';
 import { WebhookSecretOverlap1763800400000 } from './1763800400000-webhook-secret-overlap';
+import { WebhookEventCatalog1763800400100 } from './1763800400100-webhook-event-catalog';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Portal1763700004000,
   EngagementRollups1763700005000,
   WebhookSecretOverlap1763800400000,
+  WebhookEventCatalog1763800400100,
 ];

@@ -16,6 +16,7 @@ import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -39,9 +40,11 @@ import {
   WebhookSettingsDto,
 } from './portal-webhooks.dto';
 import { PortalWebhooksService } from './portal-webhooks.service';
+import { UpdateEventTypesDto, WEBHOOK_EVENT_MODELS } from './webhook-events.dto';
 
 /** The redemption webhook in the portal: URL, signing secret, delivery log, redelivery. */
 @ApiTags('Portal')
+@ApiExtraModels(...WEBHOOK_EVENT_MODELS)
 @Controller('portal/api/webhook')
 export class PortalWebhooksController {
   constructor(private readonly webhooks: PortalWebhooksService) {}
@@ -73,6 +76,27 @@ export class PortalWebhooksController {
   })
   put(@Req() req: Request, @Body() dto: UpdateWebhookDto): Promise<WebhookSettingsDto> {
     return this.webhooks.setUrl(req.portalUser!, dto.url, req.ip);
+  }
+
+  @Put('event-types')
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalSetWebhookEventTypes',
+    summary: 'Choose the event types delivered (admins)',
+    description:
+      'redemption.completed, redemption.reversed, redemption.settled (bodies: the RedemptionCompletedEventDto, RedemptionReversedEventDto and RedemptionSettledEventDto schemas). redemption.completed cannot be turned off while a URL is set. Recorded in the security activity.',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed`: an unknown type, or redemption.completed left out while a URL is set',
+    type: ErrorResponseDto,
+  })
+  setEventTypes(
+    @Req() req: Request,
+    @Body() dto: UpdateEventTypesDto,
+  ): Promise<WebhookSettingsDto> {
+    return this.webhooks.setEventTypes(req.portalUser!, dto.event_types, req.ip);
   }
 
   @Post('secret')

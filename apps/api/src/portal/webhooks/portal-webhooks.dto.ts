@@ -10,7 +10,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { DELIVERY_STATUSES, ERROR_CLASSES } from '@app/db';
-import { WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
+import { SELECTABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
 import { PageQuery, PaginationDto } from '../../common/pagination';
 
 const UUID = '3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11';
@@ -38,6 +38,14 @@ export class WebhookSettingsDto {
       'While a rotation overlap lasts: until when the previous secret also signs (a second `webhook-signature`); else null',
   })
   previous_secret_expires_at: string | null;
+
+  @ApiProperty({
+    isArray: true,
+    enum: SELECTABLE_EVENT_TYPES,
+    example: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
+    description: 'The event types delivered (`webhook.test` is sent on request only)',
+  })
+  event_types: string[];
 }
 
 /** Seconds the previous secret keeps signing after a rotation: 24 h by default, at most 7 days. */
@@ -105,10 +113,7 @@ export class WebhookDeliveryDto {
     description: 'Also sent as X-Service-Delivery-Id on every attempt and redelivery',
   })
   id: string;
-  @ApiProperty({
-    enum: ['redemption.completed', 'redemption.reversed'],
-    example: 'redemption.completed',
-  })
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, example: 'redemption.completed' })
   event: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'delivered' }) status: string;
   @ApiProperty({
@@ -119,7 +124,13 @@ export class WebhookDeliveryDto {
       'Why it is skipped or failed: no_webhook_url, no_signing_secret, signing_secret_unreadable, gone (410), attempts_exhausted, manual_attempt_failed',
   })
   status_reason: string | null;
-  @ApiProperty({ example: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e' }) redemption_id: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e',
+    description: 'null for a webhook.test event',
+  })
+  redemption_id: string | null;
   @ApiProperty({ example: 1, description: 'Attempts made so far, automatic and manual' })
   attempt_count: number;
   @ApiProperty({ example: 0, description: 'Manual redeliveries requested' })
@@ -159,7 +170,8 @@ export class WebhookAttemptDto {
 
 export class WebhookDeliveryDetailDto extends WebhookDeliveryDto {
   @ApiProperty({
-    description: 'The payload as sent (SPEC "Redemption webhook payload")',
+    description:
+      'The payload as sent, without the full cardholder token (schemas: RedemptionCompletedEventDto, RedemptionReversedEventDto, RedemptionSettledEventDto, WebhookTestEventDto)',
     example: {
       event: 'redemption.completed',
       redemption_id: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e',

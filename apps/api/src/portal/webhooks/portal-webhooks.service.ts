@@ -10,7 +10,7 @@ import {
   WebhookStore,
 } from '@app/core';
 import { returnedRows } from '@app/db';
-import { generateWebhookSecret } from '@app/domain';
+import { checkEventSelection, generateWebhookSecret } from '@app/domain';
 import { SecurityActivityService } from '../../auth/security-activity.service';
 import { ApiError } from '../../common/api-error';
 import { Keyset, Page } from '../../common/pagination';
@@ -59,7 +59,7 @@ export class PortalWebhooksService {
 
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
     const [row] = await this.db.query(
-      `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set,
+      `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set, webhook_event_types,
               CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END AS previous_until
          FROM institution WHERE id = $1`,
       [institutionId],
@@ -68,6 +68,7 @@ export class PortalWebhooksService {
       url: row?.webhook_url ?? null,
       secret_set: !!row?.secret_set,
       previous_secret_expires_at: iso(row?.previous_until ?? null),
+      event_types: row?.webhook_event_types ?? [],
     };
   }
 
@@ -92,7 +93,11 @@ export class PortalWebhooksService {
     await this.db.transaction(async (m) => {
       const rows = returnedRows<{ previous: string | null }>(
         await m.query(
-          `UPDATE institution i SET webhook_url = $2, updated_at = now()
+          // A URL means redemption.completed is delivered (it cannot be off while one is set).
+          `UPDATE institution i SET webhook_url = $2, updated_at = now(),
+                  webhook_event_types = CASE WHEN $2::text IS NOT NULL AND NOT 'redemption.completed' = ANY(i.webhook_event_types)
+                                             THEN array_prepend('redemption.completed', i.webhook_event_types)
+                                             ELSE i.webhook_event_types END
              FROM (SELECT id, webhook_url AS previous FROM institution WHERE id = $1 FOR UPDATE) old
             WHERE i.id = old.id RETURNING old.previous`,
           [p.institutionId, url],
@@ -110,6 +115,41 @@ export class PortalWebhooksService {
             from_host: previous ? new URL(previous).host : null,
             to_host: url ? new URL(url).host : null,
           },
+          ip,
+        },
+        m,
+      );
+    });
+    return this.settings(p.institutionId);
+  }
+
+  /** Chooses the event types delivered; recorded in the security activity. */
+  async setEventTypes(
+    p: PortalPrincipal,
+    requested: string[],
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
+    await this.db.transaction(async (m) => {
+      const [row] = await m.query(
+        `SELECT webhook_url, webhook_event_types FROM institution WHERE id = $1 FOR UPDATE`,
+        [p.institutionId],
+      );
+      const check = checkEventSelection(requested, !!row?.webhook_url);
+      if (!check.ok)
+        throw ApiError.validation(
+          [{ field: 'event_types', message: check.message }],
+          check.message,
+        );
+      await m.query(
+        `UPDATE institution SET webhook_event_types = $2, updated_at = now() WHERE id = $1`,
+        [p.institutionId, check.types],
+      );
+      await this.security.record(
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.event_types_changed',
+          actor: p.email,
+          details: { from: row?.webhook_event_types ?? [], to: check.types },
           ip,
         },
         m,

@@ -1,0 +1,84 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
+import { SELECTABLE_EVENT_TYPES } from '@app/domain';
+
+/**
+ * The bodies of the webhook events, as JSON Schemas in the OpenAPI document (components; the
+ * generator writes OpenAPI 3.0, which has no `webhooks` section). docs/webhooks.md shows the same.
+ */
+class RedemptionEventFields {
+  @ApiProperty({ format: 'uuid', example: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e' })
+  redemption_id: string;
+  @ApiProperty({ format: 'uuid', example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' })
+  institution_id: string;
+  @ApiProperty({ format: 'uuid', example: '0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c' })
+  offer_id: string;
+  @ApiProperty({
+    example: 'chk_8f14e45fceea167a5a36dedd4bea2543',
+    description: "The institution's own full cardholder token, as sent with the purchase",
+  })
+  cardholder_token: string;
+  @ApiProperty({ example: 'chk_****2543', description: 'First 4 + **** + last 4' })
+  cardholder_token_masked: string;
+  @ApiProperty({ example: 4.5, description: "Major units of the offer's currency" })
+  institution_payout_amount: number;
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T10:00:00.123Z',
+    description: 'ISO 8601 with milliseconds, UTC',
+  })
+  occurred_at: string;
+}
+
+export class RedemptionCompletedEventDto extends RedemptionEventFields {
+  @ApiProperty({ enum: ['redemption.completed'], example: 'redemption.completed' })
+  event: 'redemption.completed';
+}
+
+export class RedemptionReversedEventDto extends RedemptionEventFields {
+  @ApiProperty({ enum: ['redemption.reversed'], example: 'redemption.reversed' })
+  event: 'redemption.reversed';
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 12,
+    description: 'What the merchant claws back (major units); null when not computed',
+  })
+  clawback_amount: number | null;
+}
+
+export class RedemptionSettledEventDto extends RedemptionEventFields {
+  @ApiProperty({ enum: ['redemption.settled'], example: 'redemption.settled' })
+  event: 'redemption.settled';
+}
+
+export class WebhookTestEventDto {
+  @ApiProperty({ enum: ['webhook.test'], example: 'webhook.test' }) event: 'webhook.test';
+  @ApiProperty({ format: 'uuid', example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' })
+  institution_id: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:00:00.123Z' })
+  occurred_at: string;
+  @ApiProperty({ example: 'A test event sent from the portal. Nothing to credit.' })
+  message: string;
+}
+
+export const WEBHOOK_EVENT_MODELS = [
+  RedemptionCompletedEventDto,
+  RedemptionReversedEventDto,
+  RedemptionSettledEventDto,
+  WebhookTestEventDto,
+];
+
+export class UpdateEventTypesDto {
+  @ApiProperty({
+    isArray: true,
+    enum: SELECTABLE_EVENT_TYPES,
+    example: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
+    description:
+      'The event types to receive. `redemption.completed` must stay while a URL is set; `webhook.test` is sent on request only.',
+  })
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  event_types: string[];
+}

@@ -1,0 +1,40 @@
+import {
+  checkEventSelection,
+  DEFAULT_EVENT_TYPES,
+  SELECTABLE_EVENT_TYPES,
+} from './webhook-event-selection';
+
+describe('webhook event selection', () => {
+  it('new institutions receive every redemption event; a test event is never selected', () => {
+    expect(DEFAULT_EVENT_TYPES).toEqual([
+      'redemption.completed',
+      'redemption.reversed',
+      'redemption.settled',
+    ]);
+    expect(SELECTABLE_EVENT_TYPES).not.toContain('webhook.test');
+  });
+
+  it('redemption.completed cannot be turned off while a URL is set', () => {
+    expect(checkEventSelection(['redemption.reversed'], true)).toMatchObject({
+      ok: false,
+      reason: 'completed_required',
+    });
+    expect(checkEventSelection(['redemption.reversed'], false)).toEqual({
+      ok: true,
+      types: ['redemption.reversed'],
+    });
+  });
+
+  it('refuses unknown types and webhook.test; keeps catalog order without duplicates', () => {
+    expect(checkEventSelection(['redemption.completed', 'webhook.test'], true)).toMatchObject({
+      ok: false,
+      reason: 'unknown_event_type',
+    });
+    expect(
+      checkEventSelection(
+        ['redemption.settled', 'redemption.completed', 'redemption.settled'],
+        true,
+      ),
+    ).toEqual({ ok: true, types: ['redemption.completed', 'redemption.settled'] });
+  });
+});
