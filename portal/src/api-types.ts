@@ -74,6 +74,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/v1/institutions/{id}/webhook/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay an institution's failed deliveries since a time
+         * @description As the portal route: bounded (10,000), paced, with progress in the portal.
+         */
+        post: operations["adminStartWebhookReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/institutions/{id}/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to an institution's URL now */
+        post: operations["adminSendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/merchants": {
         parameters: {
             query?: never;
@@ -723,6 +760,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/webhook/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last 20 replays, newest first */
+        get: operations["portalListWebhookReplays"];
+        put?: never;
+        /**
+         * Replay failed deliveries since a time (admins)
+         * @description Every `failed` delivery created in [since, until) gets one manual redelivery with its own delivery id and body, at a paced rate (WEBHOOK_REPLAY_RATE_PER_S), at most 10,000 per replay, one replay at a time. Follow the progress with GET …/replays/{id}. Recorded in the security activity.
+         */
+        post: operations["portalStartWebhookReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/webhook/replays/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One replay's progress */
+        get: operations["portalGetWebhookReplay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/api/webhook/secret": {
         parameters: {
             query?: never;
@@ -758,6 +833,43 @@ export interface paths {
          * @description Recorded in the security activity when an overlap was running.
          */
         delete: operations["portalExpirePreviousWebhookSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/webhook/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deliveries delivered and failed per hour, last 7 days */
+        get: operations["portalGetWebhookStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event now
+         * @description A `webhook.test` delivery (body: the WebhookTestEventDto schema) is queued at once; follow its attempt with GET …/deliveries/{id}. Recorded in the security activity.
+         */
+        post: operations["portalSendWebhookTest"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1193,6 +1305,14 @@ export interface components {
             from: string;
             /** @example 2026-11-21T10:00:00.000Z */
             to: string;
+        };
+        HourlyOutcomeDto: {
+            /** @example 120 */
+            delivered: number;
+            /** @example 2 */
+            failed: number;
+            /** @example 2026-11-21T10:00:00.000Z */
+            hour: string;
         };
         InboxMessageDto: {
             /** @example Create a new key with the same scopes, deploy it, then revoke the old one. */
@@ -1847,7 +1967,7 @@ export interface components {
             /** @example 203.0.113.7 */
             ip: string | null;
             /**
-             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.url_changed, login.succeeded, login.failed, login.locked
+             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.url_changed, login.succeeded, login.failed, login.locked
              * @example api_key.created
              */
             type: string;
@@ -1975,6 +2095,29 @@ export interface components {
             merchant: components["schemas"]["SimulatedMerchantDto"] | null;
             /** @description For transaction_type refund only. */
             refund?: components["schemas"]["SimulatedRefundDto"];
+        };
+        StartReplayDto: {
+            /**
+             * @description Replay the failed deliveries created at or after this time
+             * @example 2026-11-21T08:00:00Z
+             */
+            since: string;
+            /**
+             * @description and before this time (default now)
+             * @example 2026-11-21T12:00:00Z
+             */
+            until?: string;
+        };
+        TestEventAcceptedDto: {
+            /** @example webhook.test */
+            event: string;
+            /**
+             * @description The test delivery: follow its attempt with GET …/deliveries/{id}
+             * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
+             */
+            id: string;
+            /** @example pending */
+            status: string;
         };
         TransactionAcceptedDto: {
             /**
@@ -2365,6 +2508,17 @@ export interface components {
             /** @example 200 */
             http_status: number | null;
             /**
+             * @description The headers sent, signatures shortened to 8 characters; null for an attempt interrupted by a worker stop
+             * @example {
+             *       "X-Service-Signature-V2": "sha256=7c4a8d09…",
+             *       "X-Service-Timestamp": "1795300000",
+             *       "webhook-signature": "v1,K5oZfzN9…"
+             *     }
+             */
+            request_headers: {
+                [key: string]: string;
+            } | null;
+            /**
              * @description First 4 KiB of the response body
              * @example {"received":true}
              */
@@ -2494,6 +2648,38 @@ export interface components {
             data: components["schemas"]["WebhookDeliveryDto"][];
             pagination: components["schemas"]["PaginationDto"];
         };
+        WebhookReplayDto: {
+            /** @example 2026-11-21T12:00:00.000Z */
+            created_at: string;
+            /**
+             * @description Redelivered so far
+             * @example 40
+             */
+            done: number;
+            /** @example null */
+            finished_at: string | null;
+            /** @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11 */
+            id: string;
+            /** @example ana@bank.example */
+            requested_by: string;
+            /** @example 2026-11-21T08:00:00.000Z */
+            since: string;
+            /**
+             * @example running
+             * @enum {string}
+             */
+            status: "running" | "done";
+            /**
+             * @description Failed deliveries to replay (at most 10,000 per replay)
+             * @example 120
+             */
+            total: number;
+            /** @example 2026-11-21T12:00:00.000Z */
+            until: string;
+        };
+        WebhookReplayListDto: {
+            data: components["schemas"]["WebhookReplayDto"][];
+        };
         WebhookSettingsDto: {
             /**
              * @description The event types delivered (`webhook.test` is sent on request only)
@@ -2519,6 +2705,10 @@ export interface components {
              * @example https://hooks.demo-bank.example/offers
              */
             url: string | null;
+        };
+        WebhookStatsDto: {
+            /** @description Deliveries delivered and failed per hour of their last attempt, last 7 days (hours without any are left out) */
+            hours: components["schemas"]["HourlyOutcomeDto"][];
         };
         WebhookTestEventDto: {
             /**
@@ -2839,6 +3029,97 @@ export interface operations {
                 };
             };
             /** @description `email_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    adminStartWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartReplayDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayDto"];
+                };
+            };
+            /** @description `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `replay_running` or `webhook_not_configured` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    adminSendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEventAcceptedDto"];
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `webhook_not_configured` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,6 +5189,15 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 status?: "pending" | "delivered" | "failed" | "skipped";
+                event?: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
+                /** @description A delivery id (X-Service-Delivery-Id) */
+                id?: string;
+                redemption_id?: string;
+                offer_id?: string;
+                /** @description Created at or after (ISO 8601) */
+                from?: string;
+                /** @description Created before (ISO 8601) */
+                to?: string;
             };
             header?: {
                 /** @description Required on every write (from login or GET /portal/api/me) */
@@ -5119,6 +5409,159 @@ export interface operations {
             };
         };
     };
+    portalListWebhookReplays: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayListDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalStartWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartReplayDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayDto"];
+                };
+            };
+            /** @description `validation_failed`: bad timestamps, or since not before until */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `replay_running` or `webhook_not_configured` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalGetWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `replay_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     portalRotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -5203,6 +5646,95 @@ export interface operations {
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalGetWebhookStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookStatsDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalSendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEventAcceptedDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `webhook_not_configured` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,6 +19,7 @@ export class AppConfig {
     relayIntervalMs: number;
     stuckAfterMs: number;
     leaseGraceMs: number;
+    replayRatePerSecond: number;
   };
   readonly rateLimits: { defaultPerMinute: number; reportingPerMinute: number };
   readonly migrationsRunOnBoot: boolean;
@@ -48,6 +49,7 @@ export class AppConfig {
       relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
       stuckAfterMs: env.WEBHOOK_STUCK_AFTER_MS,
       leaseGraceMs: env.WEBHOOK_LEASE_GRACE_MS,
+      replayRatePerSecond: env.WEBHOOK_REPLAY_RATE_PER_S,
     };
     this.rateLimits = {
       defaultPerMinute: env.RATE_LIMIT_DEFAULT_PER_MINUTE,

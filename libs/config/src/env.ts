@@ -93,6 +93,13 @@ export class EnvVars {
   @Min(100)
   WEBHOOK_LEASE_GRACE_MS = 15_000;
 
+  /** Deliveries a bulk replay redelivers per second (per institution). */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_REPLAY_RATE_PER_S must be an integer' })
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_REPLAY_RATE_PER_S = 20;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -6,6 +6,7 @@ import {
   signatureV2,
   signWebhook,
   signWebhookAttempt,
+  headersForLog,
   standardWebhookSignature,
 } from './webhook-signing';
 import { verifyWebhook } from './webhook-verify';
@@ -182,5 +183,23 @@ describe('Standard Webhooks signatures', () => {
     expect(
       signWebhookAttempt(body, { deliveryId: 'd1', timestampSec: 1, secret })['webhook-signature'],
     ).not.toContain(' ');
+  });
+});
+
+describe('attempt headers in the delivery log', () => {
+  it('shortens every signature to 8 characters after its prefix and keeps the other headers', () => {
+    const h = signWebhookAttempt(body, {
+      deliveryId: 'd1',
+      timestampSec: 1700000000,
+      secret,
+      previousSecrets: ['whsec_b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC0='],
+    });
+    const shown = headersForLog({ ...h, 'X-Service-Event': 'redemption.completed' });
+    expect(shown['X-Service-Signature']).toMatch(/^sha256=[0-9a-f]{8}…$/);
+    expect(shown['X-Service-Signature-V2']).toBe(`${h['X-Service-Signature-V2'].slice(0, 15)}…`);
+    expect(shown['webhook-signature']).toMatch(/^v1,\S{8}… v1,\S{8}…$/);
+    expect(shown['X-Service-Timestamp']).toBe('1700000000');
+    expect(shown['X-Service-Event']).toBe('redemption.completed');
+    expect(JSON.stringify(shown)).not.toContain(h['X-Service-Signature'].slice(7, 20));
   });
 });

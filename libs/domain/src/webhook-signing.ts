@@ -115,6 +115,32 @@ export function signWebhookAttempt(
   };
 }
 
+const SIGNATURE_HEADERS = new Set(
+  [WEBHOOK_HEADERS.signature, WEBHOOK_HEADERS.signatureV2, STANDARD_WEBHOOK_HEADERS.signature].map(
+    (h) => h.toLowerCase(),
+  ),
+);
+
+/**
+ * The headers of an attempt as the delivery log shows them: signatures shortened to their first
+ * 8 characters (enough to tell two apart, useless to forge or replay with).
+ */
+export function headersForLog(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = SIGNATURE_HEADERS.has(name.toLowerCase())
+      ? value
+          .split(' ')
+          .map((sig) => {
+            const cut = sig.indexOf(sig.startsWith('sha256=') ? '=' : ',') + 1;
+            return `${sig.slice(0, cut + 8)}…`;
+          })
+          .join(' ')
+      : value;
+  }
+  return out;
+}
+
 /** SPEC's payload fields, in the order of its table; the body is written in this order. */
 export const WEBHOOK_PAYLOAD_FIELDS = [
   'event',

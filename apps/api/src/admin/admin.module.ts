@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PortalModule } from '../portal/portal.module';
 import { InstitutionsController } from './institutions.controller';
 import { InstitutionsService } from './institutions.service';
 import { MerchantsController } from './merchants.controller';
@@ -7,14 +8,17 @@ import { OffersAdminController } from './offers-admin.controller';
 import { OffersAdminService } from './offers-admin.service';
 import { OperatorGuard } from './operator.guard';
 import { SettlementsAdminController } from './settlements-admin.controller';
+import { WebhooksAdminController } from './webhooks-admin.controller';
 
 /** The operators' API under /admin/api/v1 (Bearer OPERATOR_TOKEN). */
 @Module({
+  imports: [PortalModule],
   controllers: [
     InstitutionsController,
     MerchantsController,
     OffersAdminController,
     SettlementsAdminController,
+    WebhooksAdminController,
   ],
   providers: [OperatorGuard, InstitutionsService, MerchantsService, OffersAdminService],
   exports: [InstitutionsService, MerchantsService, OffersAdminService],

@@ -9,6 +9,8 @@ export type SecurityEventType =
   | 'webhook.secret_rotated'
   | 'webhook.previous_secret_expired'
   | 'webhook.event_types_changed'
+  | 'webhook.test_sent'
+  | 'webhook.replay_started'
   | 'webhook.url_changed'
   | 'login.succeeded'
   | 'login.failed'

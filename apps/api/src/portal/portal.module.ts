@@ -24,6 +24,6 @@ import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
     PortalWebhooksController,
   ],
   providers: [PortalSessionsService, PortalSessionGuard, CsvUploadsService, PortalWebhooksService],
-  exports: [PortalSessionsService, PortalSessionGuard],
+  exports: [PortalSessionsService, PortalSessionGuard, PortalWebhooksService],
 })
 export class PortalModule {}

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import {
   decideAfterAttempt,
+  headersForLog,
   serializeWebhookPayload,
   signWebhookAttempt,
   WEBHOOK_HEADERS,
@@ -138,7 +139,19 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       'User-Agent': WEBHOOK_USER_AGENT,
     };
     const result = await this.http.post(d.webhookUrl, body, headers);
-    return this.finish(job, d.token, d.webhookUrl, result, d.id, d.attemptCount + 1);
+    return this.finish(
+      job,
+      d.token,
+      d.webhookUrl,
+      result,
+      d.id,
+      d.attemptCount + 1,
+      headersForLog({
+        ...headers,
+        'Content-Type': 'application/json',
+        'Content-Length': String(body.length),
+      }),
+    );
   }
 
   private async skip(d: ClaimedDelivery, reason: string): Promise<AttemptOutcome> {
@@ -154,6 +167,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     deliveryId: string,
     /** The attempt's number in the log when it was really sent (null: recording an interrupted one). */
     attemptNumber: number | null,
+    requestHeaders: Record<string, string> | null = null,
   ): Promise<AttemptOutcome> {
     const decision = decideAfterAttempt({
       trigger: job.trigger,
@@ -179,6 +193,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       url,
       nextAttemptAt,
       statusReason: decision.outcome === 'failed' ? decision.reason : null,
+      requestHeaders,
       alertBody:
         decision.outcome === 'failed' && decision.alert
           ? alertBody(deliveryId, decision.reason, result)

@@ -64,6 +64,8 @@ export interface AttemptRecord {
   statusReason: string | null;
   /** Inbox message body when the institution is to be alerted (written once per delivery). */
   alertBody: string | null;
+  /** The headers sent, signatures shortened (null when nothing was sent by this worker). */
+  requestHeaders?: Record<string, string> | null;
 }
 
 export interface RecordResult {
@@ -104,6 +106,18 @@ export interface DeliveryRow {
   cursor_t: string;
 }
 
+export interface DeliverySearch {
+  status?: string;
+  event?: string;
+  id?: string;
+  redemptionId?: string;
+  offerId?: string;
+  from?: string;
+  to?: string;
+  after?: { t: string; id: string } | null;
+  limit: number;
+}
+
 export interface AttemptRow {
   attempt_number: number;
   trigger: string;
@@ -114,6 +128,7 @@ export interface AttemptRow {
   error_class: string | null;
   error_message: string | null;
   response_excerpt: string | null;
+  request_headers: Record<string, string> | null;
 }
 
 const DELIVERY_COLUMNS = `id, event, status, status_reason, redemption_id, attempt_count, redelivery_count, created_at,
@@ -162,8 +177,9 @@ SELECT req.id, req.series, req.attempt, req.token,
 const RECORD_SQL = `
 WITH r AS (
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
-                       $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[])
-    AS x(id, token, outcome, trigger, started_at, duration_ms, http_status, error_class, error_message, excerpt, url, next_at, reason, alert_body)
+                       $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[])
+    AS x(id, token, outcome, trigger, started_at, duration_ms, http_status, error_class, error_message, excerpt, url, next_at, reason, alert_body,
+         request_headers)
 ), d AS (
   UPDATE webhook_delivery d
      SET attempt_count = d.attempt_count + 1,
@@ -181,9 +197,9 @@ WITH r AS (
   RETURNING d.id, d.institution_id, d.attempt_count, d.status
 ), a AS (
   INSERT INTO webhook_attempt (delivery_id, attempt_number, trigger, url, started_at, duration_ms, http_status,
-                               error_class, error_message, response_excerpt)
+                               error_class, error_message, response_excerpt, request_headers)
   SELECT d.id, d.attempt_count, r.trigger, r.url, r.started_at, r.duration_ms, r.http_status, r.error_class,
-         r.error_message, r.excerpt
+         r.error_message, r.excerpt, r.request_headers
     FROM d JOIN r ON r.id = d.id
 ), m AS (
   INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
@@ -309,6 +325,7 @@ export class WebhookStore {
             u.map((i) => i.nextAttemptAt?.toISOString() ?? null),
             u.map((i) => i.statusReason),
             u.map((i) => i.alertBody),
+            u.map((i) => (i.requestHeaders ? JSON.stringify(i.requestHeaders) : null)),
           ],
         );
         return new Map(
@@ -357,7 +374,8 @@ export class WebhookStore {
        ), a AS (
          UPDATE webhook_attempt
             SET started_at = $4, duration_ms = $5, http_status = $6, error_class = NULL, url = $7,
-                error_message = 'recorded after its lease had been taken over', response_excerpt = $8
+                error_message = 'recorded after its lease had been taken over', response_excerpt = $8,
+                request_headers = $9
           WHERE delivery_id = $1 AND attempt_number = $3
        )
        SELECT id FROM d`,
@@ -370,6 +388,7 @@ export class WebhookStore {
         rec.httpStatus,
         rec.url,
         rec.responseExcerpt,
+        rec.requestHeaders ? JSON.stringify(rec.requestHeaders) : null,
       ],
     );
     return rows.length > 0;
@@ -403,19 +422,46 @@ export class WebhookStore {
     return { kind: state.status === 'pending' ? 'in_progress' : 'not_configured' };
   }
 
-  /** One institution's deliveries, newest first (keyset on created_at, id; index webhook_delivery_report_idx / _status_idx). */
-  async listDeliveries(
-    institutionId: string,
-    q: { status?: string; after?: { t: string; id: string } | null; limit: number },
-  ): Promise<DeliveryRow[]> {
+  /**
+   * One institution's deliveries, newest first, keyset-paged on (created_at, id), filtered by any of
+   * status, event, delivery id, redemption id, offer id and a created_at range. Indexes:
+   * webhook_delivery_report_idx, _status_idx, _event_idx, _offer_idx (all lead with institution_id).
+   */
+  async listDeliveries(institutionId: string, q: DeliverySearch): Promise<DeliveryRow[]> {
     const params: unknown[] = [institutionId, q.limit];
     let where = 'institution_id = $1';
-    if (q.status) where += ` AND status = $${params.push(q.status)}`;
+    const add = (sql: string, value: unknown) => {
+      where += ` AND ${sql.replace('?', `$${params.push(value)}`)}`;
+    };
+    if (q.status) add('status = ?', q.status);
+    if (q.event) add('event = ?', q.event);
+    if (q.id) add('id = ?::uuid', q.id);
+    if (q.redemptionId) add('redemption_id = ?::uuid', q.redemptionId);
+    if (q.offerId) add("payload->>'offer_id' = ?", q.offerId);
+    if (q.from) add('created_at >= ?::timestamptz', q.from);
+    if (q.to) add('created_at < ?::timestamptz', q.to);
     if (q.after)
       where += ` AND (created_at, id) < ($${params.push(q.after.t)}::timestamptz, $${params.push(q.after.id)}::uuid)`;
     return this.db.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
       params,
+    );
+  }
+
+  /** Deliveries delivered and failed per hour of their last attempt, over the last `hours`. */
+  async hourlyOutcomes(
+    institutionId: string,
+    hours: number,
+  ): Promise<{ hour: Date; delivered: number; failed: number }[]> {
+    return this.db.query(
+      `SELECT date_trunc('hour', last_attempt_at) AS hour,
+              count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed
+         FROM webhook_delivery
+        WHERE institution_id = $1 AND status IN ('delivered', 'failed')
+          AND last_attempt_at >= date_trunc('hour', now()) - make_interval(hours => $2::int - 1)
+        GROUP BY 1 ORDER BY 1`,
+      [institutionId, hours],
     );
   }
 
@@ -430,7 +476,8 @@ export class WebhookStore {
     );
     if (!delivery) return null;
     const attempts: AttemptRow[] = await this.db.query(
-      `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt
+      `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt,
+              request_headers
          FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
       [id],
     );

@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEvents } from './webhook-events';
 import { WebhookOutbox } from './webhook-outbox';
+import { WebhookReplays } from './webhook-replays';
 import { WebhookStore } from './webhook-store';
 
 const store = {
@@ -19,7 +20,7 @@ const store = {
  */
 @Global()
 @Module({
-  providers: [store, WebhookEvents, WebhookOutbox, WebhookDeliveryService],
-  exports: [WebhookStore, WebhookEvents, WebhookOutbox, WebhookDeliveryService],
+  providers: [store, WebhookEvents, WebhookOutbox, WebhookDeliveryService, WebhookReplays],
+  exports: [WebhookStore, WebhookEvents, WebhookOutbox, WebhookDeliveryService, WebhookReplays],
 })
 export class WebhooksCoreModule {}

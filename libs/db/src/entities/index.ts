@@ -7,6 +7,7 @@ import {
   EngagementEvent,
   InboxMessage,
   WebhookAttempt,
+  WebhookReplay,
   WebhookDelivery,
 } from './messaging.entity';
 import { Offer, OfferTarget } from './offer.entity';
@@ -46,6 +47,7 @@ export const ENTITIES = [
   SecurityEvent,
   WebhookDelivery,
   WebhookAttempt,
+  WebhookReplay,
   InboxMessage,
   CsvUpload,
   EngagementEvent,

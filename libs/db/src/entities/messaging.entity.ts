@@ -57,6 +57,28 @@ export class WebhookAttempt {
   @Column('text', { name: 'error_message', nullable: true }) errorMessage: string | null;
   /** First 4 KiB of the response body. */
   @Column('text', { name: 'response_excerpt', nullable: true }) responseExcerpt: string | null;
+  /** The headers sent, signatures shortened (null for an interrupted attempt). */
+  @Column('jsonb', { name: 'request_headers', nullable: true })
+  requestHeaders: Record<string, string> | null;
+}
+
+/** A bulk redelivery of the failed deliveries created in [since, until), paced by the worker. */
+@Entity('webhook_replay')
+export class WebhookReplay {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('timestamptz') since: Date;
+  @Column('timestamptz') until: Date;
+  @Column('text', { default: 'running' }) status: 'running' | 'done';
+  @Column('int') total: number;
+  @Column('int', { default: 0 }) done: number;
+  @Column('timestamptz', { name: 'cursor_created_at', nullable: true })
+  cursorCreatedAt: Date | null;
+  @Column('uuid', { name: 'cursor_id', nullable: true }) cursorId: string | null;
+  @Column('timestamptz', { name: 'stepped_at', nullable: true }) steppedAt: Date | null;
+  @Column('text', { name: 'requested_by' }) requestedBy: string;
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
+  @Column('timestamptz', { name: 'finished_at', nullable: true }) finishedAt: Date | null;
 }
 
 @Entity('inbox_message')

@@ -6,6 +6,7 @@ import { Portal1763700004000 } from './1763700004000-portal';
 import { EngagementRollups1763700005000 } from './1763700005000-engagement-rollups';
 import { WebhookSecretOverlap1763800400000 } from './1763800400000-webhook-secret-overlap';
 import { WebhookEventCatalog1763800400100 } from './1763800400100-webhook-event-catalog';
+import { WebhookReplayAndSearch1763800400200 } from './1763800400200-webhook-replay-and-search';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   EngagementRollups1763700005000,
   WebhookSecretOverlap1763800400000,
   WebhookEventCatalog1763800400100,
+  WebhookReplayAndSearch1763800400200,
 ];

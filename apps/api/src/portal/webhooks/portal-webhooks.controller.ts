@@ -33,6 +33,11 @@ import {
   RotateSecretDto,
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SigningSecretDto,
+  StartReplayDto,
+  TestEventAcceptedDto,
+  WebhookReplayDto,
+  WebhookReplayListDto,
+  WebhookStatsDto,
   UpdateWebhookDto,
   WebhookDeliveryDetailDto,
   WebhookDeliveryDto,
@@ -186,5 +191,75 @@ export class PortalWebhooksController {
     @Param('id', uuidPipe) id: string,
   ): Promise<RedeliveryAcceptedDto> {
     return this.webhooks.redeliver(req.portalUser!.institutionId, id, req.id as string | undefined);
+  }
+
+  @Post('test')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @PortalAuth()
+  @ApiOperation({
+    operationId: 'portalSendWebhookTest',
+    summary: 'Send a webhook.test event now',
+    description:
+      'A `webhook.test` delivery (body: the WebhookTestEventDto schema) is queued at once; follow its attempt with GET …/deliveries/{id}. Recorded in the security activity.',
+  })
+  @ApiAcceptedResponse({ type: TestEventAcceptedDto })
+  @ApiConflictResponse({ description: '`webhook_not_configured`', type: ErrorResponseDto })
+  sendTest(@Req() req: Request): Promise<TestEventAcceptedDto> {
+    const p = req.portalUser!;
+    return this.webhooks.sendTest(p.institutionId, p.email, req.ip, req.id as string | undefined);
+  }
+
+  @Post('replays')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalStartWebhookReplay',
+    summary: 'Replay failed deliveries since a time (admins)',
+    description:
+      'Every `failed` delivery created in [since, until) gets one manual redelivery with its own delivery id and body, at a paced rate (WEBHOOK_REPLAY_RATE_PER_S), at most 10,000 per replay, one replay at a time. Follow the progress with GET …/replays/{id}. Recorded in the security activity.',
+  })
+  @ApiAcceptedResponse({ type: WebhookReplayDto })
+  @ApiBadRequestResponse({
+    description: '`validation_failed`: bad timestamps, or since not before until',
+    type: ErrorResponseDto,
+  })
+  @ApiConflictResponse({
+    description: '`replay_running` or `webhook_not_configured`',
+    type: ErrorResponseDto,
+  })
+  startReplay(@Req() req: Request, @Body() dto: StartReplayDto): Promise<WebhookReplayDto> {
+    const p = req.portalUser!;
+    return this.webhooks.startReplay(p.institutionId, p.email, dto, req.ip);
+  }
+
+  @Get('replays')
+  @PortalAuth()
+  @ApiOperation({
+    operationId: 'portalListWebhookReplays',
+    summary: 'The last 20 replays, newest first',
+  })
+  @ApiOkResponse({ type: WebhookReplayListDto })
+  replays(@Req() req: Request): Promise<WebhookReplayListDto> {
+    return this.webhooks.recentReplays(req.portalUser!.institutionId);
+  }
+
+  @Get('replays/:id')
+  @PortalAuth()
+  @ApiOperation({ operationId: 'portalGetWebhookReplay', summary: "One replay's progress" })
+  @ApiOkResponse({ type: WebhookReplayDto })
+  @ApiNotFoundResponse({ description: '`replay_not_found`', type: ErrorResponseDto })
+  replay(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<WebhookReplayDto> {
+    return this.webhooks.replay(req.portalUser!.institutionId, id);
+  }
+
+  @Get('stats')
+  @PortalAuth()
+  @ApiOperation({
+    operationId: 'portalGetWebhookStats',
+    summary: 'Deliveries delivered and failed per hour, last 7 days',
+  })
+  @ApiOkResponse({ type: WebhookStatsDto })
+  stats(@Req() req: Request): Promise<WebhookStatsDto> {
+    return this.webhooks.stats(req.portalUser!.institutionId);
   }
 }

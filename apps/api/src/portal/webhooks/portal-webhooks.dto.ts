@@ -4,6 +4,7 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  IsUUID,
   Max,
   MaxLength,
   Min,
@@ -12,6 +13,7 @@ import {
 import { DELIVERY_STATUSES, ERROR_CLASSES } from '@app/db';
 import { SELECTABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
 import { PageQuery, PaginationDto } from '../../common/pagination';
+import { IsTimestamp } from '../../common/validators';
 
 const UUID = '3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11';
 
@@ -105,6 +107,42 @@ export class DeliveryListQuery extends PageQuery {
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: (typeof DELIVERY_STATUSES)[number];
+
+  @ApiPropertyOptional({ enum: WEBHOOK_EVENT_TYPES, example: 'redemption.completed' })
+  @IsOptional()
+  @IsIn(WEBHOOK_EVENT_TYPES)
+  event?: string;
+
+  @ApiPropertyOptional({ example: UUID, description: 'A delivery id (X-Service-Delivery-Id)' })
+  @IsOptional()
+  @IsUUID()
+  id?: string;
+
+  @ApiPropertyOptional({ example: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e' })
+  @IsOptional()
+  @IsUUID()
+  redemption_id?: string;
+
+  @ApiPropertyOptional({ example: '0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c' })
+  @IsOptional()
+  @IsUUID()
+  offer_id?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-11-20T00:00:00Z',
+    description: 'Created at or after (ISO 8601)',
+  })
+  @IsOptional()
+  @IsTimestamp()
+  from?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-11-21T00:00:00Z',
+    description: 'Created before (ISO 8601)',
+  })
+  @IsOptional()
+  @IsTimestamp()
+  to?: string;
 }
 
 export class WebhookDeliveryDto {
@@ -156,6 +194,19 @@ export class WebhookAttemptDto {
   url: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.140Z' }) started_at: string;
   @ApiProperty({ example: 22 }) duration_ms: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    example: {
+      'X-Service-Signature-V2': 'sha256=7c4a8d09…',
+      'X-Service-Timestamp': '1795300000',
+      'webhook-signature': 'v1,K5oZfzN9…',
+    },
+    description:
+      'The headers sent, signatures shortened to 8 characters; null for an attempt interrupted by a worker stop',
+  })
+  request_headers: Record<string, string> | null;
   @ApiProperty({ type: Number, nullable: true, example: 200 }) http_status: number | null;
   @ApiProperty({ enum: ERROR_CLASSES, nullable: true, example: null }) error_class: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) error_message: string | null;
@@ -201,4 +252,66 @@ export class RedeliveryAcceptedDto {
     description: 'The redelivery number (redelivery_count after this request)',
   })
   redelivery: number;
+}
+
+export class TestEventAcceptedDto {
+  @ApiProperty({
+    example: UUID,
+    description: 'The test delivery: follow its attempt with GET …/deliveries/{id}',
+  })
+  id: string;
+  @ApiProperty({ example: 'webhook.test' }) event: string;
+  @ApiProperty({ example: 'pending' }) status: string;
+}
+
+export class StartReplayDto {
+  @ApiProperty({
+    example: '2026-11-21T08:00:00Z',
+    description: 'Replay the failed deliveries created at or after this time',
+  })
+  @IsTimestamp()
+  since: string;
+
+  @ApiPropertyOptional({
+    example: '2026-11-21T12:00:00Z',
+    description: 'and before this time (default now)',
+  })
+  @IsOptional()
+  @IsTimestamp()
+  until?: string;
+}
+
+export class WebhookReplayDto {
+  @ApiProperty({ example: UUID }) id: string;
+  @ApiProperty({ example: '2026-11-21T08:00:00.000Z' }) since: string;
+  @ApiProperty({ example: '2026-11-21T12:00:00.000Z' }) until: string;
+  @ApiProperty({ enum: ['running', 'done'], example: 'running' }) status: string;
+  @ApiProperty({
+    example: 120,
+    description: 'Failed deliveries to replay (at most 10,000 per replay)',
+  })
+  total: number;
+  @ApiProperty({ example: 40, description: 'Redelivered so far' }) done: number;
+  @ApiProperty({ example: 'ana@bank.example' }) requested_by: string;
+  @ApiProperty({ example: '2026-11-21T12:00:00.000Z' }) created_at: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) finished_at: string | null;
+}
+
+export class WebhookReplayListDto {
+  @ApiProperty({ type: [WebhookReplayDto] }) data: WebhookReplayDto[];
+}
+
+export class HourlyOutcomeDto {
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) hour: string;
+  @ApiProperty({ example: 120 }) delivered: number;
+  @ApiProperty({ example: 2 }) failed: number;
+}
+
+export class WebhookStatsDto {
+  @ApiProperty({
+    type: [HourlyOutcomeDto],
+    description:
+      'Deliveries delivered and failed per hour of their last attempt, last 7 days (hours without any are left out)',
+  })
+  hours: HourlyOutcomeDto[];
 }

@@ -1,12 +1,15 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   checkWebhookUrl,
   DeliveryRow,
   encryptSecret,
   Resolver,
+  ReplayRow,
+  WebhookEvents,
   WebhookOutbox,
+  WebhookReplays,
   WebhookStore,
 } from '@app/core';
 import { returnedRows } from '@app/db';
@@ -19,6 +22,10 @@ import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
   SigningSecretDto,
+  StartReplayDto,
+  TestEventAcceptedDto,
+  WebhookReplayDto,
+  WebhookStatsDto,
   WebhookAttemptDto,
   WebhookDeliveryDetailDto,
   WebhookDeliveryDto,
@@ -55,6 +62,8 @@ export class PortalWebhooksService {
     private readonly security: SecurityActivityService,
     private readonly outbox: WebhookOutbox,
     private readonly store: WebhookStore,
+    private readonly events: WebhookEvents,
+    private readonly replays: WebhookReplays,
   ) {}
 
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
@@ -232,6 +241,12 @@ export class PortalWebhooksService {
     const limit = q.limit ?? 100;
     const rows = await this.store.listDeliveries(institutionId, {
       status: q.status,
+      event: q.event,
+      id: q.id,
+      redemptionId: q.redemption_id,
+      offerId: q.offer_id,
+      from: q.from,
+      to: q.to,
       after: keyset.decode(q.cursor),
       limit: limit + 1,
     });
@@ -253,6 +268,7 @@ export class PortalWebhooksService {
         ...a,
         error_class: a.error_class as WebhookAttemptDto['error_class'],
         trigger: a.trigger as WebhookAttemptDto['trigger'],
+        request_headers: a.request_headers,
         started_at: a.started_at.toISOString(),
       })),
     };
@@ -288,4 +304,125 @@ export class PortalWebhooksService {
     await this.outbox.enqueueSteps([{ id, series, attempt: 1, nextAttemptAt: null }], requestId);
     return { id, status: 'pending', redelivery: series };
   }
+
+  /** Delivered and failed deliveries per hour over the last 7 days (the dashboard chart). */
+  async stats(institutionId: string): Promise<WebhookStatsDto> {
+    const rows = await this.store.hourlyOutcomes(institutionId, 7 * 24);
+    return {
+      hours: rows.map((r) => ({
+        hour: r.hour.toISOString(),
+        delivered: r.delivered,
+        failed: r.failed,
+      })),
+    };
+  }
+
+  /**
+   * A `webhook.test` delivery, queued at once; its attempt shows in the delivery log like any
+   * other. Recorded in the security activity. `actor`: a portal user's e-mail or `operator`.
+   */
+  async sendTest(
+    institutionId: string,
+    actor: string,
+    ip: string | undefined,
+    requestId?: string,
+  ): Promise<TestEventAcceptedDto> {
+    const id = await this.db.transaction(async (m) => {
+      await this.requireConfigured(m, institutionId);
+      const deliveryId = await this.events.test(m, institutionId, new Date());
+      await this.security.record(
+        {
+          institutionId,
+          type: 'webhook.test_sent',
+          actor,
+          details: { delivery_id: deliveryId },
+          ip,
+        },
+        m,
+      );
+      return deliveryId;
+    });
+    await this.outbox.enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }], requestId);
+    return { id, event: 'webhook.test', status: 'pending' };
+  }
+
+  /** Starts "replay failed deliveries since <time>"; the worker works it off at a paced rate. */
+  async startReplay(
+    institutionId: string,
+    actor: string,
+    dto: StartReplayDto,
+    ip: string | undefined,
+  ): Promise<WebhookReplayDto> {
+    const since = new Date(dto.since);
+    const until = dto.until ? new Date(dto.until) : new Date();
+    if (since >= until)
+      throw ApiError.validation(
+        [{ field: 'since', message: 'must be before until (default now)' }],
+        'since must be before until.',
+      );
+    const replay = await this.db.transaction(async (m) => {
+      await this.requireConfigured(m, institutionId);
+      const started = await this.replays.start(m, institutionId, since, until, actor);
+      if (started.kind === 'already_running')
+        throw ApiError.conflict(
+          'replay_running',
+          `A replay is already running (${started.replay.id}); wait until it is done.`,
+        );
+      await this.security.record(
+        {
+          institutionId,
+          type: 'webhook.replay_started',
+          actor,
+          details: {
+            replay_id: started.replay.id,
+            since: since.toISOString(),
+            until: until.toISOString(),
+            total: started.replay.total,
+          },
+          ip,
+        },
+        m,
+      );
+      return started.replay;
+    });
+    return toReplayDto(replay);
+  }
+
+  async replay(institutionId: string, id: string): Promise<WebhookReplayDto> {
+    const row = await this.replays.find(institutionId, id);
+    if (!row) throw ApiError.notFound('replay_not_found', 'No such replay.');
+    return toReplayDto(row);
+  }
+
+  async recentReplays(institutionId: string): Promise<{ data: WebhookReplayDto[] }> {
+    return { data: (await this.replays.recent(institutionId)).map(toReplayDto) };
+  }
+
+  private async requireConfigured(m: EntityManager, institutionId: string): Promise<void> {
+    const [row] = await m.query(
+      `SELECT webhook_url IS NOT NULL AND webhook_secret_encrypted IS NOT NULL AS configured FROM institution WHERE id = $1`,
+      [institutionId],
+    );
+    if (!row) throw ApiError.notFound('institution_not_found', 'No such institution.');
+    if (!row.configured)
+      throw new ApiError(
+        HttpStatus.CONFLICT,
+        'webhook_not_configured',
+        'Set a webhook URL and rotate a signing secret first.',
+      );
+  }
+}
+
+function toReplayDto(r: ReplayRow): WebhookReplayDto {
+  return {
+    id: r.id,
+    since: r.since.toISOString(),
+    until: r.until.toISOString(),
+    status: r.status,
+    total: r.total,
+    done: r.done,
+    requested_by: r.requested_by,
+    created_at: r.created_at.toISOString(),
+    finished_at: iso(r.finished_at),
+  };
 }

@@ -1,0 +1,59 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { uuidPipe } from '../common/uuid.pipe';
+import {
+  StartReplayDto,
+  TestEventAcceptedDto,
+  WebhookReplayDto,
+} from '../portal/webhooks/portal-webhooks.dto';
+import { PortalWebhooksService } from '../portal/webhooks/portal-webhooks.service';
+import { OperatorAuth } from './operator.guard';
+
+/** Operators act on an institution's webhook as its portal admins can (recorded as `operator`). */
+@ApiTags('Admin')
+@OperatorAuth()
+@Controller('admin/api/v1/institutions/:id/webhook')
+export class WebhooksAdminController {
+  constructor(private readonly webhooks: PortalWebhooksService) {}
+
+  @Post('test')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({
+    operationId: 'adminSendWebhookTest',
+    summary: "Send a webhook.test event to an institution's URL now",
+  })
+  @ApiAcceptedResponse({ type: TestEventAcceptedDto })
+  @ApiConflictResponse({ description: '`webhook_not_configured`', type: ErrorResponseDto })
+  sendTest(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<TestEventAcceptedDto> {
+    return this.webhooks.sendTest(id, 'operator', req.ip, req.id as string | undefined);
+  }
+
+  @Post('replays')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({
+    operationId: 'adminStartWebhookReplay',
+    summary: "Replay an institution's failed deliveries since a time",
+    description: 'As the portal route: bounded (10,000), paced, with progress in the portal.',
+  })
+  @ApiAcceptedResponse({ type: WebhookReplayDto })
+  @ApiBadRequestResponse({ description: '`validation_failed`', type: ErrorResponseDto })
+  @ApiConflictResponse({
+    description: '`replay_running` or `webhook_not_configured`',
+    type: ErrorResponseDto,
+  })
+  startReplay(
+    @Req() req: Request,
+    @Param('id', uuidPipe) id: string,
+    @Body() dto: StartReplayDto,
+  ): Promise<WebhookReplayDto> {
+    return this.webhooks.startReplay(id, 'operator', dto, req.ip);
+  }
+}
