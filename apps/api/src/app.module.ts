@@ -9,6 +9,7 @@ import { ErrorFilter } from './common/error.filter';
 import { loggerParams } from './common/logging';
 import { RedisModule } from './common/redis.module';
 import { HealthController } from './health/health.controller';
+import { HealthRepository } from './health/health.repository';
 import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
@@ -30,6 +31,6 @@ import { TransactionsModule } from './transactions/transactions.module';
     MerchantsModule,
   ],
   controllers: [HealthController],
-  providers: [{ provide: APP_FILTER, useClass: ErrorFilter }],
+  providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],
 })
 export class AppModule {}

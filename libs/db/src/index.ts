@@ -4,3 +4,4 @@ export { dataSourceOptions } from './data-source';
 export * from './migrate';
 export * from './db.module';
 export * from './sql';
+export * from './keyset';

@@ -1,29 +1,13 @@
 import { CanActivate, ExecutionContext, HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DataSource } from 'typeorm';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { effectiveScopes, hashApiKey } from '@app/domain';
-import type { Plan, RateLimitOverrides } from '@app/db';
 import { ApiError } from '../common/api-error';
+import { ApiKeysRepository, KeyAuthRow } from './api-keys.repository';
 import { ApiKeyPrincipal } from './auth.types';
 import { RateLimiterService } from './rate-limiter.service';
 import { RateGroup, SCOPE_KEY } from './scopes.decorator';
-
-interface KeyRow {
-  id: string;
-  name: string;
-  hint: string;
-  scopes: string[] | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  stale: boolean;
-  institution_id: string;
-  institution_name: string;
-  plan: Plan;
-  institution_status: string;
-  rate_limits: RateLimitOverrides;
-}
 
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
 
@@ -37,7 +21,7 @@ export class ApiKeyGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly db: DataSource,
+    private readonly keys: ApiKeysRepository,
     private readonly config: AppConfig,
     private readonly limiter: RateLimiterService,
   ) {}
@@ -58,15 +42,7 @@ export class ApiKeyGuard implements CanActivate {
         'Send the API key as: Authorization: Bearer <API_KEY>.',
       );
     }
-    const rows: KeyRow[] = await this.db.query(
-      `SELECT k.id, k.name, k.hint, k.scopes, k.expires_at, k.revoked_at,
-              (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale,
-              i.id AS institution_id, i.name AS institution_name, i.plan, i.status AS institution_status, i.rate_limits
-         FROM api_key k JOIN institution i ON i.id = k.institution_id
-        WHERE k.key_hash = $1`,
-      [hashApiKey(match[1])],
-    );
-    const key = rows[0];
+    const key = await this.keys.findForAuth(hashApiKey(match[1]));
     if (!key)
       throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_token', 'The API key is not valid.');
     if (key.revoked_at) throw ApiError.forbidden('token_revoked', 'The API key has been revoked.');
@@ -87,12 +63,8 @@ export class ApiKeyGuard implements CanActivate {
 
     if (key.stale) {
       // Written at most once a minute per key; never on the request's critical path.
-      this.db
-        .query(
-          `UPDATE api_key SET last_used_at = now()
-            WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-          [key.id],
-        )
+      this.keys
+        .touchLastUsed(key.id)
         .catch((e: Error) => this.logger.warn({ err: e.message }, 'could not record key use'));
     }
 
@@ -111,7 +83,7 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private async applyRateLimit(key: KeyRow, group: RateGroup, res: Response): Promise<void> {
+  private async applyRateLimit(key: KeyAuthRow, group: RateGroup, res: Response): Promise<void> {
     const limits = this.config.rateLimits;
     const override = group === 'account' ? undefined : key.rate_limits?.[group];
     const limit =

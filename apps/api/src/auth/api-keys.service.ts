@@ -8,8 +8,9 @@ import {
   hashApiKey,
   Scope,
 } from '@app/domain';
-import { ApiKey, returnedRows } from '@app/db';
+import { ApiKey } from '@app/db';
 import { ApiError } from '../common/api-error';
+import { ApiKeysRepository } from './api-keys.repository';
 import { SecurityActivityService } from './security-activity.service';
 
 export interface IssueKeyInput {
@@ -37,6 +38,7 @@ export class ApiKeysService {
   constructor(
     private readonly db: DataSource,
     private readonly activity: SecurityActivityService,
+    private readonly repo: ApiKeysRepository,
   ) {}
 
   async issue(
@@ -94,15 +96,7 @@ export class ApiKeysService {
     actor: { label: string; ip?: string | null },
   ): Promise<void> {
     await this.db.transaction(async (m) => {
-      const rows = returnedRows<{ id: string; name: string; hint: string; already: boolean }>(
-        await m.query(
-          `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now())
-          WHERE id = $1 AND institution_id = $2
-          RETURNING id, name, hint, (revoked_at < now()) AS already`,
-          [keyId, institutionId],
-        ),
-      );
-      const row = rows[0];
+      const row = await this.repo.revoke(m, institutionId, keyId);
       if (!row) throw ApiError.notFound('api_key_not_found', 'No such API key.');
       if (!row.already) {
         await this.activity.record(

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ApiKeyGuard } from './api-key.guard';
 import { MeController } from './me.controller';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { RateLimiterService } from './rate-limiter.service';
 import { SecurityActivityService } from './security-activity.service';
@@ -9,7 +10,19 @@ import { SecurityActivityService } from './security-activity.service';
 @Global()
 @Module({
   controllers: [MeController],
-  providers: [ApiKeyGuard, RateLimiterService, ApiKeysService, SecurityActivityService],
-  exports: [ApiKeyGuard, RateLimiterService, ApiKeysService, SecurityActivityService],
+  providers: [
+    ApiKeysRepository,
+    ApiKeyGuard,
+    RateLimiterService,
+    ApiKeysService,
+    SecurityActivityService,
+  ],
+  exports: [
+    ApiKeysRepository,
+    ApiKeyGuard,
+    RateLimiterService,
+    ApiKeysService,
+    SecurityActivityService,
+  ],
 })
 export class AuthModule {}

@@ -8,15 +8,15 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
 import { REDIS } from '@app/queue';
 import { register } from 'prom-client';
+import { HealthRepository } from './health.repository';
 
 @ApiTags('Operations')
 @Controller()
 export class HealthController {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: HealthRepository,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
@@ -38,7 +38,7 @@ export class HealthController {
   })
   async ready(@Res({ passthrough: true }) res: Response) {
     const [postgres, redis] = await Promise.all([
-      withTimeout(this.db.query('SELECT 1')).then(
+      withTimeout(this.db.ping()).then(
         () => 'ok',
         () => 'down',
       ),

@@ -7,13 +7,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { returnedRows } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
+import { PortalActivityRepository } from './portal-activity.repository';
 import { PortalAuth } from './portal-session.guard';
 import {
   InboxPageDto,
@@ -23,25 +22,6 @@ import {
   UnreadCountDto,
 } from './portal.dto';
 
-const CURSOR_T = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
-interface SecurityRow {
-  id: string;
-  type: string;
-  actor: string;
-  details: Record<string, unknown>;
-  ip: string | null;
-  created_at: Date;
-  cursor_t: string;
-}
-interface InboxRow {
-  id: string;
-  kind: string;
-  title: string;
-  body: string;
-  read_at: Date | null;
-  created_at: Date;
-  cursor_t: string;
-}
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Security activity (read by every portal user) and the institution's inbox. */
@@ -49,7 +29,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 @Controller('portal/api')
 export class PortalActivityController {
   constructor(
-    private readonly db: DataSource,
+    private readonly activity: PortalActivityRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -73,13 +53,7 @@ export class PortalActivityController {
     const keyset = new Keyset(this.config.secretsKey, `portal:security:${inst}`);
     const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
-    const rows: SecurityRow[] = await this.db.query(
-      `SELECT id, type, actor, details, ip, created_at, ${CURSOR_T}
-         FROM security_event
-        WHERE institution_id = $1 ${after ? 'AND (created_at, id) < ($3::timestamptz, $4::uuid)' : ''}
-        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      after ? [inst, limit + 1, after.t, after.id] : [inst, limit + 1],
-    );
+    const rows = await this.activity.securityEvents(inst, after, limit);
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
       type: r.type,
@@ -111,15 +85,8 @@ export class PortalActivityController {
     const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
     const [rows, unread] = await Promise.all([
-      this.db.query<InboxRow[]>(
-        `SELECT id, kind, title, body, read_at, created_at, ${CURSOR_T}
-           FROM inbox_message
-          WHERE institution_id = $1 ${q.unread ? 'AND read_at IS NULL' : ''}
-            ${after ? 'AND (created_at, id) < ($3::timestamptz, $4::uuid)' : ''}
-          ORDER BY created_at DESC, id DESC LIMIT $2`,
-        after ? [inst, limit + 1, after.t, after.id] : [inst, limit + 1],
-      ),
-      this.unreadCount(inst),
+      this.activity.inbox(inst, !!q.unread, after, limit),
+      this.activity.unreadCount(inst),
     ]);
     const page = keyset.page(rows, limit, (r) => ({
       id: r.id,
@@ -140,7 +107,7 @@ export class PortalActivityController {
   })
   @ApiOkResponse({ type: UnreadCountDto })
   async unread(@Req() req: Request): Promise<UnreadCountDto> {
-    return { unread_count: await this.unreadCount(req.portalUser!.institutionId) };
+    return { unread_count: await this.activity.unreadCount(req.portalUser!.institutionId) };
   }
 
   @Post('inbox/read-all')
@@ -149,10 +116,7 @@ export class PortalActivityController {
   @ApiOperation({ operationId: 'portalInboxReadAll', summary: 'Mark every inbox message read' })
   @ApiOkResponse({ type: UnreadCountDto })
   async readAll(@Req() req: Request): Promise<UnreadCountDto> {
-    await this.db.query(
-      `UPDATE inbox_message SET read_at = now() WHERE institution_id = $1 AND read_at IS NULL`,
-      [req.portalUser!.institutionId],
-    );
+    await this.activity.markAllRead(req.portalUser!.institutionId);
     return { unread_count: 0 };
   }
 
@@ -167,21 +131,12 @@ export class PortalActivityController {
   @ApiNotFoundResponse({ description: '`message_not_found`', type: ErrorResponseDto })
   async read(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<InboxReadDto> {
     const inst = req.portalUser!.institutionId;
-    const [row] = returnedRows<{ read_at: Date }>(
-      await this.db.query(
-        `UPDATE inbox_message SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND institution_id = $2 RETURNING read_at`,
-        [id, inst],
-      ),
-    );
-    if (!row) throw ApiError.notFound('message_not_found', 'No such inbox message.');
-    return { id, read_at: row.read_at.toISOString(), unread_count: await this.unreadCount(inst) };
-  }
-
-  private async unreadCount(institutionId: string): Promise<number> {
-    const [{ n }] = await this.db.query(
-      `SELECT count(*)::int AS n FROM inbox_message WHERE institution_id = $1 AND read_at IS NULL`,
-      [institutionId],
-    );
-    return n;
+    const readAt = await this.activity.markRead(inst, id);
+    if (!readAt) throw ApiError.notFound('message_not_found', 'No such inbox message.');
+    return {
+      id,
+      read_at: readAt.toISOString(),
+      unread_count: await this.activity.unreadCount(inst),
+    };
   }
 }

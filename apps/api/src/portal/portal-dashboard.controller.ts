@@ -9,10 +9,10 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { IsOptional } from 'class-validator';
-import { DataSource } from 'typeorm';
 import { toMajor } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
+import { CurrencyTotalsRow, ReportingRepository } from '../reporting/reporting.repository';
 import { ReportingService } from '../reporting/reporting.service';
 import { IsTimestamp } from '../common/validators';
 import { PortalAuth } from './portal-session.guard';
@@ -89,7 +89,7 @@ export class DashboardDto {
 @Controller('portal/api/dashboard')
 export class PortalDashboardController {
   constructor(
-    private readonly db: DataSource,
+    private readonly totals: ReportingRepository,
     private readonly reporting: ReportingService,
   ) {}
 
@@ -114,27 +114,15 @@ export class PortalDashboardController {
         { field: 'from', message: `the window may span at most ${MAX_WINDOW_DAYS} days` },
       ]);
     const inst = req.portalUser!.institutionId;
-    const args = [inst, from, to];
     const [funnel, redemptions, settlements] = await Promise.all([
       // The same funnel as GET /api/v1/reporting/funnel, so the portal and the API never differ.
       this.reporting
         .funnel(inst, from.toISOString(), to.toISOString())
         .then((f) => f.data as FunnelDataDto),
-      this.db.query(
-        `SELECT currency, count(*)::int AS count, sum(institution_payout_amount)::text AS payout, sum(merchant_funded_amount)::text AS funded
-           FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3
-          GROUP BY currency ORDER BY count(*) DESC, currency`,
-        args,
-      ),
-      this.db.query(
-        `SELECT status, currency, count(*)::int AS count, sum(institution_payout_amount)::text AS payout, sum(merchant_funded_amount)::text AS funded
-           FROM settlement_entry WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3
-          GROUP BY status, currency ORDER BY status, currency`,
-        args,
-      ),
+      this.totals.redemptionTotals(inst, from, to),
+      this.totals.settlementTotals(inst, from, to),
     ]);
-    type Row = { currency: string; count: number; payout: string; funded: string; status?: string };
-    const money = (r: Row) => ({
+    const money = (r: CurrencyTotalsRow) => ({
       currency: r.currency.trim(),
       count: r.count,
       institution_payout_amount: toMajor(r.payout, r.currency.trim()),
@@ -143,8 +131,8 @@ export class PortalDashboardController {
     return {
       window: { from: from.toISOString(), to: to.toISOString() },
       funnel,
-      redemptions: (redemptions as Row[]).map(money),
-      settlements: (settlements as Row[]).map((r) => ({ status: r.status!, ...money(r) })),
+      redemptions: redemptions.map(money),
+      settlements: settlements.map((r) => ({ status: r.status!, ...money(r) })),
     };
   }
 }

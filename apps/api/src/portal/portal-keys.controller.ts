@@ -19,9 +19,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { effectiveScopes, Scope } from '@app/domain';
+import { ApiKeysRepository, KeyRow } from '../auth/api-keys.repository';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -39,19 +39,6 @@ const DAY = 86_400_000;
 /** Longest expiry a portal user may choose: rotation at least yearly (SPEC), with a year's slack. */
 const MAX_EXPIRY_MS = 2 * 366 * DAY;
 export const EXPIRING_SOON_DAYS = 14;
-
-interface KeyRow {
-  id: string;
-  name: string;
-  hint: string;
-  scopes: string[] | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  created_at: Date;
-  created_by: string | null;
-  cursor_t: string;
-}
 
 function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
   const exp = r.expires_at ? r.expires_at.getTime() : null;
@@ -82,18 +69,13 @@ function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
   };
 }
 
-const SELECT = `
-  SELECT k.id, k.name, k.hint, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, k.created_at, u.email AS created_by,
-         to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t
-    FROM api_key k LEFT JOIN portal_user u ON u.id = k.created_by_user_id`;
-
 /** API keys in the portal: everyone reads; only admins create and revoke (SPEC Authentication 2–6). */
 @ApiTags('Portal')
 @Controller('portal/api/api-keys')
 export class PortalKeysController {
   constructor(
     private readonly keys: ApiKeysService,
-    private readonly db: DataSource,
+    private readonly repo: ApiKeysRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -113,12 +95,7 @@ export class PortalKeysController {
     const keyset = new Keyset(this.config.secretsKey, `portal:api-keys:${inst}`);
     const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
-    const rows: KeyRow[] = await this.db.query(
-      `${SELECT}
-        WHERE k.institution_id = $1 ${after ? 'AND (k.created_at, k.id) < ($3::timestamptz, $4::uuid)' : ''}
-        ORDER BY k.created_at DESC, k.id DESC LIMIT $2`,
-      after ? [inst, limit + 1, after.t, after.id] : [inst, limit + 1],
-    );
+    const rows = await this.repo.listPage(inst, after, limit);
     const now = Date.now();
     return keyset.page(rows, limit, (r) => toDto(r, now));
   }
@@ -186,10 +163,7 @@ export class PortalKeysController {
   async revoke(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<PortalApiKeyDto> {
     const p = req.portalUser!;
     await this.keys.revoke(p.institutionId, id, { label: p.email, ip: req.ip });
-    const [row]: KeyRow[] = await this.db.query(
-      `${SELECT} WHERE k.id = $1 AND k.institution_id = $2`,
-      [id, p.institutionId],
-    );
-    return toDto(row);
+    const row = await this.repo.findOne(p.institutionId, id);
+    return toDto(row!);
   }
 }

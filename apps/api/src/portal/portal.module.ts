@@ -3,6 +3,7 @@ import { WebhooksCoreModule } from '@app/core';
 import { ReportingModule } from '../reporting/reporting.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
+import { PortalActivityRepository } from './portal-activity.repository';
 import { PortalDashboardController } from './portal-dashboard.controller';
 import { PortalAuthController } from './portal-auth.controller';
 import { PortalKeysController } from './portal-keys.controller';
@@ -23,7 +24,13 @@ import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
     PortalDashboardController,
     PortalWebhooksController,
   ],
-  providers: [PortalSessionsService, PortalSessionGuard, CsvUploadsService, PortalWebhooksService],
+  providers: [
+    PortalSessionsService,
+    PortalSessionGuard,
+    CsvUploadsService,
+    PortalActivityRepository,
+    PortalWebhooksService,
+  ],
   exports: [PortalSessionsService, PortalSessionGuard, PortalWebhooksService],
 })
 export class PortalModule {}

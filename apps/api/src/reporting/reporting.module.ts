@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ReportingController } from './reporting.controller';
+import { ReportingRepository } from './reporting.repository';
 import { ReportingService } from './reporting.service';
 
 /** Redemptions, the settlement ledger and the engagement funnel (scope `reporting`). */
 @Module({
   controllers: [ReportingController],
-  providers: [ReportingService],
-  exports: [ReportingService],
+  providers: [ReportingService, ReportingRepository],
+  exports: [ReportingService, ReportingRepository],
 })
 export class ReportingModule {}
