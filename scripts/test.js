@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run call it (`npm test`):
-// type check, unit tests, build, OpenAPI drift check and e2e tests against real PostgreSQL and
+// format check, lint, type check, unit tests, build, OpenAPI drift check and e2e tests against real PostgreSQL and
 // Redis (and, when present, the portal's browser tests). Prints one closing line
 // "N passed, N failed" counting every test that ran.
 const { spawnSync } = require('child_process');
@@ -45,6 +45,9 @@ const steps = [
       '--log-level=warn',
       '.',
     ]) || (failed++, false),
+  () =>
+    run('lint (eslint)', process.execPath, [require.resolve('eslint/bin/eslint.js'), '.']) ||
+    (failed++, false),
   () =>
     run('type check', process.execPath, [
       require.resolve('typescript/bin/tsc'),

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
 import { PUBLIC_ROUTES } from './scope-matrix';
 
@@ -61,7 +62,7 @@ describe('API-key authentication (GET /api/v1/me)', () => {
   it('403 token_revoked for a revoked key', async () => {
     const w = await createWorld(api);
     await api.app
-      .get(require('typeorm').DataSource)
+      .get(DataSource)
       .query(`UPDATE api_key SET revoked_at = now() WHERE id = $1`, [w.keyId]);
     const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(403);
     expect(res.body.error).toBe('token_revoked');
@@ -94,7 +95,7 @@ describe('API-key authentication (GET /api/v1/me)', () => {
 
   it('records last_used_at at most once a minute', async () => {
     const w = await createWorld(api);
-    const db = api.app.get(require('typeorm').DataSource);
+    const db = api.app.get(DataSource);
     const read = async () =>
       (await db.query(`SELECT last_used_at FROM api_key WHERE id = $1`, [w.keyId]))[0].last_used_at;
     expect(await read()).toBeNull();

@@ -11,7 +11,6 @@ import {
   IsString,
   IsUUID,
   Length,
-  Matches,
   Max,
   Min,
   registerDecorator,

@@ -1,6 +1,7 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { ApiError } from './api-error';
 import { bodyParserError, mapError } from './error-mapping';
+import { loggableError } from './error.filter';
 
 describe('error mapping', () => {
   it('keeps ApiError codes, messages, details and headers', () => {
@@ -69,8 +70,6 @@ describe('error mapping', () => {
 
 describe('loggableError', () => {
   it('keeps name, message and code, drops SQL parameters and row detail', () => {
-    // Lazily required: the filter module pulls in Nest decorators.
-    const { loggableError } = require('./error.filter');
     const e = Object.assign(new Error('new row violates check constraint'), {
       query: 'INSERT INTO transaction …',
       parameters: ['chk_secret_token_1'],

@@ -179,7 +179,10 @@ export class MatchingService {
       const offerIds = new Set<string>(reversals.map((r) => r.row.offer_id));
       const enrollmentIds = new Set<string>(reversals.map((r) => r.row.cardholder_offer_id));
       for (const c of candidates.values())
-        for (const e of c) (offerIds.add(e.offerId), enrollmentIds.add(e.id));
+        for (const e of c) {
+          offerIds.add(e.offerId);
+          enrollmentIds.add(e.id);
+        }
       t1 = performance.now();
       const offers = await this.lockOffers(m, [...offerIds]);
       const enrollments = await this.lockEnrollments(m, [...enrollmentIds]);
