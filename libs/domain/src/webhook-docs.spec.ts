@@ -163,7 +163,7 @@ describe('docs/webhooks.md Standard Webhooks verifiers', () => {
   const { now, cases } = standardCases();
 
   it('the Node snippet (crypto alone) and the standardwebhooks package agree with the expected verdicts', () => {
-    const mod = { exports: {} as { verifyStandardWebhook: Function } };
+    const mod = { exports: {} as { verifyStandardWebhook: (...args: unknown[]) => boolean } };
     new Script(snippet('standard-node', 'js')).runInContext(
       createContext({ require, module: mod, exports: mod.exports, Buffer }),
     );
