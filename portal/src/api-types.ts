@@ -760,6 +760,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/webhook/headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the custom headers sent with every attempt (admins)
+         * @description At most 5. Values are stored encrypted, never shown again and never logged (the delivery log shows them hidden). Names cannot replace the headers the service sends. Recorded in the security activity (names only).
+         */
+        put: operations["portalSetWebhookHeaders"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/webhook/rate-limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Cap the attempts per second to the URL (admins); null removes the cap */
+        put: operations["portalSetWebhookRateCap"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/api/webhook/replays": {
         parameters: {
             query?: never;
@@ -792,6 +829,23 @@ export interface paths {
         get: operations["portalGetWebhookReplay"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/webhook/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume paused deliveries (admins): pending ones are sent, oldest first */
+        post: operations["portalResumeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1126,6 +1180,15 @@ export interface components {
             institution_payout_amount: number;
             /** @example 950 */
             merchant_funded_amount: number;
+        };
+        CustomHeaderDto: {
+            /** @example X-Api-Key */
+            name: string;
+            /**
+             * @description Stored encrypted; never shown again or logged
+             * @example gw-4f1c2b
+             */
+            value: string;
         };
         DashboardDto: {
             funnel: components["schemas"]["FunnelDataDto"];
@@ -1931,6 +1994,59 @@ export interface components {
             /** @example Corner Grocer */
             merchant_name: string | null;
         };
+        ResumedDto: {
+            /**
+             * @description Names of the custom headers sent with every attempt (values are never shown)
+             * @example [
+             *       "X-Api-Key"
+             *     ]
+             */
+            custom_headers: string[];
+            /**
+             * @description The event types delivered (`webhook.test` is sent on request only)
+             * @example [
+             *       "redemption.completed",
+             *       "redemption.reversed",
+             *       "redemption.settled"
+             *     ]
+             */
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+            /**
+             * @description First failed attempt since the last success (null while attempts succeed)
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * @description Cap on attempts per second to this URL; null: no cap
+             * @example 50
+             */
+            max_per_second: number | null;
+            /**
+             * @description Set when deliveries were paused because every attempt failed for WEBHOOK_DISABLE_AFTER_DAYS; resume with POST …/resume
+             * @example null
+             */
+            paused_at: string | null;
+            /**
+             * @description While a rotation overlap lasts: until when the previous secret also signs (a second `webhook-signature`); else null
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * @description Pending deliveries queued again, oldest first
+             * @example 42
+             */
+            resumed: number;
+            /**
+             * @description Whether a signing secret exists (its value is shown only once, at rotation)
+             * @example true
+             */
+            secret_set: boolean;
+            /**
+             * @description null when not configured: deliveries are then `skipped`
+             * @example https://hooks.demo-bank.example/offers
+             */
+            url: string | null;
+        };
         RotateSecretDto: {
             /**
              * @description How long the previous secret keeps signing too (Standard Webhooks headers carry both signatures): default 86400 (24 h), at most 604800 (7 days); 0 expires it now
@@ -1967,7 +2083,7 @@ export interface components {
             /** @example 203.0.113.7 */
             ip: string | null;
             /**
-             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.url_changed, login.succeeded, login.failed, login.locked
+             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.url_changed, login.succeeded, login.failed, login.locked
              * @example api_key.created
              */
             type: string;
@@ -2262,6 +2378,10 @@ export interface components {
             /** @example 2 */
             unread_count: number;
         };
+        UpdateCustomHeadersDto: {
+            /** @description Replaces every custom header; at most 5; [] removes them */
+            headers: components["schemas"]["CustomHeaderDto"][];
+        };
         UpdateEventTypesDto: {
             /**
              * @description The event types to receive. `redemption.completed` must stay while a URL is set; `webhook.test` is sent on request only.
@@ -2370,6 +2490,13 @@ export interface components {
              *     }
              */
             translations?: Record<string, never>;
+        };
+        UpdateRateCapDto: {
+            /**
+             * @description Attempts per second to this URL, 1 to 1000; null removes the cap
+             * @example 50
+             */
+            max_per_second: number | null;
         };
         UpdateWebhookDto: {
             /**
@@ -2682,6 +2809,13 @@ export interface components {
         };
         WebhookSettingsDto: {
             /**
+             * @description Names of the custom headers sent with every attempt (values are never shown)
+             * @example [
+             *       "X-Api-Key"
+             *     ]
+             */
+            custom_headers: string[];
+            /**
              * @description The event types delivered (`webhook.test` is sent on request only)
              * @example [
              *       "redemption.completed",
@@ -2690,6 +2824,21 @@ export interface components {
              *     ]
              */
             event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+            /**
+             * @description First failed attempt since the last success (null while attempts succeed)
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * @description Cap on attempts per second to this URL; null: no cap
+             * @example 50
+             */
+            max_per_second: number | null;
+            /**
+             * @description Set when deliveries were paused because every attempt failed for WEBHOOK_DISABLE_AFTER_DAYS; resume with POST …/resume
+             * @example null
+             */
+            paused_at: string | null;
             /**
              * @description While a rotation overlap lasts: until when the previous secret also signs (a second `webhook-signature`); else null
              * @example 2026-11-22T10:00:00.000Z
@@ -5409,6 +5558,112 @@ export interface operations {
             };
         };
     };
+    portalSetWebhookHeaders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCustomHeadersDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingsDto"];
+                };
+            };
+            /** @description `validation_failed`: too many, a reserved or malformed name, or a bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalSetWebhookRateCap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRateCapDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingsDto"];
+                };
+            };
+            /** @description `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     portalListWebhookReplays: {
         parameters: {
             query?: never;
@@ -5553,6 +5808,55 @@ export interface operations {
             };
             /** @description `replay_not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalResumeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResumedDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `webhook_not_paused` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -798,6 +798,10 @@ describe('redemption webhooks', () => {
         secret_set: true,
         previous_secret_expires_at: null, // the first secret replaced none
         event_types: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
+        custom_headers: [],
+        max_per_second: null,
+        paused_at: null,
+        failing_since: null,
       });
       expect(
         (
@@ -854,6 +858,10 @@ describe('redemption webhooks', () => {
         secret_set: true,
         previous_secret_expires_at: null,
         event_types: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
+        custom_headers: [],
+        max_per_second: null,
+        paused_at: null,
+        failing_since: null,
       });
     });
 

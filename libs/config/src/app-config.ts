@@ -20,6 +20,7 @@ export class AppConfig {
     stuckAfterMs: number;
     leaseGraceMs: number;
     replayRatePerSecond: number;
+    disableAfterMs: number;
   };
   readonly rateLimits: { defaultPerMinute: number; reportingPerMinute: number };
   readonly migrationsRunOnBoot: boolean;
@@ -50,6 +51,7 @@ export class AppConfig {
       stuckAfterMs: env.WEBHOOK_STUCK_AFTER_MS,
       leaseGraceMs: env.WEBHOOK_LEASE_GRACE_MS,
       replayRatePerSecond: env.WEBHOOK_REPLAY_RATE_PER_S,
+      disableAfterMs: Math.round(env.WEBHOOK_DISABLE_AFTER_DAYS * 86_400_000),
     };
     this.rateLimits = {
       defaultPerMinute: env.RATE_LIMIT_DEFAULT_PER_MINUTE,

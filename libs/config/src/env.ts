@@ -3,6 +3,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -99,6 +100,12 @@ export class EnvVars {
   @Min(1)
   @Max(1000)
   WEBHOOK_REPLAY_RATE_PER_S = 20;
+
+  /** A URL whose every attempt failed for this many days is paused (deliveries wait). */
+  @Transform(toInt)
+  @IsNumber({}, { message: 'WEBHOOK_DISABLE_AFTER_DAYS must be a number of days' })
+  @Min(0.00001)
+  WEBHOOK_DISABLE_AFTER_DAYS = 3;
 
   @Transform(toInt)
   @IsInt()

@@ -12,6 +12,7 @@ export * from './transaction-event';
 export * from './webhook-signing';
 export * from './webhook-payloads';
 export * from './webhook-event-selection';
+export * from './webhook-custom-headers';
 export * from './webhook-verify';
 export * from './webhook-retry';
 export * from './webhook-address';

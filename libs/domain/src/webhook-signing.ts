@@ -123,11 +123,21 @@ const SIGNATURE_HEADERS = new Set(
 
 /**
  * The headers of an attempt as the delivery log shows them: signatures shortened to their first
- * 8 characters (enough to tell two apart, useless to forge or replay with).
+ * 8 characters (enough to tell two apart, useless to forge or replay with), custom header values
+ * hidden.
  */
-export function headersForLog(headers: Record<string, string>): Record<string, string> {
+export function headersForLog(
+  headers: Record<string, string>,
+  /** The institution's custom headers: their values are never shown (they may be credentials). */
+  hidden: readonly string[] = [],
+): Record<string, string> {
+  const secret = new Set(hidden.map((h) => h.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
+    if (secret.has(name.toLowerCase())) {
+      out[name] = '[hidden]';
+      continue;
+    }
     out[name] = SIGNATURE_HEADERS.has(name.toLowerCase())
       ? value
           .split(' ')

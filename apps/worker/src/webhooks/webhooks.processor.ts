@@ -8,7 +8,7 @@ import { QUEUES, WebhookJob } from '@app/queue';
 
 const outcomes = new Counter({
   name: 'webhook_attempts_total',
-  help: 'Webhook attempts by outcome (delivered, retry, failed, skipped, noop)',
+  help: 'Webhook attempts by outcome (delivered, retry, failed, skipped, noop, paused)',
   labelNames: ['outcome'],
 });
 
@@ -55,6 +55,10 @@ export class WebhooksProcessor
       case 'done':
         outcomes.inc({ outcome: 'noop' });
         return { done: true };
+      case 'paused':
+        // The URL is paused: the step waits in PostgreSQL; resuming queues it again.
+        outcomes.inc({ outcome: 'paused' });
+        return { paused: true };
       case 'skipped':
         outcomes.inc({ outcome: 'skipped' });
         this.logger.log({ deliveryId: job.data.deliveryId, reason: r.reason }, 'webhook skipped');

@@ -29,6 +29,8 @@ function setUp(leaseLeftMs: number) {
       webhookUrl: 'http://127.0.0.1:9/hooks',
       secretEncrypted: encryptSecret('whsec_test', key),
       previousSecretEncrypted: null,
+      headersEncrypted: null,
+      maxPerSecond: null,
       token: 't1',
       leaseLeftMs,
     },

@@ -12,6 +12,7 @@ import {
 import type { WebhookJob } from '@app/queue';
 import { decryptSecret } from '../secrets';
 import { Resolver } from './ssrf-guard';
+import { WebhookRateCap } from './webhook-rate-cap';
 import { SendResult, WebhookHttpClient } from './webhook-http';
 import { WebhookOutbox } from './webhook-outbox';
 import { AttemptRecord, ClaimedDelivery } from './webhook-store';
@@ -19,6 +20,7 @@ import { AttemptRecord, ClaimedDelivery } from './webhook-store';
 export type AttemptOutcome =
   | { kind: 'done' }
   | { kind: 'busy'; until: Date }
+  | { kind: 'paused' }
   | { kind: 'skipped'; reason: string }
   | {
       kind: 'attempted';
@@ -43,10 +45,13 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDelivery');
   private http: WebhookHttpClient;
 
+  private readonly rateCap: WebhookRateCap;
+
   constructor(
     private readonly config: AppConfig,
     private readonly outbox: WebhookOutbox,
   ) {
+    this.rateCap = new WebhookRateCap(config.redisUrl, `${config.queuePrefix}:webhook-cap`);
     this.http = new WebhookHttpClient({
       allowPrivate: config.webhook.allowPrivateUrls,
       timeoutMs: config.webhook.timeoutMs,
@@ -72,6 +77,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       attempt: job.attempt,
     });
     if (claim.kind === 'done') return { kind: 'done' };
+    if (claim.kind === 'paused') return { kind: 'paused' };
     if (claim.kind === 'busy') return { kind: 'busy', until: claim.until };
     if (claim.kind === 'interrupted') {
       this.logger.warn(
@@ -126,8 +132,29 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       }
     }
 
+    let custom: { name: string; value: string }[] = [];
+    if (d.headersEncrypted) {
+      try {
+        custom = JSON.parse(decryptSecret(d.headersEncrypted, this.config.secretsKey));
+      } catch {
+        this.logger.error(
+          `delivery ${d.id}: the custom headers cannot be decrypted; sent without them`,
+        );
+      }
+    }
+
+    // The institution's cap on attempts per second (shared by every worker through Redis).
+    if (d.maxPerSecond) {
+      const waitMs = await this.rateCap.take(d.institutionId, d.maxPerSecond);
+      if (waitMs > 0) {
+        await store.release(d.id, d.token);
+        return { kind: 'busy', until: new Date(Date.now() + waitMs) };
+      }
+    }
+
     const body = serializeWebhookPayload(d.payload);
     const headers = {
+      ...Object.fromEntries(custom.map((h) => [h.name, h.value])),
       ...signWebhookAttempt(body, {
         deliveryId: d.id,
         timestampSec: Math.floor(Date.now() / 1000),
@@ -146,11 +173,10 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       result,
       d.id,
       d.attemptCount + 1,
-      headersForLog({
-        ...headers,
-        'Content-Type': 'application/json',
-        'Content-Length': String(body.length),
-      }),
+      headersForLog(
+        { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+        custom.map((h) => h.name),
+      ),
     );
   }
 
@@ -249,8 +275,9 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     }
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     this.http.close();
+    await this.rateCap.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { returnedRows } from '@app/db';
 import { StepRef } from './webhook-store';
 
 /** Most failed deliveries one replay takes (a larger outage needs several, by time range). */
@@ -114,14 +115,16 @@ export class WebhookReplays {
             [r.institution_id, r.since, r.until, r.cursor_created_at, r.cursor_id, take],
           )
         : [];
-      const started: { id: string; redelivery_count: number }[] = next.length
-        ? await m.query(
-            `UPDATE webhook_delivery d
+      const started = next.length
+        ? returnedRows<{ id: string; redelivery_count: number }>(
+            await m.query(
+              `UPDATE webhook_delivery d
                 SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
                     status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
               WHERE d.id = ANY($1::uuid[]) AND d.status = 'failed'
               RETURNING d.id, d.redelivery_count`,
-            [next.map((n) => n.id)],
+              [next.map((n) => n.id)],
+            ),
           )
         : [];
       const last = next[next.length - 1];

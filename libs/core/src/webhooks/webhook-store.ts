@@ -27,6 +27,10 @@ export interface ClaimedDelivery {
   secretEncrypted: string | null;
   /** The secret before the last rotation while its overlap lasts (it signs too), else null. */
   previousSecretEncrypted: string | null;
+  /** Custom request headers (encrypted JSON list of {name, value}), else null. */
+  headersEncrypted: string | null;
+  /** The institution's cap on attempts per second, else null. */
+  maxPerSecond: number | null;
   token: string;
   /** How long the lease still runs, measured by the database at the end of the claim. */
   leaseLeftMs: number;
@@ -38,6 +42,8 @@ export type ClaimResult =
   | { kind: 'done' }
   /** Another worker holds the attempt; try again after `until`. */
   | { kind: 'busy'; until: Date }
+  /** The institution's URL is paused (it kept failing): the step waits until an admin resumes. */
+  | { kind: 'paused' }
   /** An earlier claim expired without an outcome: its worker died mid-attempt. */
   | {
       kind: 'interrupted';
@@ -160,10 +166,11 @@ WITH req AS (
     FROM req, cur, institution i
    WHERE d.id = req.id AND cur.id = d.id AND i.id = d.institution_id
      AND cur.status = 'pending' AND cur.redelivery_count = req.series AND cur.series_attempt_count = req.attempt - 1
-     AND cur.lease_token IS NULL
+     AND cur.lease_token IS NULL AND i.webhook_disabled_at IS NULL
   RETURNING d.id, d.institution_id, d.event, d.payload, d.attempt_count, i.webhook_url, i.webhook_secret_encrypted,
             CASE WHEN i.webhook_previous_secret_expires_at > now() THEN i.webhook_previous_secret_encrypted END
               AS previous_secret_encrypted,
+            i.webhook_headers_encrypted, i.webhook_max_per_second,
             d.lease_until AS granted_until
 )
 SELECT req.id, req.series, req.attempt, req.token,
@@ -171,8 +178,11 @@ SELECT req.id, req.series, req.attempt, req.token,
        cur.series_attempt_count, cur.lease_token, cur.lease_until, cur.lease_started_at, cur.lease_url, cur.lease_expired,
        claimed.id IS NOT NULL AS claimed, claimed.institution_id, claimed.event, claimed.payload, claimed.attempt_count,
        claimed.webhook_url, claimed.webhook_secret_encrypted, claimed.previous_secret_encrypted,
-       extract(epoch FROM claimed.granted_until - clock_timestamp()) * 1000 AS lease_left_ms
-  FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id`;
+       claimed.webhook_headers_encrypted, claimed.webhook_max_per_second,
+       extract(epoch FROM claimed.granted_until - clock_timestamp()) * 1000 AS lease_left_ms,
+       ci.webhook_disabled_at IS NOT NULL AS paused
+  FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id
+  LEFT JOIN institution ci ON ci.id = cur.institution_id`;
 
 const RECORD_SQL = `
 WITH r AS (
@@ -208,6 +218,36 @@ WITH r AS (
    WHERE r.alert_body IS NOT NULL
   ON CONFLICT (institution_id, dedupe_key) DO NOTHING
 )
+-- The institution's failing streak: a 2xx ends it, a failure starts it; a streak older than the
+-- pause threshold ($16 ms) pauses the URL once, with an inbox alert.
+, streak AS (
+  SELECT i.id, x.ok, COALESCE(i.webhook_failing_since, x.first_fail) AS since, i.webhook_failing_since AS old_since,
+         i.webhook_disabled_at AS old_disabled
+    FROM (SELECT d.institution_id, bool_or(r.outcome = 'delivered') AS ok,
+                 min(r.started_at) FILTER (WHERE r.outcome <> 'delivered') AS first_fail
+            FROM d JOIN r ON r.id = d.id GROUP BY d.institution_id) x
+    JOIN institution i ON i.id = x.institution_id
+), chg AS (
+  SELECT id, CASE WHEN ok THEN NULL ELSE since END AS new_since,
+         (NOT ok AND old_disabled IS NULL AND since <= now() - make_interval(secs => $16::float8 / 1000)) AS pause,
+         old_since
+    FROM streak
+), inst AS (
+  UPDATE institution i
+     SET webhook_failing_since = chg.new_since,
+         webhook_disabled_at = CASE WHEN chg.pause THEN now() ELSE i.webhook_disabled_at END
+    FROM chg
+   WHERE i.id = chg.id AND (chg.old_since IS DISTINCT FROM chg.new_since OR chg.pause)
+), pa AS (
+  INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
+  SELECT chg.id, 'webhook.paused', 'Webhook deliveries are paused',
+         'Every attempt to your webhook URL has failed since ' || to_char(chg.new_since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') ||
+         ' UTC, so deliveries are paused: new and pending events wait, nothing is lost. Fix your endpoint, then resume ' ||
+         'under Webhooks; waiting deliveries are sent in the order they were created.',
+         'webhook.paused:' || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
+    FROM chg WHERE chg.pause
+  ON CONFLICT (institution_id, dedupe_key) DO NOTHING
+)
 SELECT id, attempt_count, status FROM d`;
 
 /** Runs `write` on items whose ids are unique within the call; a repeated id waits for the next round. */
@@ -238,6 +278,8 @@ export class WebhookStore {
   constructor(
     private readonly db: DataSource,
     private readonly leaseMs: number,
+    /** A URL failing for this long is paused (WEBHOOK_DISABLE_AFTER_DAYS). */
+    private readonly pauseAfterMs = 3 * 86_400_000,
   ) {
     this.claims = new GroupCommitter((items) => this.claimBatch(items), {
       maxBatch: 200,
@@ -326,6 +368,7 @@ export class WebhookStore {
             u.map((i) => i.statusReason),
             u.map((i) => i.alertBody),
             u.map((i) => (i.requestHeaders ? JSON.stringify(i.requestHeaders) : null)),
+            this.pauseAfterMs,
           ],
         );
         return new Map(
@@ -485,6 +528,41 @@ export class WebhookStore {
   }
 
   /**
+   * Resumes a paused URL: the pause and the failing streak end, and the institution's pending
+   * deliveries are returned in creation order, as the steps to queue (their series goes on where
+   * it stopped). Null when the URL was not paused.
+   */
+  async resume(institutionId: string): Promise<StepRef[] | null> {
+    return this.db.transaction(async (m) => {
+      const rows = returnedRows(
+        await m.query(
+          `UPDATE institution SET webhook_disabled_at = NULL, webhook_failing_since = NULL, updated_at = now()
+            WHERE id = $1 AND webhook_disabled_at IS NOT NULL RETURNING id`,
+          [institutionId],
+        ),
+      );
+      if (!rows.length) return null;
+      const pending = returnedRows<StepRow & { created_at: Date }>(
+        await m.query(
+          `UPDATE webhook_delivery d SET next_attempt_at = now(), enqueued_at = now()
+           FROM (SELECT id FROM webhook_delivery WHERE institution_id = $1 AND status = 'pending'
+                  ORDER BY created_at, id) p
+          WHERE d.id = p.id
+          RETURNING d.id, d.redelivery_count, d.series_attempt_count, d.created_at`,
+          [institutionId],
+        ),
+      );
+      // Oldest first, a little apart (50 ms, less for a long list: all within 10 s), so that the
+      // attempts start in creation order.
+      const gap = Math.min(50, 10_000 / Math.max(1, pending.length));
+      const now = Date.now();
+      return pending
+        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1))
+        .map((r, i) => ({ ...toStep(r), nextAttemptAt: new Date(now + i * gap) }));
+    });
+  }
+
+  /**
    * No URL or no usable secret: the delivery is `skipped` (a delivery that already went through
    * stays `delivered`), visible in the portal and redeliverable once the settings are fixed.
    */
@@ -547,6 +625,7 @@ export class WebhookStore {
           AND next_attempt_at < now() - make_interval(secs => $2::float8 / 1000)
           AND enqueued_at < now() - make_interval(secs => $2::float8 / 1000)
           AND (lease_until IS NULL OR lease_until < now())
+          AND NOT EXISTS (SELECT 1 FROM institution i WHERE i.id = webhook_delivery.institution_id AND i.webhook_disabled_at IS NOT NULL)
         ORDER BY next_attempt_at LIMIT $1`,
       [limit, lateMs],
     );
@@ -602,6 +681,9 @@ interface ClaimRow {
   webhook_url: string | null;
   webhook_secret_encrypted: string | null;
   previous_secret_encrypted: string | null;
+  webhook_headers_encrypted: string | null;
+  webhook_max_per_second: number | null;
+  paused: boolean | null;
   lease_left_ms: string | number | null;
 }
 
@@ -618,6 +700,8 @@ function toClaimResult(r: ClaimRow): ClaimResult {
         webhookUrl: r.webhook_url,
         secretEncrypted: r.webhook_secret_encrypted,
         previousSecretEncrypted: r.previous_secret_encrypted,
+        headersEncrypted: r.webhook_headers_encrypted,
+        maxPerSecond: r.webhook_max_per_second,
         token: r.token,
         leaseLeftMs: Number(r.lease_left_ms ?? 0),
       },
@@ -629,6 +713,7 @@ function toClaimResult(r: ClaimRow): ClaimResult {
     r.redelivery_count === r.series &&
     r.series_attempt_count === r.attempt - 1;
   if (!sameStep) return { kind: 'done' };
+  if (!r.lease_token && r.paused) return { kind: 'paused' };
   if (r.lease_token && r.lease_expired) {
     return {
       kind: 'interrupted',

@@ -10,7 +10,11 @@ import { WebhookStore } from './webhook-store';
 const store = {
   provide: WebhookStore,
   useFactory: (db: DataSource, config: AppConfig) =>
-    new WebhookStore(db, config.webhook.timeoutMs + config.webhook.leaseGraceMs),
+    new WebhookStore(
+      db,
+      config.webhook.timeoutMs + config.webhook.leaseGraceMs,
+      config.webhook.disableAfterMs,
+    ),
   inject: [DataSource, AppConfig],
 };
 

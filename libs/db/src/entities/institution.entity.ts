@@ -33,6 +33,17 @@ export class Institution {
   webhookPreviousSecretEncrypted: string | null;
   @Column('timestamptz', { name: 'webhook_previous_secret_expires_at', nullable: true })
   webhookPreviousSecretExpiresAt: Date | null;
+  /** Custom request headers (JSON list of {name, value}), encrypted like the secret; never logged. */
+  @Column('text', { name: 'webhook_headers_encrypted', nullable: true, select: false })
+  webhookHeadersEncrypted: string | null;
+  @Column('int', { name: 'webhook_max_per_second', nullable: true })
+  webhookMaxPerSecond: number | null;
+  /** First failed attempt since the last success (for pausing a URL that keeps failing). */
+  @Column('timestamptz', { name: 'webhook_failing_since', nullable: true })
+  webhookFailingSince: Date | null;
+  /** Set when the URL was paused after failing for WEBHOOK_DISABLE_AFTER_DAYS. */
+  @Column('timestamptz', { name: 'webhook_disabled_at', nullable: true })
+  webhookDisabledAt: Date | null;
   /** Event types delivered to the webhook URL (webhook.test is sent on request only). */
   @Column('text', { name: 'webhook_event_types', array: true })
   webhookEventTypes: string[];

@@ -7,6 +7,7 @@ import { EngagementRollups1763700005000 } from './1763700005000-engagement-rollu
 import { WebhookSecretOverlap1763800400000 } from './1763800400000-webhook-secret-overlap';
 import { WebhookEventCatalog1763800400100 } from './1763800400100-webhook-event-catalog';
 import { WebhookReplayAndSearch1763800400200 } from './1763800400200-webhook-replay-and-search';
+import { WebhookEndpointOptions1763800400300 } from './1763800400300-webhook-endpoint-options';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   WebhookSecretOverlap1763800400000,
   WebhookEventCatalog1763800400100,
   WebhookReplayAndSearch1763800400200,
+  WebhookEndpointOptions1763800400300,
 ];

@@ -30,11 +30,14 @@ import { PortalAuth } from '../portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
+  ResumedDto,
   RotateSecretDto,
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SigningSecretDto,
   StartReplayDto,
   TestEventAcceptedDto,
+  UpdateCustomHeadersDto,
+  UpdateRateCapDto,
   WebhookReplayDto,
   WebhookReplayListDto,
   WebhookStatsDto,
@@ -102,6 +105,51 @@ export class PortalWebhooksController {
     @Body() dto: UpdateEventTypesDto,
   ): Promise<WebhookSettingsDto> {
     return this.webhooks.setEventTypes(req.portalUser!, dto.event_types, req.ip);
+  }
+
+  @Put('headers')
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalSetWebhookHeaders',
+    summary: 'Set the custom headers sent with every attempt (admins)',
+    description:
+      'At most 5. Values are stored encrypted, never shown again and never logged (the delivery log shows them hidden). Names cannot replace the headers the service sends. Recorded in the security activity (names only).',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  @ApiBadRequestResponse({
+    description: '`validation_failed`: too many, a reserved or malformed name, or a bad value',
+    type: ErrorResponseDto,
+  })
+  setHeaders(
+    @Req() req: Request,
+    @Body() dto: UpdateCustomHeadersDto,
+  ): Promise<WebhookSettingsDto> {
+    return this.webhooks.setCustomHeaders(req.portalUser!, dto.headers, req.ip);
+  }
+
+  @Put('rate-limit')
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalSetWebhookRateCap',
+    summary: 'Cap the attempts per second to the URL (admins); null removes the cap',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  @ApiBadRequestResponse({ description: '`validation_failed`', type: ErrorResponseDto })
+  setRateCap(@Req() req: Request, @Body() dto: UpdateRateCapDto): Promise<WebhookSettingsDto> {
+    return this.webhooks.setRateCap(req.portalUser!, dto.max_per_second, req.ip);
+  }
+
+  @Post('resume')
+  @PortalAuth('admin')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'portalResumeWebhook',
+    summary: 'Resume paused deliveries (admins): pending ones are sent, oldest first',
+  })
+  @ApiOkResponse({ type: ResumedDto })
+  @ApiConflictResponse({ description: '`webhook_not_paused`', type: ErrorResponseDto })
+  resume(@Req() req: Request): Promise<ResumedDto> {
+    return this.webhooks.resume(req.portalUser!, req.ip, req.id as string | undefined);
   }
 
   @Post('secret')

@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  IsArray,
   IsIn,
   IsInt,
   IsOptional,
@@ -9,6 +12,7 @@ import {
   MaxLength,
   Min,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { DELIVERY_STATUSES, ERROR_CLASSES } from '@app/db';
 import { SELECTABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
@@ -48,6 +52,84 @@ export class WebhookSettingsDto {
     description: 'The event types delivered (`webhook.test` is sent on request only)',
   })
   event_types: string[];
+
+  @ApiProperty({
+    type: [String],
+    example: ['X-Api-Key'],
+    description: 'Names of the custom headers sent with every attempt (values are never shown)',
+  })
+  custom_headers: string[];
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 50,
+    description: 'Cap on attempts per second to this URL; null: no cap',
+  })
+  max_per_second: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      'Set when deliveries were paused because every attempt failed for WEBHOOK_DISABLE_AFTER_DAYS; resume with POST …/resume',
+  })
+  paused_at: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'First failed attempt since the last success (null while attempts succeed)',
+  })
+  failing_since: string | null;
+}
+
+export class CustomHeaderDto {
+  @ApiProperty({ example: 'X-Api-Key' })
+  @IsString()
+  @MaxLength(64)
+  name: string;
+
+  @ApiProperty({
+    example: 'gw-4f1c2b',
+    description: 'Stored encrypted; never shown again or logged',
+  })
+  @IsString()
+  @MaxLength(1000)
+  value: string;
+}
+
+export class UpdateCustomHeadersDto {
+  @ApiProperty({
+    type: [CustomHeaderDto],
+    description: 'Replaces every custom header; at most 5; [] removes them',
+  })
+  @IsArray()
+  @ArrayMaxSize(5)
+  @ValidateNested({ each: true })
+  @Type(() => CustomHeaderDto)
+  headers: CustomHeaderDto[];
+}
+
+export class UpdateRateCapDto {
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 50,
+    description: 'Attempts per second to this URL, 1 to 1000; null removes the cap',
+  })
+  @ValidateIf((o: UpdateRateCapDto) => o.max_per_second !== null)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  max_per_second: number | null;
+}
+
+export class ResumedDto extends WebhookSettingsDto {
+  @ApiProperty({ example: 42, description: 'Pending deliveries queued again, oldest first' })
+  resumed: number;
 }
 
 /** Seconds the previous secret keeps signing after a rotation: 24 h by default, at most 7 days. */

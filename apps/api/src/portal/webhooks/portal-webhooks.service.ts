@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   checkWebhookUrl,
+  decryptSecret,
   DeliveryRow,
   encryptSecret,
   Resolver,
@@ -13,7 +14,7 @@ import {
   WebhookStore,
 } from '@app/core';
 import { returnedRows } from '@app/db';
-import { checkEventSelection, generateWebhookSecret } from '@app/domain';
+import { checkCustomHeaders, checkEventSelection, generateWebhookSecret } from '@app/domain';
 import { SecurityActivityService } from '../../auth/security-activity.service';
 import { ApiError } from '../../common/api-error';
 import { Keyset, Page } from '../../common/pagination';
@@ -21,6 +22,7 @@ import type { PortalPrincipal } from '../portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
+  ResumedDto,
   SigningSecretDto,
   StartReplayDto,
   TestEventAcceptedDto,
@@ -69,6 +71,7 @@ export class PortalWebhooksService {
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
     const [row] = await this.db.query(
       `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set, webhook_event_types,
+              webhook_headers_encrypted, webhook_max_per_second, webhook_disabled_at, webhook_failing_since,
               CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END AS previous_until
          FROM institution WHERE id = $1`,
       [institutionId],
@@ -78,6 +81,16 @@ export class PortalWebhooksService {
       secret_set: !!row?.secret_set,
       previous_secret_expires_at: iso(row?.previous_until ?? null),
       event_types: row?.webhook_event_types ?? [],
+      custom_headers: row?.webhook_headers_encrypted
+        ? (
+            JSON.parse(decryptSecret(row.webhook_headers_encrypted, this.config.secretsKey)) as {
+              name: string;
+            }[]
+          ).map((h) => h.name)
+        : [],
+      max_per_second: row?.webhook_max_per_second ?? null,
+      paused_at: iso(row?.webhook_disabled_at ?? null),
+      failing_since: iso(row?.webhook_failing_since ?? null),
     };
   }
 
@@ -130,6 +143,80 @@ export class PortalWebhooksService {
       );
     });
     return this.settings(p.institutionId);
+  }
+
+  /** Replaces the custom headers (stored encrypted; names only in the security activity). */
+  async setCustomHeaders(
+    p: PortalPrincipal,
+    headers: { name: string; value: string }[],
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
+    const check = checkCustomHeaders(headers);
+    if (!check.ok) throw ApiError.validation(check.errors, 'The custom headers are not allowed.');
+    const stored = check.headers.length
+      ? encryptSecret(JSON.stringify(check.headers), this.config.secretsKey)
+      : null;
+    await this.db.transaction(async (m) => {
+      await m.query(
+        `UPDATE institution SET webhook_headers_encrypted = $2, updated_at = now() WHERE id = $1`,
+        [p.institutionId, stored],
+      );
+      await this.security.record(
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.headers_changed',
+          actor: p.email,
+          details: { names: check.headers.map((h) => h.name) },
+          ip,
+        },
+        m,
+      );
+    });
+    return this.settings(p.institutionId);
+  }
+
+  async setRateCap(
+    p: PortalPrincipal,
+    maxPerSecond: number | null,
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
+    await this.db.transaction(async (m) => {
+      await m.query(
+        `UPDATE institution SET webhook_max_per_second = $2, updated_at = now() WHERE id = $1`,
+        [p.institutionId, maxPerSecond],
+      );
+      await this.security.record(
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.rate_cap_changed',
+          actor: p.email,
+          details: { max_per_second: maxPerSecond },
+          ip,
+        },
+        m,
+      );
+    });
+    return this.settings(p.institutionId);
+  }
+
+  /** Resumes a paused URL: its pending deliveries are queued again, oldest first. */
+  async resume(
+    p: PortalPrincipal,
+    ip: string | undefined,
+    requestId?: string,
+  ): Promise<ResumedDto> {
+    const steps = await this.store.resume(p.institutionId);
+    if (!steps) throw ApiError.conflict('webhook_not_paused', 'Deliveries are not paused.');
+    await this.security.record({
+      institutionId: p.institutionId,
+      type: 'webhook.resumed',
+      actor: p.email,
+      details: { pending: steps.length },
+      ip,
+    });
+    for (let i = 0; i < steps.length; i += 1_000)
+      await this.outbox.enqueueSteps(steps.slice(i, i + 1_000), requestId, 'none');
+    return { ...(await this.settings(p.institutionId)), resumed: steps.length };
   }
 
   /** Chooses the event types delivered; recorded in the security activity. */

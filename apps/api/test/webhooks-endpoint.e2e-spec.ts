@@ -1,0 +1,257 @@
+// Own BullMQ prefix, a fast relay, and a URL paused after ~1.7 s of nothing but failures.
+Object.assign(process.env, {
+  QUEUE_PREFIX: `e2e-webhook-endpoint-${process.pid}`,
+  WEBHOOK_RELAY_INTERVAL_MS: '200',
+  WEBHOOK_STUCK_AFTER_MS: '500',
+  WEBHOOK_DISABLE_AFTER_DAYS: '0.00002',
+});
+
+import { Logger, type INestApplicationContext } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { QUEUES } from '@app/queue';
+import {
+  createWorld,
+  eventually,
+  insertRedemptionDelivery,
+  portalLogin,
+  ReceivedRequest,
+  startApi,
+  startWorker,
+  TestApi,
+  WebhookReceiver,
+  World,
+} from '@app/testing';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('webhook endpoint options: custom headers, rate cap, pause and resume', () => {
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let db: DataSource;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    api = await startApi();
+    worker = await startWorker();
+    db = api.app.get(DataSource);
+    receiver = await new WebhookReceiver().start();
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    const config = api.app.get(AppConfig);
+    const q = new Queue(QUEUES.webhooks, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    await q.obliterate({ force: true }).catch(() => undefined);
+    await q.close();
+    await api.close();
+    await receiver.stop();
+  });
+
+  async function setUp() {
+    const world = await createWorld(api);
+    const admin = await portalLogin(api, world.admin);
+    await admin.agent
+      .put('/portal/api/webhook')
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ url: receiver.url })
+      .expect(200);
+    await admin.agent
+      .post('/portal/api/webhook/secret')
+      .set('X-CSRF-Token', admin.csrf)
+      .expect(201);
+    return { world, admin };
+  }
+  type Portal = Awaited<ReturnType<typeof setUp>>['admin'];
+  const mine = (w: World) => (r: ReceivedRequest) =>
+    JSON.parse(r.rawBody.toString() || '{}').institution_id === w.institution.id;
+  const forDelivery = (id: string) =>
+    receiver.received.filter((r) => r.headers['x-service-delivery-id'] === id);
+  const detail = (p: Portal, id: string) =>
+    p.agent
+      .get(`/portal/api/webhook/deliveries/${id}`)
+      .expect(200)
+      .then((r) => r.body);
+  const settled = (p: Portal, id: string, timeoutMs = 15_000) =>
+    eventually(
+      async () => {
+        const d = await detail(p, id);
+        return d.status !== 'pending' ? d : null;
+      },
+      `delivery ${id} settled`,
+      timeoutMs,
+    );
+
+  it('custom headers arrive with every attempt and their values never appear in logs, the log or the activity', async () => {
+    const { world, admin } = await setUp();
+    const value = `gw-secret-${Date.now()}-value`;
+    const logged: string[] = [];
+    const spies = (['log', 'warn', 'error', 'debug', 'verbose', 'fatal'] as const).map((level) =>
+      jest.spyOn(Logger.prototype, level).mockImplementation(function (...args: unknown[]) {
+        logged.push(JSON.stringify(args));
+      }),
+    );
+    try {
+      const put = (headers: unknown) =>
+        admin.agent
+          .put('/portal/api/webhook/headers')
+          .set('X-CSRF-Token', admin.csrf)
+          .send({ headers });
+      for (const bad of [
+        Array.from({ length: 6 }, (_, i) => ({ name: `X-H${i}`, value: 'v' })),
+        [{ name: 'X-Service-Signature', value: 'sha256=forged' }],
+        [{ name: 'X-Ok', value: 'a\r\nX-Injected: 1' }],
+        [{ name: 'X-Ok', value: 'v', extra: 1 }],
+      ])
+        expect((await put(bad).expect(400)).body.error).toBe('validation_failed');
+      const member = await portalLogin(api, world.member);
+      await member.agent
+        .put('/portal/api/webhook/headers')
+        .set('X-CSRF-Token', member.csrf)
+        .send({ headers: [] })
+        .expect(403);
+      const saved = await put([
+        { name: 'X-Api-Key', value },
+        { name: 'X-Route', value: 'offers' },
+      ]).expect(200);
+      expect(saved.body.custom_headers).toEqual(['X-Api-Key', 'X-Route']);
+      expect(JSON.stringify(saved.body)).not.toContain(value);
+
+      // a failing first attempt, then a success: both carry the headers
+      let n = 0;
+      receiver.respondWith((r, _i, res) => {
+        if (mine(world)(r) && ++n === 1) return void res.writeHead(500).end('boom');
+        res.writeHead(200).end('ok');
+      });
+      const { id } = await insertRedemptionDelivery(db, world.institution.id);
+      const reqs = await eventually(
+        async () => (forDelivery(id).length >= 2 ? forDelivery(id) : null),
+        'two attempts',
+      );
+      for (const r of reqs) {
+        expect(r.headers['x-api-key']).toBe(value);
+        expect(r.headers['x-route']).toBe('offers');
+      }
+      const d = await settled(admin, id);
+      expect(d.attempts).toHaveLength(2);
+      for (const a of d.attempts) expect(a.request_headers['X-Api-Key']).toBe('[hidden]');
+      expect(JSON.stringify(d)).not.toContain(value);
+      const stored = await db.query(
+        `SELECT webhook_headers_encrypted AS h FROM institution WHERE id = $1`,
+        [world.institution.id],
+      );
+      expect(stored[0].h).not.toContain(value);
+      const attempts = await db.query(
+        `SELECT request_headers::text AS h, error_message FROM webhook_attempt WHERE delivery_id = $1`,
+        [id],
+      );
+      expect(JSON.stringify(attempts)).not.toContain(value);
+      const activity = await db.query(
+        `SELECT type, details FROM security_event WHERE institution_id = $1 AND type = 'webhook.headers_changed'`,
+        [world.institution.id],
+      );
+      expect(activity).toEqual([
+        { type: 'webhook.headers_changed', details: { names: ['X-Api-Key', 'X-Route'] } },
+      ]);
+      expect(logged.length).toBeGreaterThan(0); // the spies did see the service's log lines
+      expect(logged.join('\n')).not.toContain(value);
+    } finally {
+      for (const s of spies) s.mockRestore();
+      receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
+    }
+  });
+
+  it('a cap of 2 per second spaces six deliveries half a second apart, each sent once', async () => {
+    const { world, admin } = await setUp();
+    const cap = await admin.agent
+      .put('/portal/api/webhook/rate-limit')
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ max_per_second: 2 })
+      .expect(200);
+    expect(cap.body.max_per_second).toBe(2);
+    for (const bad of [0, 1001, 1.5, '2'])
+      await admin.agent
+        .put('/portal/api/webhook/rate-limit')
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ max_per_second: bad })
+        .expect(400);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++)
+      ids.push((await insertRedemptionDelivery(db, world.institution.id)).id);
+    for (const id of ids) expect(await settled(admin, id)).toMatchObject({ status: 'delivered' });
+    const reqs = receiver.received.filter(mine(world));
+    expect(reqs.map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([...ids].sort());
+    const times = reqs.map((r) => r.receivedAt).sort((a, b) => a - b);
+    // evenly spaced: one every 500 ms (a little less for network jitter), never a burst
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThan(400);
+    expect(times[5] - times[0]).toBeGreaterThanOrEqual(2_300);
+    await admin.agent
+      .put('/portal/api/webhook/rate-limit')
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ max_per_second: null })
+      .expect(200);
+  });
+
+  it('a URL failing every attempt past the threshold is paused with an inbox alert; deliveries wait; resume sends them in order', async () => {
+    const { world, admin } = await setUp();
+    const down = { on: true };
+    receiver.respondWith((r, _n, res) => {
+      if (mine(world)(r) && down.on) return void res.writeHead(500).end('down');
+      res.writeHead(200).end('ok');
+    });
+    const first = await insertRedemptionDelivery(db, world.institution.id);
+    const paused = await eventually(
+      async () => {
+        const s = (await admin.agent.get('/portal/api/webhook').expect(200)).body;
+        return s.paused_at ? s : null;
+      },
+      'the pause',
+      20_000,
+    );
+    expect(paused.failing_since).toEqual(expect.any(String));
+    expect(Date.parse(paused.paused_at) - Date.parse(paused.failing_since)).toBeGreaterThanOrEqual(
+      1_700,
+    );
+    const inbox = await db.query(
+      `SELECT kind, body FROM inbox_message WHERE institution_id = $1 AND kind = 'webhook.paused'`,
+      [world.institution.id],
+    );
+    expect(inbox).toEqual([{ kind: 'webhook.paused', body: expect.stringContaining('resume') }]);
+    // while paused nothing is sent: the first delivery stops where it was, new ones wait
+    const later = [
+      (await insertRedemptionDelivery(db, world.institution.id)).id,
+      (await insertRedemptionDelivery(db, world.institution.id)).id,
+    ];
+    const attemptsSoFar = (await detail(admin, first.id)).attempt_count;
+    const sentSoFar = receiver.received.filter(mine(world)).length;
+    await sleep(2_000);
+    expect((await detail(admin, first.id)).attempt_count).toBe(attemptsSoFar);
+    expect(receiver.received.filter(mine(world)).length).toBe(sentSoFar);
+    for (const id of later)
+      expect(await detail(admin, id)).toMatchObject({ status: 'pending', attempt_count: 0 });
+
+    down.on = false;
+    const resumed = await admin.agent
+      .post('/portal/api/webhook/resume')
+      .set('X-CSRF-Token', admin.csrf)
+      .expect(200);
+    expect(resumed.body).toMatchObject({ resumed: 3, paused_at: null, failing_since: null });
+    for (const id of [first.id, ...later])
+      expect(await settled(admin, id)).toMatchObject({ status: 'delivered' });
+    const after = receiver.received.filter(mine(world)).slice(sentSoFar);
+    expect(after.map((r) => r.headers['x-service-delivery-id'])).toEqual([first.id, ...later]);
+    expect(
+      (
+        await admin.agent
+          .post('/portal/api/webhook/resume')
+          .set('X-CSRF-Token', admin.csrf)
+          .expect(409)
+      ).body.error,
+    ).toBe('webhook_not_paused');
+    receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
+  });
+});
