@@ -1,4 +1,7 @@
 import { applyRate, toMinor } from './money';
+import { comparePreference } from './winner';
+
+export { comparePreference } from './winner';
 
 /**
  * Matching rules (DESIGN section 4) and reward computation, as pure functions. The worker's
@@ -165,21 +168,6 @@ export function evaluateOffer(
     reasons,
     reward,
   };
-}
-
-/**
- * Order of preference between qualifying offers: the highest institution payout, then the
- * higher offer priority, then the lower offer id (so the choice is deterministic).
- */
-export function comparePreference(
-  a: { reward: Reward; priority: number; offerId: string },
-  b: { reward: Reward; priority: number; offerId: string },
-): number {
-  return (
-    b.reward.institutionPayout - a.reward.institutionPayout ||
-    b.priority - a.priority ||
-    (a.offerId < b.offerId ? -1 : a.offerId > b.offerId ? 1 : 0)
-  );
 }
 
 /** The evaluation that wins (at most one redemption per transaction), or null when none qualifies. */

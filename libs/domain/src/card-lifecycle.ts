@@ -1,0 +1,121 @@
+/**
+ * The card lifecycle of one purchase: an authorization at the swipe, a clearing record (the
+ * settled amount) a day or two later, or a void (authorization_reversal), or nothing (the
+ * authorization expires after the program's authorization_expiry_days). The program's reward_on
+ * decides when the reward is decided:
+ * - `clearing` (default): an authorization is only recorded; the clearing decides on its amount.
+ * - `authorization`: the authorization decides at once; the clearing confirms it (or, when its
+ *   amount no longer qualifies or earns a different reward, reverses it and decides again); a void
+ *   or an expiry reverses it.
+ * A chain never earns more than one reward per round: every (state, record) pair has one outcome,
+ * whatever the order in which the records arrive. Duplicates of a record never get here (they are
+ * deduplicated at ingestion by transaction_ref).
+ */
+
+export const REWARD_ON = ['clearing', 'authorization'] as const;
+export type RewardOn = (typeof REWARD_ON)[number];
+
+/** Where a chain stands; `none` before any of its records was processed. */
+export type ChainState = 'none' | 'authorized' | 'cleared' | 'voided' | 'expired';
+export type ChainEvent = 'authorization' | 'clearing' | 'authorization_reversal' | 'expiry';
+
+/**
+ * - record: nothing is rewarded now (simulate says "would match at clearing");
+ * - decide: match this record's amount (a redemption when it qualifies);
+ * - confirm: the authorization's redemption stands; re-decide on the cleared amount and, when the
+ *   outcome differs, reverse it and issue the new one;
+ * - reverse: the authorization's redemption (if any) is reversed;
+ * - ignore: no change (a late or superseded record).
+ */
+export type ChainAction = 'record' | 'decide' | 'confirm' | 'reverse' | 'ignore';
+
+export interface ChainStep {
+  next: ChainState;
+  action: ChainAction;
+}
+
+type Table = Record<ChainState, Record<ChainEvent, ChainStep>>;
+
+const s = (next: ChainState, action: ChainAction): ChainStep => ({ next, action });
+
+/** reward_on = clearing. */
+const ON_CLEARING: Table = {
+  none: {
+    authorization: s('authorized', 'record'),
+    clearing: s('cleared', 'decide'), // clearing before its authorization
+    authorization_reversal: s('voided', 'ignore'),
+    expiry: s('none', 'ignore'),
+  },
+  authorized: {
+    authorization: s('authorized', 'ignore'),
+    clearing: s('cleared', 'decide'),
+    authorization_reversal: s('voided', 'ignore'),
+    expiry: s('expired', 'ignore'),
+  },
+  cleared: {
+    authorization: s('cleared', 'ignore'), // late authorization
+    clearing: s('cleared', 'ignore'), // a second clearing of the same authorization
+    authorization_reversal: s('cleared', 'ignore'), // void after clearing: money moved; refunds undo it
+    expiry: s('cleared', 'ignore'),
+  },
+  voided: {
+    authorization: s('voided', 'ignore'),
+    clearing: s('cleared', 'decide'), // a clearing after a void still moved money
+    authorization_reversal: s('voided', 'ignore'),
+    expiry: s('voided', 'ignore'),
+  },
+  expired: {
+    authorization: s('expired', 'ignore'),
+    clearing: s('cleared', 'decide'),
+    authorization_reversal: s('expired', 'ignore'),
+    expiry: s('expired', 'ignore'),
+  },
+};
+
+/** reward_on = authorization. */
+const ON_AUTHORIZATION: Table = {
+  ...ON_CLEARING,
+  none: { ...ON_CLEARING.none, authorization: s('authorized', 'decide') },
+  authorized: {
+    authorization: s('authorized', 'ignore'),
+    clearing: s('cleared', 'confirm'),
+    authorization_reversal: s('voided', 'reverse'),
+    expiry: s('expired', 'reverse'),
+  },
+};
+
+export function chainStep(rewardOn: RewardOn, state: ChainState, event: ChainEvent): ChainStep {
+  return (rewardOn === 'authorization' ? ON_AUTHORIZATION : ON_CLEARING)[state][event];
+}
+
+/** Every row of the table, for the docs and for tests that read as the table. */
+export function lifecycleTable(rewardOn: RewardOn): [ChainState, ChainEvent, ChainStep][] {
+  const t = rewardOn === 'authorization' ? ON_AUTHORIZATION : ON_CLEARING;
+  return (Object.keys(t) as ChainState[]).flatMap((state) =>
+    (Object.keys(t[state]) as ChainEvent[]).map(
+      (event) => [state, event, t[state][event]] as [ChainState, ChainEvent, ChainStep],
+    ),
+  );
+}
+
+const DAY_MS = 86_400_000;
+
+/** An authorization with no clearing expires authorization_expiry_days after it was made. */
+export function authorizationExpired(authorizedAt: Date, expiryDays: number, at: Date): boolean {
+  return at.getTime() >= authorizedAt.getTime() + expiryDays * DAY_MS;
+}
+
+/**
+ * On `confirm`: the authorization's redemption stands only when the cleared amount earns the same
+ * reward (same offer, same cashback); otherwise it is reversed and the clearing decides anew.
+ */
+export function clearingKeepsReward(
+  atAuthorization: { offerId: string; cashback: number } | null,
+  atClearing: { offerId: string; cashback: number } | null,
+): boolean {
+  if (!atAuthorization || !atClearing) return atAuthorization === atClearing;
+  return (
+    atAuthorization.offerId === atClearing.offerId &&
+    atAuthorization.cashback === atClearing.cashback
+  );
+}

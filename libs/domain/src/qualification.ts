@@ -1,0 +1,93 @@
+import { localTime } from './local-time';
+
+/**
+ * Qualification rules of an offer (its optional `qualification` object): each narrows which
+ * purchases qualify. An offer without one qualifies exactly as before. Every rule that fails is
+ * reported with its own reason, in the order of QUALIFICATION_REASONS.
+ */
+
+export const CHANNELS = ['in_store', 'online'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const QUALIFICATION_REASONS = [
+  'above_max_spend',
+  'outside_days',
+  'outside_hours',
+  'channel_mismatch',
+  'network_mismatch',
+] as const;
+export type QualificationReason = (typeof QUALIFICATION_REASONS)[number];
+
+/** "HH:MM" local, 00:00–23:59. */
+export interface TimeOfDay {
+  from: string;
+  to: string;
+}
+
+export interface Qualification {
+  /** Minor units of the offer currency; purchases above it do not qualify. */
+  maxSpend?: number;
+  /** ISO weekdays 1–7 (Monday = 1) in the program's time zone. */
+  daysOfWeek?: number[];
+  timeOfDay?: TimeOfDay;
+  channels?: Channel[];
+  /** Card networks, compared case-insensitively. */
+  networks?: string[];
+}
+
+export interface QualificationFacts {
+  /** Purchase in the offer's minor units. */
+  amountMinor: number;
+  transactedAt: Date;
+  channel: string | null;
+  network: string | null;
+}
+
+const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+export function isTimeOfDay(v: string): boolean {
+  return HH_MM.test(v);
+}
+
+/** Minutes since midnight of "HH:MM". */
+export function minutesOf(hhmm: string): number {
+  const m = HH_MM.exec(hhmm);
+  if (!m) throw new RangeError(`not HH:MM: ${hhmm}`);
+  return Number(m[1]) * 60 + Number(m[2]);
+}
+
+/**
+ * Inside the window [from, to): `from` included, `to` excluded. A window whose `to` is not after
+ * its `from` crosses midnight (22:00–02:00 is 22:00 up to 01:59); from = to is the whole day.
+ */
+export function inTimeWindow(window: TimeOfDay, minuteOfDay: number): boolean {
+  const from = minutesOf(window.from);
+  const to = minutesOf(window.to);
+  if (from === to) return true;
+  return from < to
+    ? minuteOfDay >= from && minuteOfDay < to
+    : minuteOfDay >= from || minuteOfDay < to;
+}
+
+export function qualificationReasons(
+  q: Qualification | null | undefined,
+  facts: QualificationFacts,
+  timeZone: string,
+): QualificationReason[] {
+  if (!q) return [];
+  const reasons: QualificationReason[] = [];
+  if (q.maxSpend !== undefined && facts.amountMinor > q.maxSpend) reasons.push('above_max_spend');
+  if (q.daysOfWeek || q.timeOfDay) {
+    const local = localTime(facts.transactedAt, timeZone);
+    if (q.daysOfWeek && !q.daysOfWeek.includes(local.isoWeekday)) reasons.push('outside_days');
+    if (q.timeOfDay && !inTimeWindow(q.timeOfDay, local.minuteOfDay)) reasons.push('outside_hours');
+  }
+  if (q.channels && (!facts.channel || !q.channels.includes(facts.channel as Channel)))
+    reasons.push('channel_mismatch');
+  if (q.networks) {
+    const network = facts.network?.trim().toLowerCase();
+    if (!network || !q.networks.some((n) => n.toLowerCase() === network))
+      reasons.push('network_mismatch');
+  }
+  return reasons;
+}
