@@ -16,6 +16,7 @@ import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
 import { setupSwagger } from './docs/swagger';
+import { serveWidgetBundle } from './widget/widget-assets';
 
 /** Body limits: 1 MiB everywhere, 2 MiB for the batch endpoint (1,000 items). */
 export const BODY_LIMIT = '1mb';
@@ -61,6 +62,7 @@ export async function createApiApp(
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);
   servePortal(app);
+  serveWidgetBundle(app);
 
   if (config.migrationsRunOnBoot) {
     await runMigrationsLocked(app.get(DataSource));

@@ -14,6 +14,7 @@ import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
 import { ReportingModule } from './reporting/reporting.module';
+import { WidgetModule } from './widget/widget.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
 @Module({
@@ -29,6 +30,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     OffersModule,
     TransactionsModule,
     MerchantsModule,
+    WidgetModule,
   ],
   controllers: [HealthController],
   providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],

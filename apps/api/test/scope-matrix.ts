@@ -19,6 +19,12 @@ export const PUBLIC_ROUTES: RouteCase[] = [
     scope: 'offers',
     body: { cardholder_token: 'scope-matrix-ch' },
   },
+  {
+    method: 'post',
+    path: '/api/v1/cardholder-sessions',
+    scope: 'offers',
+    body: { cardholder_token: 'scope-matrix-ch' },
+  },
   { method: 'post', path: '/api/v1/transactions', scope: 'transactions', body: {} },
   {
     method: 'post',

@@ -22,7 +22,11 @@ export class AppConfig {
     replayRatePerSecond: number;
     disableAfterMs: number;
   };
-  readonly rateLimits: { defaultPerMinute: number; reportingPerMinute: number };
+  readonly rateLimits: {
+    defaultPerMinute: number;
+    reportingPerMinute: number;
+    widgetPerSessionPerMinute: number;
+  };
   readonly migrationsRunOnBoot: boolean;
   readonly logLevel: string;
   readonly trustProxy?: string;
@@ -56,6 +60,7 @@ export class AppConfig {
     this.rateLimits = {
       defaultPerMinute: env.RATE_LIMIT_DEFAULT_PER_MINUTE,
       reportingPerMinute: env.RATE_LIMIT_REPORTING_PER_MINUTE,
+      widgetPerSessionPerMinute: env.WIDGET_RATE_LIMIT_PER_MINUTE,
     };
     this.migrationsRunOnBoot = env.MIGRATIONS_RUN_ON_BOOT;
     this.logLevel = env.LOG_LEVEL;

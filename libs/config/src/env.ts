@@ -117,6 +117,12 @@ export class EnvVars {
   @Min(1)
   RATE_LIMIT_REPORTING_PER_MINUTE = 60;
 
+  /** Widget API requests per cardholder session per minute (a page render needs one or two). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  WIDGET_RATE_LIMIT_PER_MINUTE = 120;
+
   @Transform(toBool)
   @IsBoolean()
   MIGRATIONS_RUN_ON_BOOT = true;

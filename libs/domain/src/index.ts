@@ -24,3 +24,5 @@ export * from './audience';
 export * from './enrollment-activation';
 export * from './goal-progress';
 export * from './card-lifecycle';
+export * from './cardholder-session';
+export * from './widget-origins';

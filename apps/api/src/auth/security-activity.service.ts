@@ -15,6 +15,7 @@ export type SecurityEventType =
   | 'webhook.rate_cap_changed'
   | 'webhook.resumed'
   | 'webhook.url_changed'
+  | 'widget.settings_changed'
   | 'login.succeeded'
   | 'login.failed'
   | 'login.locked';

@@ -12,6 +12,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '- **Public API** `/api/v1/...`: `Authorization: Bearer <API_KEY>`; the institution is taken from the key.',
         '- **Admin API** `/admin/api/v1/...`: operators, `Authorization: Bearer <OPERATOR_TOKEN>`.',
         "- **Portal API** `/portal/api/...`: the portal's back end (session cookie, `X-CSRF-Token` on writes).",
+        '- **Widget API** `/widget/v1/...`: browser-facing, `Authorization: Bearer cs_...` (a cardholder session minted by `POST /api/v1/cardholder-sessions`); CORS for the origins the institution lists.',
         '',
         'Every error has the body `{"error", "message", "details"?, "request_id"}`; every response carries `X-Request-Id`.',
       ].join('\n'),
@@ -20,6 +21,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'Institution API key (plo_live_...)' },
       'api-key',
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Cardholder session (cs_...), minted by POST /api/v1/cardholder-sessions',
+      },
+      'cardholder-session',
     )
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' },
@@ -39,6 +48,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     { name: 'Account', description: 'Check an API key' },
     { name: 'Transactions', description: 'Transaction ingestion and matching' },
     { name: 'Offers', description: 'Offer feed and enrollment' },
+    { name: 'Cardholder sessions', description: 'Short-lived tokens for the embeddable widget' },
+    { name: 'Widget', description: 'Browser-facing widget API (cardholder session, CORS)' },
     { name: 'Merchants', description: 'Merchant mapping' },
     { name: 'Reporting', description: 'Redemptions, settlements and the engagement funnel' },
     {

@@ -85,12 +85,14 @@ export class EnrollmentsService {
    * Within one transaction holding a per-cardholder advisory lock, so concurrent adds for one
    * cardholder run one after the other: read the facts, decide (libs/domain), insert with ON
    * CONFLICT DO NOTHING. Adds for different cardholders never wait for each other (except on
-   * a rare 64-bit hash collision, which only serializes them).
+   * a rare 64-bit hash collision, which only serializes them). `count: false` (portal previews)
+   * records no add success.
    */
   async add(
     institutionId: string,
     offerId: string,
     dto: AddOfferDto,
+    options: { count?: boolean } = {},
   ): Promise<EnrollmentResultDto> {
     rejectPii({ cardholder_token: dto.cardholder_token, card_token: dto.card_token });
     const token = dto.cardholder_token;
@@ -152,7 +154,8 @@ export class EnrollmentsService {
       }
       throw e;
     }
-    if (result.status === 'added') this.events.recordAdd(institutionId, token, offerId);
+    if (result.status === 'added' && options.count !== false)
+      this.events.recordAdd(institutionId, token, offerId);
     return result;
   }
 }

@@ -75,7 +75,15 @@ export class OfferFeedService {
     private readonly events: EngagementRecorder,
   ) {}
 
-  async feed(institutionId: string, q: FeedQueryDto): Promise<FeedResponseDto> {
+  /**
+   * `count: false` (portal previews of the widget) answers the same feed without recording a
+   * widget view or impressions.
+   */
+  async feed(
+    institutionId: string,
+    q: FeedQueryDto,
+    options: { count?: boolean } = {},
+  ): Promise<FeedResponseDto> {
     rejectPii({ cardholder_token: q.cardholder_token });
     const personalize = q.personalize === 'true';
     const preferMerchants = hintList('prefer_merchants', q.prefer_merchants);
@@ -126,11 +134,13 @@ export class OfferFeedService {
       offers = eligible.slice(0, limit).map((o) => item(o, locale, programDefault, enrollments));
     }
 
-    this.events.recordFeed(
-      institutionId,
-      q.cardholder_token,
-      offers.map((o) => o.id),
-    );
+    if (options.count !== false) {
+      this.events.recordFeed(
+        institutionId,
+        q.cardholder_token,
+        offers.map((o) => o.id),
+      );
+    }
     return { offers, total: eligible.length, personalized: personalize };
   }
 }

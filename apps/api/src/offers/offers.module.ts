@@ -16,6 +16,6 @@ import { OffersController } from './offers.controller';
     EnrollmentsService,
     EngagementRecorder,
   ],
-  exports: [EngagementRecorder],
+  exports: [EngagementRecorder, OfferFeedService, EnrollmentsService],
 })
 export class OffersModule {}
