@@ -1,5 +1,11 @@
-/** Thin client for the portal API: same origin, session cookie, CSRF header on writes. */
-import type { components } from './api-types';
+/**
+ * The portal API client: openapi-fetch over the types generated from openapi/openapi.json, so a
+ * path, parameter or response that changes on the server breaks the portal's type check.
+ * Same origin, session cookie; the middleware adds the CSRF header on writes and turns every
+ * non-2xx answer into one PortalApiError (the service's error shape).
+ */
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from './api-types';
 
 export type Schemas = components['schemas'];
 
@@ -19,11 +25,6 @@ export class PortalApiError extends Error {
   }
 }
 
-export interface Page<T> {
-  data: T[];
-  pagination: { limit: number; next_cursor: string | null };
-}
-
 let csrfToken: string | null = null;
 export const setCsrfToken = (t: string | null) => {
   csrfToken = t;
@@ -35,56 +36,73 @@ export const setUnauthorizedHandler = (fn: (() => void) | null) => {
   onUnauthorized = fn;
 };
 
-function fail(status: number, json: unknown, path: string): never {
-  if (status === 401 && path !== '/auth/login' && path !== '/me') onUnauthorized?.();
-  throw new PortalApiError(status, json as ApiErrorBody);
+// Sign-in and the session probe answer 401 as a normal outcome, not as "your session ended".
+const SESSION_PATHS = new Set(['/portal/api/auth/login', '/portal/api/me']);
+
+async function toError(status: number, body: () => Promise<unknown>, path: string) {
+  if (status === 401 && !SESSION_PATHS.has(path)) onUnauthorized?.();
+  const json = await body().catch(() => undefined);
+  const shaped =
+    json && typeof json === 'object' && 'message' in json
+      ? (json as ApiErrorBody)
+      : { error: 'bad_response', message: `Unexpected response from the server (${status}).` };
+  return new PortalApiError(status, shaped);
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
-  let res: Response;
-  try {
-    res = await fetch(`/portal/api${path}`, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new PortalApiError(0, {
+const middleware: Middleware = {
+  onRequest({ request }) {
+    request.headers.set('Accept', 'application/json');
+    if (request.method !== 'GET' && csrfToken) request.headers.set('X-CSRF-Token', csrfToken);
+    return request;
+  },
+  async onResponse({ response, schemaPath }) {
+    if (response.ok) return response;
+    throw await toError(response.status, () => response.clone().json(), schemaPath);
+  },
+  onError({ error }) {
+    if (error instanceof PortalApiError) return error;
+    return new PortalApiError(0, {
       error: 'network_error',
       message: 'The portal cannot be reached. Check your connection and try again.',
     });
-  }
-  if (res.status === 204) return undefined as T;
-  const json = await res.json().catch(() => ({
-    error: 'bad_response',
-    message: `Unexpected response from the server (${res.status}).`,
-  }));
-  if (!res.ok) fail(res.status, json, path);
-  return json as T;
+  },
+};
+
+export const client = createClient<paths>({
+  baseUrl: typeof window === 'undefined' ? '' : window.location.origin,
+  credentials: 'same-origin',
+});
+client.use(middleware);
+
+/**
+ * The body of a successful answer. Failures never get here (the middleware throws them), so this
+ * only narrows openapi-fetch's result union; the type is the operation's 2xx response schema.
+ */
+export function ok<R extends { data?: unknown; error?: unknown }>(
+  r: R,
+): Exclude<R['data'], undefined> {
+  if (r.error !== undefined) throw r.error;
+  return r.data as Exclude<R['data'], undefined>;
 }
 
-/** Query string from defined values only. */
-export function qs(params: Record<string, string | number | boolean | undefined | null>): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(params))
-    if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
-  const s = p.toString();
-  return s ? `?${s}` : '';
-}
+type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+/** The 2xx JSON body of an operation, by path and method. */
+export type ResponseOf<
+  P extends keyof paths,
+  M extends 'get' | 'post' | 'put' | 'delete',
+> = paths[P][M] extends { responses: infer Rs }
+  ? Json<Rs[Extract<keyof Rs, 200 | 201 | 202>]>
+  : never;
 
 /** Multipart upload with byte progress (fetch cannot report upload progress). */
-export function uploadFile<T>(
-  path: string,
+export function uploadFile(
   file: File,
   onProgress: (fraction: number) => void,
-): Promise<T> {
+): Promise<ResponseOf<'/portal/api/transactions/uploads', 'post'>> {
+  const path = '/portal/api/transactions/uploads' satisfies keyof paths;
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/portal/api${path}`);
+    xhr.open('POST', path);
     xhr.setRequestHeader('Accept', 'application/json');
     if (csrfToken) xhr.setRequestHeader('X-CSRF-Token', csrfToken);
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
@@ -95,24 +113,15 @@ export function uploadFile<T>(
           message: 'The upload was interrupted. Check your connection and try again.',
         }),
       );
-    xhr.onload = () => {
-      let json: unknown;
-      try {
-        json = JSON.parse(xhr.responseText);
-      } catch {
-        json = {
-          error: 'bad_response',
-          message: `Unexpected response from the server (${xhr.status}).`,
-        };
-      }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(json as T);
-      else {
+    xhr.onload = async () => {
+      const body = async () => JSON.parse(xhr.responseText) as unknown;
+      if (xhr.status >= 200 && xhr.status < 300) {
         try {
-          fail(xhr.status, json, path);
-        } catch (e) {
-          reject(e);
+          resolve((await body()) as ResponseOf<'/portal/api/transactions/uploads', 'post'>);
+        } catch {
+          reject(await toError(xhr.status, body, path));
         }
-      }
+      } else reject(await toError(xhr.status, body, path));
     };
     const form = new FormData();
     form.append('file', file, file.name);

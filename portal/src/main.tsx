@@ -1,6 +1,9 @@
+import { QueryClientProvider, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { api, PortalApiError, setCsrfToken, setUnauthorizedHandler } from './api';
+import { BrowserRouter, Link, Route, Routes, useLocation } from 'react-router';
+import { client, ok, PortalApiError, Schemas, setCsrfToken, setUnauthorizedHandler } from './api';
+import { createQueryClient, keys, queries } from './queries';
 import { ActivityPage } from './pages/activity';
 import { DashboardPage } from './pages/dashboard';
 import { DeliveriesPage, DeliveryPage } from './pages/deliveries';
@@ -8,41 +11,32 @@ import { InboxPage } from './pages/inbox';
 import { KeysPage } from './pages/keys';
 import { UploadsPage } from './pages/uploads';
 import { WebhookPage } from './pages/webhook';
-import { Link, RouterProvider, useRouter } from './router';
 import { Loading } from './ui';
 import './styles.css';
 
-interface Session {
-  user: {
-    id: string;
-    email: string;
-    role: string;
-    institution: { id: string; name: string; plan: string };
-  };
-  csrf_token: string;
-}
+type Session = Schemas['SessionViewDto'];
 
 function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: boolean }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(e: React.FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      onLogin(await api<Session>('POST', '/auth/login', { email, password }));
-    } catch (err) {
+  const login = useMutation({
+    mutationFn: async () =>
+      ok(await client.POST('/portal/api/auth/login', { body: { email, password } })),
+    onMutate: () => setError(null),
+    onSuccess: onLogin,
+    onError: (err) =>
       setError(
-        err instanceof PortalApiError
+        err instanceof PortalApiError && err.status !== 0
           ? err.body.message
           : 'The portal cannot be reached. Try again.',
-      );
-    } finally {
-      setBusy(false);
-    }
+      ),
+  });
+  const busy = login.isPending;
+
+  function submit(e: React.FormEvent) {
+    e.preventDefault();
+    login.mutate();
   }
 
   return (
@@ -110,47 +104,27 @@ const NAV: { to: string; label: string }[] = [
   { to: '/activity', label: 'Security activity' },
 ];
 
+function NotFound() {
+  return (
+    <div className="card">
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/">Go to the dashboard</Link>
+      </p>
+    </div>
+  );
+}
+
 function Shell({ session, onLogout }: { session: Session; onLogout: () => void }) {
-  const { path } = useRouter();
-  const [unread, setUnread] = useState<number | null>(null);
+  const { pathname: path } = useLocation();
+  const unread = useQuery(queries.unreadCount()).data?.unread_count ?? null;
   const [menuOpen, setMenuOpen] = useState(false);
   const isAdmin = session.user.role === 'admin';
 
   useEffect(() => {
-    let live = true;
-    const poll = () =>
-      api<{ unread_count: number }>('GET', '/inbox/unread-count').then(
-        (r) => live && setUnread(r.unread_count),
-        () => undefined,
-      );
-    void poll();
-    const t = setInterval(poll, 30_000);
-    return () => {
-      live = false;
-      clearInterval(t);
-    };
-  }, []);
-  useEffect(() => setMenuOpen(false), [path]);
-
-  let page: React.ReactNode;
-  const delivery = /^\/deliveries\/([0-9a-f-]{36})$/.exec(path);
-  if (path === '/') page = <DashboardPage />;
-  else if (path === '/keys') page = <KeysPage isAdmin={isAdmin} />;
-  else if (path === '/uploads') page = <UploadsPage plan={session.user.institution.plan} />;
-  else if (path === '/webhook') page = <WebhookPage isAdmin={isAdmin} />;
-  else if (path === '/deliveries') page = <DeliveriesPage />;
-  else if (delivery) page = <DeliveryPage id={delivery[1]} />;
-  else if (path === '/inbox') page = <InboxPage onUnreadChange={setUnread} />;
-  else if (path === '/activity') page = <ActivityPage />;
-  else
-    page = (
-      <div className="card">
-        <h1>Page not found</h1>
-        <p>
-          <Link to="/">Go to the dashboard</Link>
-        </p>
-      </div>
-    );
+    setMenuOpen(false);
+    window.scrollTo(0, 0);
+  }, [path]);
 
   return (
     <div className="shell">
@@ -212,29 +186,42 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
         </ul>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
-        {page}
+        <Routes>
+          <Route path="/" element={<DashboardPage />} />
+          <Route path="/keys" element={<KeysPage isAdmin={isAdmin} />} />
+          <Route path="/uploads" element={<UploadsPage plan={session.user.institution.plan} />} />
+          <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />
+          <Route path="/deliveries" element={<DeliveriesPage />} />
+          <Route path="/deliveries/:id" element={<DeliveryPage />} />
+          <Route path="/inbox" element={<InboxPage />} />
+          <Route path="/activity" element={<ActivityPage />} />
+          <Route path="*" element={<NotFound />} />
+        </Routes>
       </main>
     </div>
   );
 }
 
 function App() {
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const qc = useQueryClient();
+  const me = useQuery(queries.me());
   const [expired, setExpired] = useState(false);
+  const session = me.data;
+
+  // Another user's data must never outlive a session: clear the cache, keep only the session.
+  const begin = (s: Session | null) => {
+    setCsrfToken(s?.csrf_token ?? null);
+    qc.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.me[0] });
+    qc.setQueryData(keys.me, s);
+  };
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
-      setCsrfToken(null);
       setExpired(true);
-      setSession(null);
+      begin(null);
     });
-    api<Session>('GET', '/me').then(
-      (s) => {
-        setCsrfToken(s.csrf_token);
-        setSession(s);
-      },
-      () => setSession(null),
-    );
+    return () => setUnauthorizedHandler(null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   if (session === undefined) return <Loading label="Loading the portal…" />;
@@ -243,9 +230,8 @@ function App() {
       <Login
         expired={expired}
         onLogin={(s) => {
-          setCsrfToken(s.csrf_token);
           setExpired(false);
-          setSession(s);
+          begin(s);
         }}
       />
     );
@@ -254,18 +240,21 @@ function App() {
     <Shell
       session={session}
       onLogout={async () => {
-        await api('POST', '/auth/logout').catch(() => undefined);
-        setCsrfToken(null);
-        setSession(null);
+        await client.POST('/portal/api/auth/logout').catch(() => undefined);
+        begin(null);
       }}
     />
   );
 }
 
+const queryClient = createQueryClient();
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <RouterProvider>
-      <App />
-    </RouterProvider>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter basename="/portal">
+        <App />
+      </BrowserRouter>
+    </QueryClientProvider>
   </StrictMode>,
 );

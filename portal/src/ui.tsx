@@ -1,49 +1,44 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from './api';
 
-/** Loads data with loading / error / reload states; `deps` re-run it. */
-export function useLoad<T>(
-  load: () => Promise<T>,
-  deps: unknown[],
-): {
-  data: T | undefined;
-  error: string | null;
-  loading: boolean;
-  reload: () => void;
-  set: (t: T) => void;
-} {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    load().then(
-      (d) => {
-        if (!live) return;
-        setData(d);
-        setError(null);
-        setLoading(false);
-      },
-      (e) => {
-        if (!live) return;
-        setError(errorMessage(e));
-        setLoading(false);
-      },
-    );
-    return () => {
-      live = false;
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, tick]);
-  return {
-    data,
-    error,
-    loading,
-    reload: useCallback(() => setTick((t) => t + 1), []),
-    set: setData,
+/**
+ * The one way a page shows a server read: a spinner until the first answer, the error with a
+ * retry, an empty state, or the data. `empty` decides emptiness from the data; while a later page
+ * or a refetch loads, the previous data stays on screen.
+ */
+export function QueryState<T>({
+  query,
+  loading = 'Loading…',
+  errorPrefix,
+  isEmpty,
+  empty,
+  children,
+}: {
+  query: {
+    data: T | undefined;
+    error: unknown;
+    isPending: boolean;
+    isError: boolean;
+    refetch: () => unknown;
   };
+  loading?: string;
+  errorPrefix?: string;
+  isEmpty?: (data: T) => boolean;
+  empty?: React.ReactNode;
+  children: (data: T) => React.ReactNode;
+}) {
+  if (query.isError) {
+    const message = errorMessage(query.error);
+    return (
+      <ErrorBox
+        message={errorPrefix ? `${errorPrefix}: ${message}` : message}
+        onRetry={() => void query.refetch()}
+      />
+    );
+  }
+  if (query.isPending || query.data === undefined) return <Loading label={loading} />;
+  if (isEmpty?.(query.data)) return <>{empty}</>;
+  return <>{children(query.data)}</>;
 }
 
 export function PageHeader({

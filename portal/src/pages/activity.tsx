@@ -1,15 +1,7 @@
-import { api, Page, qs, Schemas } from '../api';
-import {
-  Badge,
-  Empty,
-  ErrorBox,
-  Loading,
-  PageHeader,
-  Pager,
-  Time,
-  useCursor,
-  useLoad,
-} from '../ui';
+import { useQuery } from '@tanstack/react-query';
+import { Schemas } from '../api';
+import { queries } from '../queries';
+import { Badge, Empty, PageHeader, Pager, QueryState, Time, useCursor } from '../ui';
 
 type Event = Schemas['SecurityEventDto'];
 
@@ -46,10 +38,7 @@ function describe(e: Event): string {
 
 export function ActivityPage() {
   const pager = useCursor();
-  const list = useLoad(
-    () => api<Page<Event>>('GET', `/security-activity${qs({ limit: 50, cursor: pager.cursor })}`),
-    [pager.cursor],
-  );
+  const list = useQuery(queries.activity(pager.cursor));
   return (
     <>
       <PageHeader
@@ -57,47 +46,48 @@ export function ActivityPage() {
         description="Keys created and revoked, webhook secret and URL changes, and sign-ins at your institution."
       />
       <section className="card">
-        {list.loading && !list.data ? (
-          <Loading label="Loading activity…" />
-        ) : list.error ? (
-          <ErrorBox message={list.error} onRetry={list.reload} />
-        ) : !list.data?.data.length ? (
-          <Empty title="No activity yet" />
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Details</th>
-                  <th scope="col">IP address</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((e) => {
-                  const [label, tone] = LABELS[e.type] ?? [e.type, 'grey'];
-                  return (
-                    <tr key={e.id}>
-                      <td data-label="When">
-                        <Time iso={e.created_at} />
-                      </td>
-                      <td data-label="Event">
-                        <Badge tone={tone}>{label}</Badge>
-                      </td>
-                      <td data-label="Who">{e.actor}</td>
-                      <td data-label="Details">
-                        {describe(e) || <span className="muted">—</span>}
-                      </td>
-                      <td data-label="IP address">{e.ip ?? <span className="muted">—</span>}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <QueryState
+          query={list}
+          loading="Loading activity…"
+          isEmpty={(p) => !p.data.length}
+          empty={<Empty title="No activity yet" />}
+        >
+          {(page) => (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">Details</th>
+                    <th scope="col">IP address</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((e) => {
+                    const [label, tone] = LABELS[e.type] ?? [e.type, 'grey'];
+                    return (
+                      <tr key={e.id}>
+                        <td data-label="When">
+                          <Time iso={e.created_at} />
+                        </td>
+                        <td data-label="Event">
+                          <Badge tone={tone}>{label}</Badge>
+                        </td>
+                        <td data-label="Who">{e.actor}</td>
+                        <td data-label="Details">
+                          {describe(e) || <span className="muted">—</span>}
+                        </td>
+                        <td data-label="IP address">{e.ip ?? <span className="muted">—</span>}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
         <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
     </>

@@ -1,9 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, qs, Schemas } from '../api';
-import { Empty, ErrorBox, Loading, money, num, PageHeader, useLoad } from '../ui';
+import { Schemas } from '../api';
+import { queries } from '../queries';
+import { Empty, money, num, PageHeader, QueryState } from '../ui';
 
 type Dashboard = Schemas['DashboardDto'];
-const DAY = 86_400_000;
 const WINDOWS: { id: string; label: string; days: number }[] = [
   { id: '7', label: 'Last 7 days', days: 7 },
   { id: '30', label: 'Last 30 days', days: 30 },
@@ -18,6 +19,18 @@ const STEPS: { key: keyof Dashboard['funnel']; label: string }[] = [
   { key: 'redemptions', label: 'Redemptions' },
 ];
 
+/**
+ * A step's share of widget views. Steps can outnumber the views (offers added through the API
+ * never pass the widget), and a share above 100 % would read as more conversions than views: the
+ * chart shows "—" for those and the legend says why.
+ */
+export function shareOfViews(value: number, views: number): string | null {
+  if (!views) return null;
+  if (value > views) return '—';
+  const r = value / views;
+  return `${(r * 100).toFixed(r < 0.1 ? 1 : 0)}%`;
+}
+
 /** A small hand-drawn SVG bar chart: one bar per funnel step, with the count and the share of the first step. */
 function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
   const values = STEPS.map((s) => funnel[s.key]);
@@ -27,6 +40,7 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
   const gap = 14;
   const labelW = 130;
   const h = STEPS.length * (barH + gap);
+  const over = values.some((v, i) => i > 0 && values[0] > 0 && v > values[0]);
   return (
     <figure className="chart">
       <svg
@@ -40,10 +54,7 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
         {STEPS.map((s, i) => {
           const y = i * (barH + gap);
           const bw = Math.max(2, ((w - labelW - 110) * values[i]) / max);
-          const share =
-            i === 0 || !values[0]
-              ? ''
-              : ` · ${((values[i] / values[0]) * 100).toFixed(values[i] / values[0] < 0.1 ? 1 : 0)}%`;
+          const share = i === 0 ? null : shareOfViews(values[i], values[0]);
           return (
             <g key={s.key}>
               <text x={0} y={y + barH / 2 + 5} className="chart-label">
@@ -52,12 +63,23 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
               <rect x={labelW} y={y} width={bw} height={barH} rx={6} className={`bar bar-${i}`} />
               <text x={labelW + bw + 8} y={y + barH / 2 + 5} className="chart-value">
                 {num(values[i])}
-                {share}
+                {share && ` · ${share}`}
+                {share === '—' && <title>More than the widget views: no share shown</title>}
               </text>
             </g>
           );
         })}
       </svg>
+      <figcaption className="muted small">
+        Percentages are shares of widget views.
+        {over && (
+          <>
+            {' '}
+            “—” marks a step with more than the widget views (for example offers added through the
+            API, without the widget), where a share would mislead.
+          </>
+        )}
+      </figcaption>
     </figure>
   );
 }
@@ -65,22 +87,13 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
 export function DashboardPage() {
   const [win, setWin] = useState('30');
   const days = WINDOWS.find((w) => w.id === win)!.days;
-  const d = useLoad(() => {
-    const to = new Date();
-    return api<Dashboard>(
-      'GET',
-      `/dashboard${qs({ from: new Date(to.getTime() - days * DAY).toISOString(), to: to.toISOString() })}`,
-    );
-  }, [win]);
-  const data = d.data;
-  const empty = data && STEPS.every((s) => data.funnel[s.key] === 0) && !data.redemptions.length;
-  const settled = (status: string) => data?.settlements.filter((s) => s.status === status) ?? [];
+  const d = useQuery(queries.dashboard(days));
 
   return (
     <>
       <PageHeader
         title="Dashboard"
-        description="How cardholders engage with your offers, and what they earned."
+        description="How cardholders engage with your offers, and what your institution is paid."
         actions={
           <label className="inline">
             <span className="visually-hidden">Period</span>
@@ -94,95 +107,104 @@ export function DashboardPage() {
           </label>
         }
       />
-      {d.loading && !data ? (
-        <Loading label="Loading your figures…" />
-      ) : d.error ? (
-        <ErrorBox message={`The dashboard could not be loaded: ${d.error}`} onRetry={d.reload} />
-      ) : data ? (
-        <>
-          <div className="tiles">
-            <div className="tile">
-              <span className="tile-label">Redemptions</span>
-              <span className="tile-value">
-                {num(data.redemptions.reduce((a, r) => a + r.count, 0))}
-              </span>
-            </div>
-            <div className="tile">
-              <span className="tile-label">Cashback to your cardholders</span>
-              <span className="tile-value">
-                {data.redemptions.length
-                  ? data.redemptions
-                      .map((r) => money(r.institution_payout_amount, r.currency))
-                      .join(' · ')
-                  : '—'}
-              </span>
-            </div>
-            <div className="tile">
-              <span className="tile-label">Pending settlement</span>
-              <span className="tile-value">
-                {settled('pending').length
-                  ? settled('pending')
-                      .map((r) => money(r.institution_payout_amount, r.currency))
-                      .join(' · ')
-                  : '—'}
-              </span>
-            </div>
-            <div className="tile">
-              <span className="tile-label">Settled</span>
-              <span className="tile-value">
-                {settled('settled').length
-                  ? settled('settled')
-                      .map((r) => money(r.institution_payout_amount, r.currency))
-                      .join(' · ')
-                  : '—'}
-              </span>
-            </div>
+      <QueryState
+        query={d}
+        loading="Loading your figures…"
+        errorPrefix="The dashboard could not be loaded"
+      >
+        {(data) => <Figures data={data} />}
+      </QueryState>
+    </>
+  );
+}
+
+function Figures({ data }: { data: Dashboard }) {
+  const empty = STEPS.every((s) => data.funnel[s.key] === 0) && !data.redemptions.length;
+  const settled = (status: string) => data.settlements.filter((s) => s.status === status);
+  return (
+    <>
+      <div className="tiles">
+        <div className="tile">
+          <span className="tile-label">Redemptions</span>
+          <span className="tile-value">
+            {num(data.redemptions.reduce((a, r) => a + r.count, 0))}
+          </span>
+        </div>
+        <div className="tile">
+          {/* The API reports what the institution is paid, not the cardholders' share. */}
+          <span className="tile-label">Payout to your institution</span>
+          <span className="tile-value">
+            {data.redemptions.length
+              ? data.redemptions
+                  .map((r) => money(r.institution_payout_amount, r.currency))
+                  .join(' · ')
+              : '—'}
+          </span>
+        </div>
+        <div className="tile">
+          <span className="tile-label">Pending settlement</span>
+          <span className="tile-value">
+            {settled('pending').length
+              ? settled('pending')
+                  .map((r) => money(r.institution_payout_amount, r.currency))
+                  .join(' · ')
+              : '—'}
+          </span>
+        </div>
+        <div className="tile">
+          <span className="tile-label">Settled</span>
+          <span className="tile-value">
+            {settled('settled').length
+              ? settled('settled')
+                  .map((r) => money(r.institution_payout_amount, r.currency))
+                  .join(' · ')
+              : '—'}
+          </span>
+        </div>
+      </div>
+      <section className="card" aria-labelledby="funnel-h">
+        <h2 id="funnel-h">Engagement funnel</h2>
+        {empty ? (
+          <Empty title="No activity in this period">
+            Figures appear once your app shows the offer feed to cardholders.
+          </Empty>
+        ) : (
+          <FunnelChart funnel={data.funnel} />
+        )}
+      </section>
+      <section className="card" aria-labelledby="settle-h">
+        <h2 id="settle-h">Settlements</h2>
+        {!data.settlements.length ? (
+          <Empty title="No settlement entries in this period" />
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Status</th>
+                  <th scope="col">Entries</th>
+                  <th scope="col">Your payout</th>
+                  <th scope="col">Merchant funded</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.settlements.map((s) => (
+                  <tr key={`${s.status}-${s.currency}`}>
+                    <td data-label="Status">{s.status}</td>
+                    <td data-label="Entries">{num(s.count)}</td>
+                    <td data-label="Your payout">
+                      {money(s.institution_payout_amount, s.currency)}
+                    </td>
+                    <td data-label="Merchant funded">
+                      {money(s.merchant_funded_amount, s.currency)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </div>
-          <section className="card" aria-labelledby="funnel-h">
-            <h2 id="funnel-h">Engagement funnel</h2>
-            {empty ? (
-              <Empty title="No activity in this period">
-                Figures appear once your app shows the offer feed to cardholders.
-              </Empty>
-            ) : (
-              <FunnelChart funnel={data.funnel} />
-            )}
-          </section>
-          <section className="card" aria-labelledby="settle-h">
-            <h2 id="settle-h">Settlements</h2>
-            {!data.settlements.length ? (
-              <Empty title="No settlement entries in this period" />
-            ) : (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Status</th>
-                      <th scope="col">Entries</th>
-                      <th scope="col">Your payout</th>
-                      <th scope="col">Merchant funded</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.settlements.map((s) => (
-                      <tr key={`${s.status}-${s.currency}`}>
-                        <td data-label="Status">{s.status}</td>
-                        <td data-label="Entries">{num(s.count)}</td>
-                        <td data-label="Your payout">
-                          {money(s.institution_payout_amount, s.currency)}
-                        </td>
-                        <td data-label="Merchant funded">
-                          {money(s.merchant_funded_amount, s.currency)}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-          </section>
-        </>
-      ) : null}
+        )}
+      </section>
     </>
   );
 }

@@ -1,23 +1,24 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, errorMessage, Page, qs, Schemas } from '../api';
+import { client, errorMessage, ok, Schemas } from '../api';
+import { keys, queries } from '../queries';
 import {
   Badge,
   CopyButton,
   Dialog,
   Empty,
-  ErrorBox,
-  Loading,
   Notice,
   PageHeader,
   Pager,
+  QueryState,
   Time,
   useCursor,
-  useLoad,
 } from '../ui';
 
 type Key = Schemas['PortalApiKeyDto'];
 type Issued = Schemas['PortalIssuedApiKeyDto'];
-const SCOPES: { id: string; label: string; help: string }[] = [
+type Scope = Schemas['PortalCreateApiKeyDto']['scopes'][number];
+const SCOPES: { id: Scope; label: string; help: string }[] = [
   { id: 'offers', label: 'Offers', help: 'Offer feed and enrollment' },
   {
     id: 'transactions',
@@ -53,26 +54,33 @@ function CreateKeyForm({
   onCancel: () => void;
 }) {
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>(['offers', 'transactions', 'reporting']);
+  const [scopes, setScopes] = useState<Scope[]>(['offers', 'transactions', 'reporting']);
   const [expires, setExpires] = useState(inOneYear());
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const today = new Date().toISOString().slice(0, 10);
+  const qc = useQueryClient();
+  const create = useMutation({
+    mutationFn: async () =>
+      ok(
+        await client.POST('/portal/api/api-keys', {
+          // The chosen day, end of day UTC.
+          body: { name: name.trim(), scopes, expires_at: `${expires}T23:59:59Z` },
+        }),
+      ),
+    onSuccess: (k) => {
+      void qc.invalidateQueries({ queryKey: keys.apiKeys.all });
+      void qc.invalidateQueries({ queryKey: keys.activity.all });
+      onCreated(k);
+    },
+    onError: (err) => setError(errorMessage(err)),
+  });
+  const busy = create.isPending;
 
-  async function submit(e: React.FormEvent) {
+  function submit(e: React.FormEvent) {
     e.preventDefault();
     if (!scopes.length) return setError('Choose at least one scope.');
-    setBusy(true);
     setError(null);
-    try {
-      // The chosen day, end of day UTC.
-      const body = { name: name.trim(), scopes, expires_at: `${expires}T23:59:59Z` };
-      onCreated(await api<Issued>('POST', '/api-keys', body));
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    create.mutate();
   }
 
   return (
@@ -168,28 +176,26 @@ function Reveal({ issued, onDone }: { issued: Issued; onDone: () => void }) {
 
 export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
   const pager = useCursor();
-  const list = useLoad(
-    () => api<Page<Key>>('GET', `/api-keys${qs({ limit: 50, cursor: pager.cursor })}`),
-    [pager.cursor],
-  );
+  const list = useQuery(queries.apiKeys(pager.cursor));
+  const qc = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [issued, setIssued] = useState<Issued | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
 
-  async function revoke() {
-    if (!revoking) return;
-    setRevokeError(null);
-    try {
-      await api('DELETE', `/api-keys/${revoking.id}`);
-      setFlash(`Key “${revoking.name}” revoked. Calls with it now get 403 token_revoked.`);
+  const revoke = useMutation({
+    mutationFn: async (k: Key) =>
+      ok(await client.DELETE('/portal/api/api-keys/{id}', { params: { path: { id: k.id } } })),
+    onMutate: () => setRevokeError(null),
+    onSuccess: (_, k) => {
+      setFlash(`Key “${k.name}” revoked. Calls with it now get 403 token_revoked.`);
       setRevoking(null);
-      list.reload();
-    } catch (e) {
-      setRevokeError(errorMessage(e));
-    }
-  }
+      void qc.invalidateQueries({ queryKey: keys.apiKeys.all });
+      void qc.invalidateQueries({ queryKey: keys.activity.all });
+    },
+    onError: (e) => setRevokeError(errorMessage(e)),
+  });
 
   return (
     <>
@@ -215,82 +221,85 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
         <h2 id="keys-title" className="visually-hidden">
           Your keys
         </h2>
-        {list.loading && !list.data ? (
-          <Loading label="Loading keys…" />
-        ) : list.error ? (
-          <ErrorBox message={list.error} onRetry={list.reload} />
-        ) : !list.data?.data.length ? (
-          <Empty title="No API keys yet">
-            {isAdmin ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}
-          </Empty>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Created</th>
-                  {isAdmin && (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((k) => (
-                  <tr key={k.id} className={k.state === 'revoked' ? 'dim' : undefined}>
-                    <td data-label="Name">
-                      <strong>{k.name}</strong>
-                    </td>
-                    <td data-label="Key">
-                      <code>{k.prefix}</code>
-                    </td>
-                    <td data-label="Scopes">{k.scopes.join(', ')}</td>
-                    <td data-label="Status">
-                      <StateBadge k={k} />
-                    </td>
-                    <td data-label="Expires">
-                      {k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}
-                    </td>
-                    <td data-label="Last used">
-                      {k.last_used_at ? (
-                        <Time iso={k.last_used_at} />
-                      ) : (
-                        <span className="muted">Never</span>
-                      )}
-                    </td>
-                    <td data-label="Created">
-                      <span>
-                        <Time iso={k.created_at} dateOnly />
-                        <span className="muted small block">{k.created_by ?? 'operator'}</span>
-                      </span>
-                    </td>
+        <QueryState
+          query={list}
+          loading="Loading keys…"
+          isEmpty={(p) => !p.data.length}
+          empty={
+            <Empty title="No API keys yet">
+              {isAdmin ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}
+            </Empty>
+          }
+        >
+          {(page) => (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Created</th>
                     {isAdmin && (
-                      <td className="right">
-                        {k.state !== 'revoked' && (
-                          <button
-                            type="button"
-                            className="danger small"
-                            onClick={() => (setRevokeError(null), setRevoking(k))}
-                            aria-label={`Revoke ${k.name}`}
-                          >
-                            Revoke
-                          </button>
-                        )}
-                      </td>
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
                     )}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+                </thead>
+                <tbody>
+                  {page.data.map((k) => (
+                    <tr key={k.id} className={k.state === 'revoked' ? 'dim' : undefined}>
+                      <td data-label="Name">
+                        <strong>{k.name}</strong>
+                      </td>
+                      <td data-label="Key">
+                        <code>{k.prefix}</code>
+                      </td>
+                      <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                      <td data-label="Status">
+                        <StateBadge k={k} />
+                      </td>
+                      <td data-label="Expires">
+                        {k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}
+                      </td>
+                      <td data-label="Last used">
+                        {k.last_used_at ? (
+                          <Time iso={k.last_used_at} />
+                        ) : (
+                          <span className="muted">Never</span>
+                        )}
+                      </td>
+                      <td data-label="Created">
+                        <span>
+                          <Time iso={k.created_at} dateOnly />
+                          <span className="muted small block">{k.created_by ?? 'operator'}</span>
+                        </span>
+                      </td>
+                      {isAdmin && (
+                        <td className="right">
+                          {k.state !== 'revoked' && (
+                            <button
+                              type="button"
+                              className="danger small"
+                              onClick={() => (setRevokeError(null), setRevoking(k))}
+                              aria-label={`Revoke ${k.name}`}
+                            >
+                              Revoke
+                            </button>
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
         <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
 
@@ -318,7 +327,6 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
           onCreated={(k) => {
             setIssued(k);
             setCreating(false);
-            list.reload();
           }}
         />
       </Dialog>
@@ -346,7 +354,12 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
               >
                 Keep key
               </button>
-              <button type="button" className="danger" onClick={revoke}>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => revoke.mutate(revoking)}
+                disabled={revoke.isPending}
+              >
                 Revoke key
               </button>
             </div>

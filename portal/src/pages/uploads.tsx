@@ -1,21 +1,23 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { api, errorMessage, Page, qs, Schemas, uploadFile } from '../api';
+import { errorMessage, Schemas, uploadFile } from '../api';
+import { keys, queries } from '../queries';
 import {
   Badge,
   Empty,
   ErrorBox,
-  Loading,
   Notice,
   PageHeader,
   Pager,
+  QueryState,
   Time,
   num,
   useCursor,
-  useLoad,
 } from '../ui';
 
 type Upload = Schemas['UploadDto'];
-type Summary = Schemas['UploadSummaryDto'];
+const finished = (u: Pick<Upload, 'status'> | undefined) =>
+  u?.status === 'completed' || u?.status === 'failed';
 const MAX_MIB = 20;
 
 function StatusBadge({ s }: { s: string }) {
@@ -148,35 +150,29 @@ function Result({ u }: { u: Upload }) {
 export function UploadsPage({ plan }: { plan: string }) {
   const allowed = plan === 'growth' || plan === 'enterprise';
   const pager = useCursor();
-  const history = useLoad(
-    () =>
-      api<Page<Summary>>('GET', `/transactions/uploads${qs({ limit: 20, cursor: pager.cursor })}`),
-    [pager.cursor],
-  );
-  const [current, setCurrent] = useState<Upload | null>(null);
+  const history = useQuery(queries.uploads(pager.cursor));
+  const qc = useQueryClient();
+  const [currentId, setCurrentId] = useState<string | null>(null);
+  // The upload on show, polled until it finishes.
+  const current = useQuery({
+    ...queries.upload(currentId ?? ''),
+    enabled: currentId !== null,
+    refetchInterval: (q) => (finished(q.state.data) ? false : 500),
+  });
   const [sending, setSending] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
-  // Poll the current upload until it finishes.
+  // When it finishes, the history shows its final counts.
+  const done = finished(current.data);
   useEffect(() => {
-    if (!current || current.status === 'completed' || current.status === 'failed') return;
-    const t = setTimeout(async () => {
-      try {
-        const u = await api<Upload>('GET', `/transactions/uploads/${current.id}`);
-        setCurrent(u);
-        if (u.status === 'completed' || u.status === 'failed') history.reload();
-      } catch (e) {
-        setError(errorMessage(e));
-      }
-    }, 500);
-    return () => clearTimeout(t);
-  }, [current, history]);
+    if (done) void qc.invalidateQueries({ queryKey: keys.uploads.lists });
+  }, [done, qc]);
 
   async function send(file: File) {
     setError(null);
-    setCurrent(null);
+    setCurrentId(null);
     if (file.size > MAX_MIB * 1024 * 1024)
       return setError(
         `The file is larger than ${MAX_MIB} MiB. Split it into smaller files and upload them one by one.`,
@@ -184,9 +180,9 @@ export function UploadsPage({ plan }: { plan: string }) {
     if (file.size === 0) return setError('The file is empty.');
     setSending(0);
     try {
-      const r = await uploadFile<{ id: string }>('/transactions/uploads', file, setSending);
-      setCurrent(await api<Upload>('GET', `/transactions/uploads/${r.id}`));
-      history.reload();
+      const r = await uploadFile(file, setSending);
+      setCurrentId(r.id);
+      void qc.invalidateQueries({ queryKey: keys.uploads.lists });
     } catch (e) {
       setError(errorMessage(e));
     } finally {
@@ -195,14 +191,10 @@ export function UploadsPage({ plan }: { plan: string }) {
     }
   }
 
-  async function open(id: string) {
+  function open(id: string) {
     setError(null);
-    try {
-      setCurrent(await api<Upload>('GET', `/transactions/uploads/${id}`));
-      window.scrollTo({ top: 0, behavior: 'smooth' });
-    } catch (e) {
-      setError(errorMessage(e));
-    }
+    setCurrentId(id);
+    window.scrollTo({ top: 0, behavior: 'smooth' });
   }
 
   return (
@@ -274,55 +266,64 @@ export function UploadsPage({ plan }: { plan: string }) {
         </section>
       )}
       {error && <ErrorBox message={error} />}
-      {current && <Result u={current} />}
+      {currentId && (
+        <QueryState query={current} loading="Loading the upload…">
+          {(u) => <Result u={u} />}
+        </QueryState>
+      )}
 
       <section className="card" aria-labelledby="history-title">
         <h2 id="history-title">Upload history</h2>
-        {history.loading && !history.data ? (
-          <Loading label="Loading uploads…" />
-        ) : history.error ? (
-          <ErrorBox message={history.error} onRetry={history.reload} />
-        ) : !history.data?.data.length ? (
-          <Empty title="No uploads yet">Files you upload are listed here with their results.</Empty>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Accepted</th>
-                  <th scope="col">Duplicates</th>
-                  <th scope="col">Invalid</th>
-                  <th scope="col">Uploaded</th>
-                </tr>
-              </thead>
-              <tbody>
-                {history.data.data.map((u) => (
-                  <tr key={u.id}>
-                    <td data-label="File">
-                      <button type="button" className="link-button" onClick={() => open(u.id)}>
-                        {u.filename}
-                      </button>
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge s={u.status} />
-                    </td>
-                    <td data-label="Accepted">{num(u.accepted)}</td>
-                    <td data-label="Duplicates">{num(u.duplicates)}</td>
-                    <td data-label="Invalid">{num(u.invalid_count)}</td>
-                    <td data-label="Uploaded">
-                      <span>
-                        <Time iso={u.created_at} />
-                        <span className="muted small block">{u.uploaded_by ?? ''}</span>
-                      </span>
-                    </td>
+        <QueryState
+          query={history}
+          loading="Loading uploads…"
+          isEmpty={(p) => !p.data.length}
+          empty={
+            <Empty title="No uploads yet">
+              Files you upload are listed here with their results.
+            </Empty>
+          }
+        >
+          {(page) => (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">File</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Accepted</th>
+                    <th scope="col">Duplicates</th>
+                    <th scope="col">Invalid</th>
+                    <th scope="col">Uploaded</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+                </thead>
+                <tbody>
+                  {page.data.map((u) => (
+                    <tr key={u.id}>
+                      <td data-label="File">
+                        <button type="button" className="link-button" onClick={() => open(u.id)}>
+                          {u.filename}
+                        </button>
+                      </td>
+                      <td data-label="Status">
+                        <StatusBadge s={u.status} />
+                      </td>
+                      <td data-label="Accepted">{num(u.accepted)}</td>
+                      <td data-label="Duplicates">{num(u.duplicates)}</td>
+                      <td data-label="Invalid">{num(u.invalid_count)}</td>
+                      <td data-label="Uploaded">
+                        <span>
+                          <Time iso={u.created_at} />
+                          <span className="muted small block">{u.uploaded_by ?? ''}</span>
+                        </span>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
         <Pager cursor={pager} next={history.data?.pagination.next_cursor} />
       </section>
     </>

@@ -1,7 +1,9 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, errorMessage, Schemas } from '../api';
-import { Link } from '../router';
-import { CopyButton, Dialog, ErrorBox, Loading, Notice, PageHeader, useLoad } from '../ui';
+import { Link } from 'react-router';
+import { client, errorMessage, ok, Schemas } from '../api';
+import { keys, queries } from '../queries';
+import { CopyButton, Dialog, Notice, PageHeader, QueryState } from '../ui';
 
 type WebhookSettings = Schemas['WebhookSettingsDto'];
 
@@ -19,9 +21,9 @@ function verify(rawBody, headers, secret) {
 }`;
 
 export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
-  const settings = useLoad(() => api<WebhookSettings>('GET', '/webhook'), []);
+  const settings = useQuery(queries.webhook());
+  const qc = useQueryClient();
   const [url, setUrl] = useState('');
-  const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [confirmRotate, setConfirmRotate] = useState(false);
@@ -32,38 +34,45 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
     if (settings.data) setUrl(settings.data.url ?? '');
   }, [settings.data]);
 
-  async function save(e: React.FormEvent) {
-    e.preventDefault();
-    setSaving(true);
-    setSaveError(null);
-    setSaved(null);
-    try {
-      const r = await api<WebhookSettings>('PUT', '/webhook', {
-        url: url.trim() === '' ? null : url.trim(),
-      });
-      settings.set(r);
+  const save = useMutation({
+    mutationFn: async () =>
+      ok(
+        await client.PUT('/portal/api/webhook', {
+          body: { url: url.trim() === '' ? null : url.trim() },
+        }),
+      ),
+    onMutate: () => (setSaveError(null), setSaved(null)),
+    onSuccess: (r) => {
+      qc.setQueryData(keys.webhook, r);
+      // The change is recorded in the security activity.
+      void qc.invalidateQueries({ queryKey: keys.activity.all });
       setSaved(
         r.url
           ? 'Webhook URL saved. New redemptions are sent there.'
           : 'Webhook URL removed. Deliveries are recorded as skipped until you set one.',
       );
-    } catch (err) {
-      setSaveError(errorMessage(err));
-    } finally {
-      setSaving(false);
-    }
-  }
+    },
+    onError: (err) => setSaveError(errorMessage(err)),
+  });
+  const saving = save.isPending;
 
-  async function rotate() {
-    setRotateError(null);
-    try {
-      const r = await api<Schemas['SigningSecretDto']>('POST', '/webhook/secret');
+  const rotate = useMutation({
+    mutationFn: async () => ok(await client.POST('/portal/api/webhook/secret')),
+    onMutate: () => setRotateError(null),
+    onSuccess: (r) => {
       setSecret(r.signing_secret);
       setConfirmRotate(false);
-      if (settings.data) settings.set({ ...settings.data, secret_set: true });
-    } catch (e) {
-      setRotateError(errorMessage(e));
-    }
+      qc.setQueryData(keys.webhook, (cur: WebhookSettings | undefined) =>
+        cur ? { ...cur, secret_set: true } : cur,
+      );
+      void qc.invalidateQueries({ queryKey: keys.activity.all });
+    },
+    onError: (e) => setRotateError(errorMessage(e)),
+  });
+
+  function submit(e: React.FormEvent) {
+    e.preventDefault();
+    save.mutate();
   }
 
   return (
@@ -80,73 +89,71 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
       {!isAdmin && (
         <Notice>Only admins can change the webhook URL or rotate the signing secret.</Notice>
       )}
-      {settings.loading && !settings.data ? (
-        <Loading label="Loading webhook settings…" />
-      ) : settings.error ? (
-        <ErrorBox message={settings.error} onRetry={settings.reload} />
-      ) : (
-        <>
-          <section className="card" aria-labelledby="url-title">
-            <h2 id="url-title">Endpoint URL</h2>
-            <form onSubmit={save} className="stack">
-              <label>
-                URL
-                <input
-                  type="url"
-                  inputMode="url"
-                  placeholder="https://hooks.your-bank.example/offers"
-                  value={url}
-                  onChange={(e) => setUrl(e.target.value)}
-                  disabled={!isAdmin}
-                  aria-describedby="url-hint"
-                />
-                <span className="hint" id="url-hint">
-                  https only, without a user name or password in it. Leave empty to stop sending.
-                </span>
-              </label>
-              {saveError && (
-                <p role="alert" className="error">
-                  {saveError}
-                </p>
-              )}
-              {saved && <Notice kind="success">{saved}</Notice>}
-              {isAdmin && (
-                <div className="row end">
-                  <button type="submit" disabled={saving}>
-                    {saving ? 'Saving…' : 'Save URL'}
-                  </button>
-                </div>
-              )}
-            </form>
-          </section>
+      <QueryState query={settings} loading="Loading webhook settings…">
+        {(data) => (
+          <>
+            <section className="card" aria-labelledby="url-title">
+              <h2 id="url-title">Endpoint URL</h2>
+              <form onSubmit={submit} className="stack">
+                <label>
+                  URL
+                  <input
+                    type="url"
+                    inputMode="url"
+                    placeholder="https://hooks.your-bank.example/offers"
+                    value={url}
+                    onChange={(e) => setUrl(e.target.value)}
+                    disabled={!isAdmin}
+                    aria-describedby="url-hint"
+                  />
+                  <span className="hint" id="url-hint">
+                    https only, without a user name or password in it. Leave empty to stop sending.
+                  </span>
+                </label>
+                {saveError && (
+                  <p role="alert" className="error">
+                    {saveError}
+                  </p>
+                )}
+                {saved && <Notice kind="success">{saved}</Notice>}
+                {isAdmin && (
+                  <div className="row end">
+                    <button type="submit" disabled={saving}>
+                      {saving ? 'Saving…' : 'Save URL'}
+                    </button>
+                  </div>
+                )}
+              </form>
+            </section>
 
-          <section className="card" aria-labelledby="secret-title">
-            <div className="row">
-              <h2 id="secret-title">Signing secret</h2>
-              {settings.data?.secret_set ? (
-                <span className="badge green">Set</span>
-              ) : (
-                <span className="badge amber">Not set</span>
+            <section className="card" aria-labelledby="secret-title">
+              <div className="row">
+                <h2 id="secret-title">Signing secret</h2>
+                {data.secret_set ? (
+                  <span className="badge green">Set</span>
+                ) : (
+                  <span className="badge amber">Not set</span>
+                )}
+              </div>
+              <p className="muted">
+                Every delivery is signed with this secret so you can tell it comes from us.{' '}
+                {data.secret_set
+                  ? 'Its value was shown once, when it was created.'
+                  : 'Create one before going live: deliveries cannot be signed without it.'}
+              </p>
+              {isAdmin && (
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => (setRotateError(null), setConfirmRotate(true))}
+                >
+                  {data.secret_set ? 'Rotate secret' : 'Create secret'}
+                </button>
               )}
-            </div>
-            <p className="muted">
-              Every delivery is signed with this secret so you can tell it comes from us.{' '}
-              {settings.data?.secret_set
-                ? 'Its value was shown once, when it was created.'
-                : 'Create one before going live: deliveries cannot be signed without it.'}
-            </p>
-            {isAdmin && (
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => (setRotateError(null), setConfirmRotate(true))}
-              >
-                {settings.data?.secret_set ? 'Rotate secret' : 'Create secret'}
-              </button>
-            )}
-          </section>
-        </>
-      )}
+            </section>
+          </>
+        )}
+      </QueryState>
 
       <section className="card guide" aria-labelledby="verify-title">
         <h2 id="verify-title">Verifying a delivery</h2>
@@ -203,7 +210,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
             >
               Cancel
             </button>
-            <button type="button" onClick={rotate}>
+            <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
               {settings.data?.secret_set ? 'Rotate secret' : 'Create secret'}
             </button>
           </div>

@@ -1,0 +1,195 @@
+/**
+ * Every server read of the portal, in one place: its query key and how it is fetched. Pages use
+ * these with useQuery; mutations invalidate by the key prefixes below (`keys.apiKeys.all` covers
+ * every page of the key list), so a write never leaves a stale list behind.
+ */
+import { keepPreviousData, QueryClient, queryOptions } from '@tanstack/react-query';
+import { client, ok, PortalApiError, setCsrfToken } from './api';
+import type { operations } from './api-types';
+
+export const keys = {
+  me: ['me'] as const,
+  dashboard: (days: number) => ['dashboard', days] as const,
+  apiKeys: {
+    all: ['api-keys'] as const,
+    list: (cursor?: string) => ['api-keys', 'list', { cursor }] as const,
+  },
+  activity: {
+    all: ['security-activity'] as const,
+    list: (cursor?: string) => ['security-activity', 'list', { cursor }] as const,
+  },
+  uploads: {
+    all: ['uploads'] as const,
+    lists: ['uploads', 'list'] as const,
+    list: (cursor?: string) => ['uploads', 'list', { cursor }] as const,
+    one: (id: string) => ['uploads', 'one', id] as const,
+  },
+  webhook: ['webhook'] as const,
+  deliveries: {
+    all: ['deliveries'] as const,
+    list: (status: DeliveryStatusFilter | '', cursor?: string) =>
+      ['deliveries', 'list', { status, cursor }] as const,
+    one: (id: string) => ['deliveries', 'one', id] as const,
+  },
+  inbox: {
+    all: ['inbox'] as const,
+    list: (unread: boolean, cursor?: string) => ['inbox', 'list', { unread, cursor }] as const,
+    unread: ['inbox', 'unread-count'] as const,
+  },
+};
+
+const DAY = 86_400_000;
+
+export const queries = {
+  /** The signed-in session, or null when there is none (any failure shows the sign-in page). */
+  me: () =>
+    queryOptions({
+      queryKey: keys.me,
+      queryFn: async ({ signal }) => {
+        try {
+          const session = ok(await client.GET('/portal/api/me', { signal }));
+          setCsrfToken(session.csrf_token);
+          return session;
+        } catch {
+          return null;
+        }
+      },
+      staleTime: Infinity,
+    }),
+  dashboard: (days: number) =>
+    queryOptions({
+      queryKey: keys.dashboard(days),
+      // Another page or window keeps the current one on screen until it arrives.
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) => {
+        const to = new Date();
+        const from = new Date(to.getTime() - days * DAY);
+        return ok(
+          await client.GET('/portal/api/dashboard', {
+            params: { query: { from: from.toISOString(), to: to.toISOString() } },
+            signal,
+          }),
+        );
+      },
+    }),
+  apiKeys: (cursor?: string) =>
+    queryOptions({
+      queryKey: keys.apiKeys.list(cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/api-keys', {
+            params: { query: { limit: 50, cursor } },
+            signal,
+          }),
+        ),
+    }),
+  activity: (cursor?: string) =>
+    queryOptions({
+      queryKey: keys.activity.list(cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/security-activity', {
+            params: { query: { limit: 50, cursor } },
+            signal,
+          }),
+        ),
+    }),
+  uploads: (cursor?: string) =>
+    queryOptions({
+      queryKey: keys.uploads.list(cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/transactions/uploads', {
+            params: { query: { limit: 20, cursor } },
+            signal,
+          }),
+        ),
+    }),
+  upload: (id: string) =>
+    queryOptions({
+      queryKey: keys.uploads.one(id),
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/transactions/uploads/{id}', {
+            params: { path: { id } },
+            signal,
+          }),
+        ),
+    }),
+  webhook: () =>
+    queryOptions({
+      queryKey: keys.webhook,
+      queryFn: async ({ signal }) => ok(await client.GET('/portal/api/webhook', { signal })),
+    }),
+  deliveries: (status: DeliveryStatusFilter | '', cursor?: string) =>
+    queryOptions({
+      queryKey: keys.deliveries.list(status, cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/webhook/deliveries', {
+            params: {
+              query: {
+                status: status || undefined,
+                limit: 25,
+                cursor,
+              },
+            },
+            signal,
+          }),
+        ),
+    }),
+  delivery: (id: string) =>
+    queryOptions({
+      queryKey: keys.deliveries.one(id),
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/webhook/deliveries/{id}', {
+            params: { path: { id } },
+            signal,
+          }),
+        ),
+    }),
+  inbox: (unread: boolean, cursor?: string) =>
+    queryOptions({
+      queryKey: keys.inbox.list(unread, cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/inbox', {
+            params: { query: { limit: 25, cursor, unread: unread || undefined } },
+            signal,
+          }),
+        ),
+    }),
+  unreadCount: () =>
+    queryOptions({
+      queryKey: keys.inbox.unread,
+      queryFn: async ({ signal }) =>
+        ok(await client.GET('/portal/api/inbox/unread-count', { signal })),
+      // The navigation badge: new alerts appear without a reload.
+      refetchInterval: 30_000,
+    }),
+};
+
+/** The delivery statuses the list can be filtered by. */
+export type DeliveryStatusFilter = NonNullable<
+  NonNullable<operations['portalListWebhookDeliveries']['parameters']['query']>['status']
+>;
+
+export function createQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // A 4xx will answer the same again; retry only what may pass on a second try.
+        retry: (count, e) =>
+          count < 2 && (!(e instanceof PortalApiError) || e.status === 0 || e.status >= 500),
+        refetchOnWindowFocus: false,
+      },
+      mutations: { retry: false },
+    },
+  });
+}
