@@ -57,7 +57,9 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
   const saving = save.isPending;
 
   const rotate = useMutation({
-    mutationFn: async () => ok(await client.POST('/portal/api/webhook/secret')),
+    mutationFn: async () =>
+      // The dialog promises the old secret 24 hours of overlap: say so rather than rely on a default.
+      ok(await client.POST('/portal/api/webhook/secret', { body: { overlap_seconds: 86_400 } })),
     onMutate: () => setRotateError(null),
     onSuccess: (r) => {
       setSecret(r.signing_secret);
