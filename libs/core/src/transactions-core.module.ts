@@ -3,6 +3,7 @@ import { IngestionService } from './ingestion/ingestion.service';
 import { TransactionStore } from './ingestion/transaction-store';
 import { MatchQueue } from './matching/match-queue';
 import { MatchRelayService } from './matching/match-relay.service';
+import { MatchingRepository } from './matching/matching.repository';
 import { MatchingService } from './matching/matching.service';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
@@ -12,6 +13,7 @@ const SERVICES = [
   TransactionStore,
   IngestionService,
   MatchQueue,
+  MatchingRepository,
   MatchingService,
   MatchRelayService,
   SimulationService,

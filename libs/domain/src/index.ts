@@ -26,3 +26,4 @@ export * from './goal-progress';
 export * from './card-lifecycle';
 export * from './cardholder-session';
 export * from './widget-origins';
+export * from './refund-reversal';

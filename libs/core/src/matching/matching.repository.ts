@@ -1,0 +1,351 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { returnedRows } from '@app/db';
+import type { MatchingEnrollment, OfferTerms } from '@app/domain';
+import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
+
+/** A transaction of the chunk as claimed, with what matching needs beside it. */
+export interface ClaimedRow {
+  id: string;
+  institution_id: string;
+  transaction_ref: string;
+  cardholder_token: string;
+  kind: 'purchase' | 'refund';
+  amount: string;
+  currency: string | null;
+  transacted_at: Date;
+  original_transaction_ref: string | null;
+  merchant_id: string | null;
+  /** Sum of the refunds stored for this purchase (a refund may arrive before its purchase). */
+  refunded: string;
+  service_share_rate: string | null;
+  now: Date;
+}
+
+/** A matched purchase whose redemption may be reversed by a refund. */
+export interface ReversalRow {
+  transaction_id: string;
+  amount: string;
+  refunded: string;
+  redemption_id: string;
+  institution_id: string;
+  offer_id: string;
+  cardholder_offer_id: string;
+  cardholder_token: string;
+  currency: string;
+  merchant_funded_amount: string;
+  institution_payout_amount: string;
+  min_spend: string;
+}
+
+export interface NewRedemption {
+  id: string;
+  institutionId: string;
+  transactionId: string;
+  enrollmentId: string;
+  offerId: string;
+  merchantId: string;
+  cardholderToken: string;
+  currency: string;
+  purchase: number;
+  cashback: number;
+  merchantFunded: number;
+  serviceRevenue: number;
+  institutionPayout: number;
+}
+
+/**
+ * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
+ * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
+ * Rows are reached by primary key (the join on unnest), never through the partial index of
+ * received rows, which holds the whole backlog (and its dead entries until vacuum). The same
+ * statement reads the refunds already stored for each purchase (partial index of refunds) and the
+ * program's service share rate.
+ * Merchant resolution in the same statement: a sender-resolved merchant_id that exists, else the
+ * identifier through merchant_identifier's unique (type, value).
+ */
+const CLAIM_SQL = `
+  SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
+         t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
+         COALESCE(r.total, 0)::text AS refunded, p.service_share_rate::text AS service_share_rate, now() AS now
+    FROM unnest($1::uuid[]) AS ids(id)
+    CROSS JOIN LATERAL (
+      SELECT * FROM transaction x WHERE x.id = ids.id AND x.status = 'received' FOR NO KEY UPDATE SKIP LOCKED
+    ) t
+    LEFT JOIN merchant m ON m.id = t.merchant_id
+    LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
+    LEFT JOIN program p ON p.institution_id = t.institution_id
+    LEFT JOIN LATERAL (
+      SELECT sum(f.amount) AS total FROM transaction f
+       WHERE t.kind = 'purchase' AND f.kind = 'refund'
+         AND f.institution_id = t.institution_id AND f.original_transaction_ref = t.transaction_ref
+    ) r ON true
+   ORDER BY t.id`;
+
+/**
+ * The statements of chunk matching, each set-based (one statement per chunk whatever its size),
+ * all run inside the caller's transaction `m`. Rows that are changed are locked in id order, so
+ * concurrent chunks cannot deadlock.
+ */
+@Injectable()
+export class MatchingRepository {
+  claim(m: EntityManager, ids: readonly string[]): Promise<ClaimedRow[]> {
+    return m.query(CLAIM_SQL, [ids]);
+  }
+
+  /** The purchases the refunds name (same institution, transaction_ref = original_transaction_ref). */
+  purchasesOfRefunds(
+    m: EntityManager,
+    refunds: ClaimedRow[],
+  ): Promise<{ id: string; institution_id: string; transaction_ref: string }[]> {
+    return m.query(
+      `SELECT t.id, t.institution_id, t.transaction_ref
+         FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
+         JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
+        WHERE t.kind = 'purchase'`,
+      [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
+    );
+  }
+
+  /** Locks purchases outside the chunk; those another run holds are skipped (not returned). */
+  async lockPurchases(m: EntityManager, ids: string[]): Promise<{ id: string; status: string }[]> {
+    if (!ids.length) return [];
+    return m.query(
+      `SELECT id, status FROM transaction WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`,
+      [ids],
+    );
+  }
+
+  /** Live redemptions of these purchases, with the purchase's net amount inputs and the offer's min_spend. */
+  liveRedemptionsOf(
+    m: EntityManager,
+    purchaseIds: string[],
+    reversibleStatuses: readonly string[],
+  ): Promise<ReversalRow[]> {
+    return m.query(
+      `SELECT t.id AS transaction_id, t.amount::text AS amount,
+              (SELECT COALESCE(sum(x.amount), 0)::text FROM transaction x
+                WHERE x.kind = 'refund' AND x.institution_id = t.institution_id AND x.original_transaction_ref = t.transaction_ref) AS refunded,
+              r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
+              r.merchant_funded_amount, r.institution_payout_amount, o.min_spend
+         FROM transaction t
+         JOIN redemption r ON r.transaction_id = t.id
+         JOIN offer o ON o.id = r.offer_id
+        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
+      [purchaseIds, reversibleStatuses],
+    );
+  }
+
+  /** Locks the settlement entries of these redemptions (the financial record decides a reversal). */
+  lockSettlementEntries(
+    m: EntityManager,
+    redemptionIds: string[],
+  ): Promise<{ redemption_id: string; status: string; institution_payout_amount: string }[]> {
+    return m.query(
+      `SELECT redemption_id, status, institution_payout_amount FROM settlement_entry
+        WHERE redemption_id = ANY($1::uuid[]) ORDER BY redemption_id FOR NO KEY UPDATE`,
+      [redemptionIds],
+    );
+  }
+
+  /**
+   * Active enrollments of each (institution, cardholder) in offers of the purchase's merchant: one
+   * probe of cardholder_offer_unique (institution_id, cardholder_token, …) per key. The LIMIT keeps
+   * the lateral subquery from being flattened into a hash join that reads the whole table.
+   */
+  candidateEnrollments(
+    m: EntityManager,
+    keys: { institution_id: string; cardholder_token: string; merchant_id: string }[],
+  ): Promise<
+    {
+      id: string;
+      offer_id: string;
+      institution_id: string;
+      cardholder_token: string;
+      merchant_id: string;
+    }[]
+  > {
+    return m.query(
+      `SELECT c.id, c.offer_id, k.institution_id, k.cardholder_token, k.merchant_id
+         FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS k(institution_id, cardholder_token, merchant_id)
+         CROSS JOIN LATERAL (
+           SELECT co.id, co.offer_id
+             FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
+            WHERE co.institution_id = k.institution_id AND co.cardholder_token = k.cardholder_token
+              AND co.status = 'active' AND o.merchant_id = k.merchant_id
+            LIMIT 1000) c`,
+      [
+        keys.map((p) => p.institution_id),
+        keys.map((p) => p.cardholder_token),
+        keys.map((p) => p.merchant_id),
+      ],
+    );
+  }
+
+  /**
+   * The offers this chunk may change. Offers with a budget are locked (in id order) and read
+   * fresh: their remaining budget decides allocations. Offers without a budget are read without a
+   * lock (nothing about them depends on other chunks); their spend counter is added to last,
+   * just before commit, so the hot rows every chunk touches stay locked only for an instant.
+   */
+  async lockOffers(m: EntityManager, ids: string[]): Promise<Map<string, OfferTerms>> {
+    if (!ids.length) return new Map();
+    const unlimited: OfferRow[] = await m.query(
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
+      [ids],
+    );
+    const limited: OfferRow[] = await m.query(
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id FOR NO KEY UPDATE`,
+      [ids],
+    );
+    return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
+  }
+
+  async lockEnrollments(m: EntityManager, ids: string[]): Promise<Map<string, MatchingEnrollment>> {
+    if (!ids.length) return new Map();
+    const rows: {
+      id: string;
+      offer_id: string;
+      status: string;
+      redemption_count: number;
+      added_at: Date;
+    }[] = await m.query(
+      `SELECT id, offer_id, status, redemption_count, added_at FROM cardholder_offer
+        WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+      [ids],
+    );
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          offerId: r.offer_id,
+          status: r.status,
+          redemptionCount: r.redemption_count,
+          addedAt: r.added_at,
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Reserves (or gives back) budget: the merchant-funded amount is added to budget_used. The WHERE
+   * clause is the atomic guard: a reservation that would take budget_used past budget_total
+   * updates nothing, and the whole chunk rolls back (it cannot happen while the budgeted rows are
+   * locked as above; the guard is the last line). Rows are locked in id order first, so chunks
+   * updating the same offers never deadlock.
+   */
+  async applyBudget(m: EntityManager, deltas: Map<string, number>): Promise<void> {
+    const changed = [...deltas].filter(([, d]) => d !== 0);
+    if (!changed.length) return;
+    const rows = returnedRows<{ id: string }>(
+      await m.query(
+        `WITH locked AS (SELECT id FROM offer WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)
+         UPDATE offer o SET budget_used = o.budget_used + d.delta
+           FROM unnest($1::uuid[], $2::bigint[]) AS d(id, delta), locked
+          WHERE o.id = d.id AND locked.id = d.id
+            AND o.budget_used + d.delta >= 0
+            AND (d.delta <= 0 OR o.budget_total IS NULL OR o.budget_used + d.delta <= o.budget_total)
+        RETURNING o.id`,
+        [changed.map(([id]) => id), changed.map(([, d]) => d)],
+      ),
+    );
+    if (rows.length !== changed.length)
+      throw new Error('offer budget changed under the chunk; retrying');
+  }
+
+  async applyEnrollments(
+    m: EntityManager,
+    updates: Map<string, { delta: number; status: string }>,
+  ): Promise<void> {
+    if (!updates.size) return;
+    const list = [...updates];
+    await m.query(
+      `UPDATE cardholder_offer c SET redemption_count = c.redemption_count + d.delta, status = d.status, updated_at = now()
+         FROM unnest($1::uuid[], $2::int[], $3::text[]) AS d(id, delta, status)
+        WHERE c.id = d.id`,
+      [list.map(([id]) => id), list.map(([, u]) => u.delta), list.map(([, u]) => u.status)],
+    );
+  }
+
+  /**
+   * Redemptions and their settlement entries (pending), in one statement: the entry reads the ids
+   * the redemption insert returns.
+   */
+  async insertRedemptions(m: EntityManager, rows: NewRedemption[]): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `WITH d AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
+                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
+           AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
+                purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount)
+       ), r AS (
+         INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
+                                 purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
+                                 institution_payout_amount)
+         SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
+                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount
+           FROM d
+         RETURNING id
+       )
+       INSERT INTO settlement_entry (redemption_id, institution_id, offer_id, merchant_id, currency, merchant_funded_amount,
+                                     service_revenue_amount, institution_payout_amount)
+       SELECT d.id, d.institution_id, d.offer_id, d.merchant_id, d.currency, d.merchant_funded_amount,
+              d.service_revenue_amount, d.institution_payout_amount
+         FROM d JOIN r ON r.id = d.id`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.institutionId),
+        rows.map((r) => r.transactionId),
+        rows.map((r) => r.enrollmentId),
+        rows.map((r) => r.offerId),
+        rows.map((r) => r.merchantId),
+        rows.map((r) => r.cardholderToken),
+        rows.map((r) => r.currency),
+        rows.map((r) => r.purchase),
+        rows.map((r) => r.cashback),
+        rows.map((r) => r.merchantFunded),
+        rows.map((r) => r.serviceRevenue),
+        rows.map((r) => r.institutionPayout),
+      ],
+    );
+  }
+
+  /** Settlement entries and redemptions to `reversed`, guarded by the state machine's sources. */
+  async markReversed(
+    m: EntityManager,
+    reversals: { redemptionId: string; clawback: number | null }[],
+    from: readonly string[],
+  ): Promise<void> {
+    if (!reversals.length) return;
+    const ids = reversals.map((r) => r.redemptionId);
+    await m.query(
+      `UPDATE settlement_entry e SET status = 'reversed', reversed_at = now(), clawback_amount = d.clawback
+         FROM unnest($1::uuid[], $2::bigint[]) AS d(redemption_id, clawback)
+        WHERE e.redemption_id = d.redemption_id AND e.status = ANY($3::text[])`,
+      [ids, reversals.map((r) => r.clawback), from],
+    );
+    await m.query(
+      `UPDATE redemption SET status = 'reversed', reversed_at = now() WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])`,
+      [ids, from],
+    );
+  }
+
+  /**
+   * Final statuses; the resolved merchant is recorded (a sender's unknown merchant_id is kept as
+   * sent). Only rows this run claimed (and still holds locked, as `received`) are in the list.
+   */
+  async setStatuses(
+    m: EntityManager,
+    rows: { id: string; status: string; merchantId: string | null }[],
+  ): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(id, status, merchant_id)
+        WHERE t.id = d.id`,
+      [rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.merchantId)],
+    );
+  }
+}
