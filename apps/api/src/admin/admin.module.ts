@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { PortalModule } from '../portal/portal.module';
 import { InstitutionsController } from './institutions.controller';
+import { InstitutionsRepository } from './institutions.repository';
 import { InstitutionsService } from './institutions.service';
 import { MerchantsController } from './merchants.controller';
+import { MerchantsRepository } from './merchants.repository';
 import { MerchantsService } from './merchants.service';
 import { OffersAdminController } from './offers-admin.controller';
 import { OffersAdminService } from './offers-admin.service';
@@ -20,7 +22,14 @@ import { WebhooksAdminController } from './webhooks-admin.controller';
     SettlementsAdminController,
     WebhooksAdminController,
   ],
-  providers: [OperatorGuard, InstitutionsService, MerchantsService, OffersAdminService],
+  providers: [
+    OperatorGuard,
+    InstitutionsRepository,
+    InstitutionsService,
+    MerchantsRepository,
+    MerchantsService,
+    OffersAdminService,
+  ],
   exports: [InstitutionsService, MerchantsService, OffersAdminService],
 })
 export class AdminModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { cursorColumn, keysetSql } from '@app/db';
 import { fitsCurrency, toMajor, toMinor } from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
@@ -31,7 +32,7 @@ interface OfferRow {
 }
 
 const SELECT = `
-  SELECT o.*, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t,
+  SELECT o.*, ${cursorColumn('o')},
          COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids
     FROM offer o`;
 
@@ -176,20 +177,18 @@ export class OffersAdminService {
     cursor?: string,
     filter: { status?: string; merchant_id?: string } = {},
   ): Promise<Page<AdminOfferDto>> {
-    const after = this.keyset.decode(cursor);
+    const page = keysetSql({
+      alias: 'o',
+      after: this.keyset.decode(cursor),
+      limit,
+      params: [filter.status ?? null, filter.merchant_id ?? null],
+    });
     const rows: OfferRow[] = await this.db.query(
       `${SELECT}
         WHERE ($1::text IS NULL OR o.status = $1) AND ($2::uuid IS NULL OR o.merchant_id = $2)
-          AND ($3::timestamptz IS NULL OR (o.created_at, o.id) < ($3::timestamptz, $4::uuid))
-        ORDER BY o.created_at DESC, o.id DESC
-        LIMIT $5`,
-      [
-        filter.status ?? null,
-        filter.merchant_id ?? null,
-        after?.t ?? null,
-        after?.id ?? null,
-        limit + 1,
-      ],
+          ${page.and}
+        ${page.orderLimit}`,
+      page.params,
     );
     return this.keyset.page(rows, limit, toDto);
   }

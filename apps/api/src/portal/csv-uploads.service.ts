@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { keysetSql } from '@app/db';
 import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, jobIds, ProducerQueue, QUEUES } from '@app/queue';
 import { ApiError } from '../common/api-error';
 import { Keyset } from '../common/pagination';
@@ -120,13 +121,18 @@ export class CsvUploadsService implements OnModuleDestroy {
 
   async list(institutionId: string, limit: number, cursor?: string): Promise<UploadPageDto> {
     const keyset = new Keyset(this.config.secretsKey, `portal:uploads:${institutionId}`);
-    const after = keyset.decode(cursor);
+    const page = keysetSql({
+      alias: 'c',
+      after: keyset.decode(cursor),
+      limit,
+      params: [institutionId],
+    });
     const rows: (UploadRow & { cursor_t: string })[] = await this.db.query(
-      `SELECT ${COLUMNS}, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t
+      `SELECT ${COLUMNS}, ${page.cursor}
          FROM csv_upload c LEFT JOIN portal_user u ON u.id = c.uploaded_by_user_id
-        WHERE c.institution_id = $1 ${after ? 'AND (c.created_at, c.id) < ($3::timestamptz, $4::uuid)' : ''}
-        ORDER BY c.created_at DESC, c.id DESC LIMIT $2`,
-      after ? [institutionId, limit + 1, after.t, after.id] : [institutionId, limit + 1],
+        WHERE c.institution_id = $1 ${page.and}
+        ${page.orderLimit}`,
+      page.params,
     );
     return keyset.page(rows, limit, summary);
   }

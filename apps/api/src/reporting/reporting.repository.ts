@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { KeysetAfter, keysetSql } from '@app/db';
 
 /** Totals of one (status and) currency: amounts as exact decimal text. */
 export interface CurrencyTotalsRow {
@@ -10,10 +11,123 @@ export interface CurrencyTotalsRow {
   status?: string;
 }
 
-/** Aggregate reads over redemption and settlement_entry for one institution and window. */
+export interface RedemptionRow {
+  id: string;
+  cursor_t: string;
+  created_at: Date;
+  status: string;
+  currency: string;
+  merchant_funded_amount: string;
+  institution_payout_amount: string;
+  cardholder_token: string;
+  offer_id: string;
+  merchant_name: string;
+  title: string | null;
+}
+
+export interface SettlementRow {
+  id: string;
+  cursor_t: string;
+  redemption_id: string;
+  offer_id: string;
+  merchant_id: string;
+  currency: string;
+  merchant_funded_amount: string;
+  service_revenue_amount: string;
+  institution_payout_amount: string;
+  status: string;
+  created_at: Date;
+  settled_at: Date | null;
+  reversed_at: Date | null;
+}
+
+/** [start, end) split into whole buckets and raw edges (see splitWindow). */
+export interface WindowSplit {
+  wholeFrom: Date;
+  wholeTo: Date;
+  headTo: Date;
+  tailFrom: Date;
+}
+
+export interface FunnelCounts {
+  widget_views: number;
+  unique_cardholders: number;
+  offer_impressions: number;
+  offer_add_successes: number;
+  redemptions: number;
+}
+
+/** A reporting window: `from` inclusive, `to` exclusive, either open. */
+export interface WindowFilter {
+  from?: string;
+  to?: string;
+  status?: string;
+}
+
+/** Reporting reads over redemption and settlement_entry for one institution and window. */
 @Injectable()
 export class ReportingRepository {
   constructor(private readonly db: DataSource) {}
+
+  /** One page of redemptions, newest first; the offer title in the program's first locale. */
+  redemptionsPage(
+    institutionId: string,
+    f: WindowFilter,
+    after: KeysetAfter | null,
+    limit: number,
+  ): Promise<RedemptionRow[]> {
+    const page = keysetSql({
+      alias: 'x',
+      after,
+      limit,
+      params: [institutionId, f.from ?? null, f.to ?? null],
+    });
+    // Any translation stands in when the program's first locale is missing.
+    return this.db.query(
+      `SELECT x.id, x.created_at, ${page.cursor}, s.status, x.currency,
+              x.merchant_funded_amount, x.institution_payout_amount, x.cardholder_token,
+              x.offer_id, m.name AS merchant_name,
+              COALESCE(o.translations -> p.supported_locales[1] ->> 'title',
+                       (SELECT t.value ->> 'title' FROM jsonb_each(o.translations) t ORDER BY t.key LIMIT 1)) AS title
+         FROM redemption x
+         JOIN settlement_entry s ON s.redemption_id = x.id
+         JOIN offer o ON o.id = x.offer_id
+         JOIN merchant m ON m.id = o.merchant_id
+         JOIN program p ON p.institution_id = x.institution_id
+        WHERE x.institution_id = $1
+          AND ($2::timestamptz IS NULL OR x.created_at >= $2)
+          AND ($3::timestamptz IS NULL OR x.created_at < $3)
+          ${page.and}
+        ${page.orderLimit}`,
+      page.params,
+    );
+  }
+
+  /** One page of settlement entries (of one status, or all), newest first. */
+  settlementsPage(
+    institutionId: string,
+    f: WindowFilter,
+    after: KeysetAfter | null,
+    limit: number,
+  ): Promise<SettlementRow[]> {
+    const page = keysetSql({
+      alias: 'x',
+      after,
+      limit,
+      params: [institutionId, f.status ?? null, f.from ?? null, f.to ?? null],
+    });
+    return this.db.query(
+      `SELECT x.*, ${page.cursor}
+         FROM settlement_entry x
+        WHERE x.institution_id = $1
+          AND ($2::text IS NULL OR x.status = $2)
+          AND ($3::timestamptz IS NULL OR x.created_at >= $3)
+          AND ($4::timestamptz IS NULL OR x.created_at < $4)
+          ${page.and}
+        ${page.orderLimit}`,
+      page.params,
+    );
+  }
 
   /** Redemptions created in [from, to), per currency, the busiest first. */
   redemptionTotals(institutionId: string, from: Date, to: Date): Promise<CurrencyTotalsRow[]> {
@@ -33,5 +147,53 @@ export class ReportingRepository {
         GROUP BY status, currency ORDER BY status, currency`,
       [institutionId, from, to],
     );
+  }
+
+  /**
+   * Funnel counters: whole UTC hours from engagement_hourly plus the raw events of the partial
+   * hours at the edges; distinct cardholders over whole UTC days from engagement_daily_cardholder
+   * plus the raw views of the partial days. `hours` and `days` come from splitWindow.
+   */
+  async funnelCounts(
+    institutionId: string,
+    start: Date,
+    end: Date,
+    hours: WindowSplit,
+    days: WindowSplit,
+  ): Promise<FunnelCounts> {
+    const count = (kind: string) => `
+      (SELECT COALESCE(sum(count), 0) FROM engagement_hourly
+        WHERE institution_id = $1 AND kind = '${kind}' AND hour >= $4 AND hour < $5)
+      + (SELECT count(*) FROM engagement_event
+          WHERE institution_id = $1 AND kind = '${kind}'
+            AND ((occurred_at >= $2 AND occurred_at < $6) OR (occurred_at >= $7 AND occurred_at < $3)))`;
+    const [row] = await this.db.query(
+      `SELECT (${count('widget_view')})::int AS widget_views,
+              (SELECT count(*) FROM (
+                 SELECT cardholder_token FROM engagement_daily_cardholder
+                  WHERE institution_id = $1 AND day >= $8::date AND day < $9::date
+                 UNION
+                 SELECT cardholder_token FROM engagement_event
+                  WHERE institution_id = $1 AND kind = 'widget_view'
+                    AND ((occurred_at >= $2 AND occurred_at < $10) OR (occurred_at >= $11 AND occurred_at < $3))
+               ) u)::int AS unique_cardholders,
+              (${count('impression')})::int AS offer_impressions,
+              (${count('add_success')})::int AS offer_add_successes,
+              (SELECT count(*) FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3)::int AS redemptions`,
+      [
+        institutionId,
+        start,
+        end,
+        hours.wholeFrom,
+        hours.wholeTo,
+        hours.headTo,
+        hours.tailFrom,
+        days.wholeFrom.toISOString().slice(0, 10),
+        days.wholeTo.toISOString().slice(0, 10),
+        days.headTo,
+        days.tailFrom,
+      ],
+    );
+    return row;
   }
 }

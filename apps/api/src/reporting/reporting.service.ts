@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { maskToken, toMajor } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
+import { ReportingRepository } from './reporting.repository';
 import { FunnelDto, RedemptionItemDto, SettlementEntryDto } from './reporting.dto';
 
 export interface ListFilter {
@@ -14,37 +14,6 @@ export interface ListFilter {
   status?: string;
 }
 
-interface RedemptionRow {
-  id: string;
-  cursor_t: string;
-  created_at: Date;
-  status: string;
-  currency: string;
-  merchant_funded_amount: string;
-  institution_payout_amount: string;
-  cardholder_token: string;
-  offer_id: string;
-  merchant_name: string;
-  title: string | null;
-}
-
-interface SettlementRow {
-  id: string;
-  cursor_t: string;
-  redemption_id: string;
-  offer_id: string;
-  merchant_id: string;
-  currency: string;
-  merchant_funded_amount: string;
-  service_revenue_amount: string;
-  institution_payout_amount: string;
-  status: string;
-  created_at: Date;
-  settled_at: Date | null;
-  reversed_at: Date | null;
-}
-
-const CURSOR_T = `to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const DEFAULT_LIMIT = 100;
 const FUNNEL_DEFAULT_DAYS = 30;
 
@@ -55,7 +24,7 @@ const FUNNEL_DEFAULT_DAYS = 30;
 @Injectable()
 export class ReportingService {
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: ReportingRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -64,26 +33,7 @@ export class ReportingService {
     const after = keyset.decode(f.cursor);
     const limit = f.limit ?? DEFAULT_LIMIT;
     checkWindow(f.from, f.to);
-    // The offer title is shown in the program's first locale (any translation if that one is missing).
-    const rows: RedemptionRow[] = await this.db.query(
-      `SELECT x.id, x.created_at, ${CURSOR_T} AS cursor_t, s.status, x.currency,
-              x.merchant_funded_amount, x.institution_payout_amount, x.cardholder_token,
-              x.offer_id, m.name AS merchant_name,
-              COALESCE(o.translations -> p.supported_locales[1] ->> 'title',
-                       (SELECT t.value ->> 'title' FROM jsonb_each(o.translations) t ORDER BY t.key LIMIT 1)) AS title
-         FROM redemption x
-         JOIN settlement_entry s ON s.redemption_id = x.id
-         JOIN offer o ON o.id = x.offer_id
-         JOIN merchant m ON m.id = o.merchant_id
-         JOIN program p ON p.institution_id = x.institution_id
-        WHERE x.institution_id = $1
-          AND ($2::timestamptz IS NULL OR x.created_at >= $2)
-          AND ($3::timestamptz IS NULL OR x.created_at < $3)
-          AND ($4::timestamptz IS NULL OR (x.created_at, x.id) < ($4::timestamptz, $5::uuid))
-        ORDER BY x.created_at DESC, x.id DESC
-        LIMIT $6`,
-      [institutionId, f.from ?? null, f.to ?? null, after?.t ?? null, after?.id ?? null, limit + 1],
-    );
+    const rows = await this.repo.redemptionsPage(institutionId, f, after, limit);
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
       created_at: r.created_at.toISOString(),
@@ -101,26 +51,7 @@ export class ReportingService {
     const after = keyset.decode(f.cursor);
     const limit = f.limit ?? DEFAULT_LIMIT;
     checkWindow(f.from, f.to);
-    const rows: SettlementRow[] = await this.db.query(
-      `SELECT x.*, ${CURSOR_T} AS cursor_t
-         FROM settlement_entry x
-        WHERE x.institution_id = $1
-          AND ($2::text IS NULL OR x.status = $2)
-          AND ($3::timestamptz IS NULL OR x.created_at >= $3)
-          AND ($4::timestamptz IS NULL OR x.created_at < $4)
-          AND ($5::timestamptz IS NULL OR (x.created_at, x.id) < ($5::timestamptz, $6::uuid))
-        ORDER BY x.created_at DESC, x.id DESC
-        LIMIT $7`,
-      [
-        institutionId,
-        f.status ?? null,
-        f.from ?? null,
-        f.to ?? null,
-        after?.t ?? null,
-        after?.id ?? null,
-        limit + 1,
-      ],
-    );
+    const rows = await this.repo.settlementsPage(institutionId, f, after, limit);
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
       redemption_id: r.redemption_id,
@@ -150,39 +81,7 @@ export class ReportingService {
     if (start >= end) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
     const hours = splitWindow(start, end, 3_600_000);
     const days = splitWindow(start, end, 86_400_000);
-    const count = (kind: string) => `
-      (SELECT COALESCE(sum(count), 0) FROM engagement_hourly
-        WHERE institution_id = $1 AND kind = '${kind}' AND hour >= $4 AND hour < $5)
-      + (SELECT count(*) FROM engagement_event
-          WHERE institution_id = $1 AND kind = '${kind}'
-            AND ((occurred_at >= $2 AND occurred_at < $6) OR (occurred_at >= $7 AND occurred_at < $3)))`;
-    const [row] = await this.db.query(
-      `SELECT (${count('widget_view')})::int AS widget_views,
-              (SELECT count(*) FROM (
-                 SELECT cardholder_token FROM engagement_daily_cardholder
-                  WHERE institution_id = $1 AND day >= $8::date AND day < $9::date
-                 UNION
-                 SELECT cardholder_token FROM engagement_event
-                  WHERE institution_id = $1 AND kind = 'widget_view'
-                    AND ((occurred_at >= $2 AND occurred_at < $10) OR (occurred_at >= $11 AND occurred_at < $3))
-               ) u)::int AS unique_cardholders,
-              (${count('impression')})::int AS offer_impressions,
-              (${count('add_success')})::int AS offer_add_successes,
-              (SELECT count(*) FROM redemption WHERE institution_id = $1 AND created_at >= $2 AND created_at < $3)::int AS redemptions`,
-      [
-        institutionId,
-        start,
-        end,
-        hours.wholeFrom,
-        hours.wholeTo,
-        hours.headTo,
-        hours.tailFrom,
-        days.wholeFrom.toISOString().slice(0, 10),
-        days.wholeTo.toISOString().slice(0, 10),
-        days.headTo,
-        days.tailFrom,
-      ],
-    );
+    const row = await this.repo.funnelCounts(institutionId, start, end, hours, days);
     return { window: { from: start.toISOString(), to: end.toISOString() }, data: row };
   }
 
