@@ -219,6 +219,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cardholder-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a short-lived session for the embeddable widget
+         * @description Call it from your back end (never from a browser: it needs the API key) when a signed-in cardholder opens the page with the widget, and hand `session_token` to the page. The session is bound to your institution, the cardholder, the segment and the locale, works only on the widget API (`/widget/v1`), and expires after `ttl_seconds`.
+         */
+        post: operations["createCardholderSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -686,6 +706,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/webhook/client-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a client certificate and key for mutual TLS (admins)
+         * @description Checked at upload: PEM, the key unencrypted and matching, the certificate valid now. Both are stored encrypted; the settings show subject and expiry. Recorded in the security activity.
+         */
+        put: operations["portalSetWebhookClientCertificate"];
+        post?: never;
+        /** Remove the mutual TLS client certificate (admins) */
+        delete: operations["portalRemoveWebhookClientCertificate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/api/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -929,6 +970,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/widget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Widget settings: allowed origins, theme defaults, personalization, script URL */
+        get: operations["portalGetWidget"];
+        /**
+         * Set the widget settings (admins)
+         * @description Allowed origins are exact origins (`https://online.bank.example`), https only in production; a change is recorded in the security activity.
+         */
+        put: operations["portalSetWidget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/widget/preview-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A cardholder session for the live preview (admins)
+         * @description For a test cardholder (default `portal-preview`), 15 minutes. What the preview shows and adds is not counted in the funnel.
+         */
+        post: operations["portalWidgetPreviewSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ready": {
         parameters: {
             query?: never;
@@ -940,6 +1022,46 @@ export interface paths {
         get: operations["ready"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session cardholder’s offer feed (for the widget)
+         * @description The feed of GET /api/v1/offers for the session’s cardholder and segment, in the session’s locale unless `locale` asks for another, personalized when the institution enables it for the widget, plus the institution’s theme defaults. Records one widget view and one impression per offer returned (portal previews record nothing).
+         */
+        get: operations["widgetListOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/offers/{id}/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an offer for the session’s cardholder (for the widget)
+         * @description The add of POST /api/v1/offers/{id}/add with the session’s cardholder, card and segment: 201 `added`, 200 `already_added`, 403 `segment_not_eligible`, 409 `max_active_offers` or `offer_unavailable`. No body.
+         */
+        post: operations["widgetAddOffer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1037,6 +1159,21 @@ export interface components {
             /** @example 5 */
             received: number;
         };
+        CardholderSessionDto: {
+            /** @example 2026-11-23T12:15:00.000Z */
+            expires_at: string;
+            /**
+             * @description Opaque session token for the widget (`session-token` attribute). Sealed (AES-256-GCM): it carries no readable cardholder data.
+             * @example cs_AZ3k9c1f0aQe2mBf7rT0yW6b5sKx4Lh8nV1uPq2Zc9dGx0EoR7tYb3Jm
+             */
+            session_token: string;
+        };
+        ClientCertificateDto: {
+            /** @example 2027-11-21T00:00:00.000Z */
+            expires_at: string;
+            /** @example CN=offers-webhooks, O=Demo Bank */
+            subject: string;
+        };
         CreateApiKeyDto: {
             /**
              * @description Defaults to one year from now; null: never
@@ -1054,6 +1191,34 @@ export interface components {
              *     ]
              */
             scopes?: ("offers" | "transactions" | "reporting")[] | null;
+        };
+        CreateCardholderSessionDto: {
+            /**
+             * @description Tokenized card, stored with enrollments the widget makes (never the real number)
+             * @example card_tok_9d8c7b6a
+             */
+            card_token?: string;
+            /**
+             * @description The institution’s opaque token for the cardholder (a keyed HMAC, never an e-mail or customer id)
+             * @example chk_7f3a9c2e41b84d0f9a6e
+             */
+            cardholder_token: string;
+            /**
+             * @description en, es or pt-BR: the language of offer texts unless the widget asks for another
+             * @example pt-BR
+             */
+            locale?: string;
+            /**
+             * @description Segment code from your systems, applied to the widget’s feed and adds. Sealed inside the token: never stored.
+             * @example premium
+             */
+            segment?: string;
+            /**
+             * @description Lifetime in seconds, 60–3600 (default 900)
+             * @default 900
+             * @example 900
+             */
+            ttl_seconds: number;
         };
         CreateInstitutionDto: {
             /** @example Demo Bank */
@@ -1706,6 +1871,17 @@ export interface components {
              */
             role: "admin" | "member";
         };
+        PreviewSessionDto: {
+            /**
+             * @description Test cardholder to preview as (default `portal-preview`)
+             * @example portal-preview
+             */
+            cardholder_token?: string;
+            /** @example en */
+            locale?: string;
+            /** @example premium */
+            segment?: string;
+        };
         ProgramDto: {
             /** @example 10 */
             max_active_offers: number;
@@ -1995,6 +2171,8 @@ export interface components {
             merchant_name: string | null;
         };
         ResumedDto: {
+            /** @description The mutual TLS client certificate presented to the URL, if any */
+            client_certificate: components["schemas"]["ClientCertificateDto"] | null;
             /**
              * @description Names of the custom headers sent with every attempt (values are never shown)
              * @example [
@@ -2083,7 +2261,7 @@ export interface components {
             /** @example 203.0.113.7 */
             ip: string | null;
             /**
-             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.url_changed, login.succeeded, login.failed, login.locked
+             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.client_certificate_changed, webhook.url_changed, login.succeeded, login.failed, login.locked
              * @example api_key.created
              */
             type: string;
@@ -2505,6 +2683,17 @@ export interface components {
              */
             url: string | null;
         };
+        UpdateWidgetSettingsDto: {
+            /**
+             * @example [
+             *       "https://online.bank.example"
+             *     ]
+             */
+            allowed_origins: string[];
+            /** @example false */
+            personalize?: boolean;
+            theme?: components["schemas"]["WidgetThemeDto"];
+        };
         UploadAcceptedDto: {
             /** @example 9a1f2c3d-1111-4a4a-9b9b-123456789abc */
             id: string;
@@ -2513,6 +2702,22 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "processing" | "completed" | "failed";
+        };
+        UploadClientCertificateDto: {
+            /**
+             * @description The client certificate, PEM
+             * @example -----BEGIN CERTIFICATE-----
+             *     MIIB…
+             *     -----END CERTIFICATE-----
+             */
+            certificate: string;
+            /**
+             * @description Its private key, PEM, without a passphrase; stored encrypted, never shown again
+             * @example -----BEGIN PRIVATE KEY-----
+             *     MIIE…
+             *     -----END PRIVATE KEY-----
+             */
+            private_key: string;
         };
         UploadDto: {
             /** @example 990 */
@@ -2808,6 +3013,8 @@ export interface components {
             data: components["schemas"]["WebhookReplayDto"][];
         };
         WebhookSettingsDto: {
+            /** @description The mutual TLS client certificate presented to the URL, if any */
+            client_certificate: components["schemas"]["ClientCertificateDto"] | null;
             /**
              * @description Names of the custom headers sent with every attempt (values are never shown)
              * @example [
@@ -2877,6 +3084,76 @@ export interface components {
              * @example 2026-11-21T10:00:00.123Z
              */
             occurred_at: string;
+        };
+        WidgetFeedResponseDto: {
+            offers: components["schemas"]["FeedOfferDto"][];
+            /**
+             * @description true only when personalize=true
+             * @example false
+             */
+            personalized: boolean;
+            /** @description The institution’s theme defaults (the host page’s CSS custom properties win) */
+            theme: components["schemas"]["WidgetThemeDto"];
+            /**
+             * @description Eligible offers before the limit
+             * @example 42
+             */
+            total: number;
+        };
+        WidgetSettingsDto: {
+            /**
+             * @description Exact origins allowed to call the widget API (https; http only outside production)
+             * @example [
+             *       "https://online.bank.example"
+             *     ]
+             */
+            allowed_origins: string[];
+            /**
+             * @description Rank the widget’s feed by cardholder affinity
+             * @example false
+             */
+            personalize: boolean;
+            /**
+             * @description The script to include (first of the two lines to paste)
+             * @example https://offers.example/widget/v1/offers-widget.js
+             */
+            script_url: string;
+            theme: components["schemas"]["WidgetThemeDto"];
+            /** @example 2026-11-23T10:00:00.000Z */
+            updated_at: string | null;
+        };
+        WidgetThemeDto: {
+            /**
+             * @description Buttons, links, progress (hex color)
+             * @example #0b5fff
+             */
+            accent?: string;
+            /**
+             * @description Font family list (letters, digits, spaces, commas, hyphens, quotes)
+             * @example Inter, system-ui, sans-serif
+             */
+            font?: string;
+            /**
+             * @description auto follows the cardholder’s system setting
+             * @example auto
+             * @enum {string}
+             */
+            mode?: "light" | "dark" | "auto";
+            /**
+             * @description Corner radius, 0px–32px
+             * @example 12px
+             */
+            radius?: string;
+            /**
+             * @description Card background (hex color)
+             * @example #ffffff
+             */
+            surface?: string;
+            /**
+             * @description Text (hex color)
+             * @example #1a1c21
+             */
+            text?: string;
         };
         WindowDto: {
             /** @example 2026-10-22T00:00:00.000Z */
@@ -3696,6 +3973,78 @@ export interface operations {
             };
             /** @description Missing or wrong operator token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createCardholderSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCardholderSessionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardholderSessionDto"];
+                };
+            };
+            /** @description Missing `cardholder_token`, `ttl_seconds` outside 60–3600 (`validation_failed`), or a token that is personal data (`pii_rejected`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "details": [
+                     *         {
+                     *           "field": "ttl_seconds",
+                     *           "message": "ttl_seconds must not be greater than 3600"
+                     *         }
+                     *       ],
+                     *       "error": "validation_failed",
+                     *       "message": "The request is invalid.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5331,6 +5680,99 @@ export interface operations {
             };
         };
     };
+    portalSetWebhookClientCertificate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadClientCertificateDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingsDto"];
+                };
+            };
+            /** @description `validation_failed`: unreadable, expired or not yet valid, or a key that does not match */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalRemoveWebhookClientCertificate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingsDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     portalListWebhookDeliveries: {
         parameters: {
             query?: {
@@ -6048,6 +6490,143 @@ export interface operations {
             };
         };
     };
+    portalGetWidget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetSettingsDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalSetWidget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWidgetSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetSettingsDto"];
+                };
+            };
+            /** @description `validation_failed`: an entry that is not an exact https origin, or a bad theme value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    portalWidgetPreviewSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewSessionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardholderSessionDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     ready: {
         parameters: {
             query?: never;
@@ -6071,6 +6650,173 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    widgetListOffers: {
+        parameters: {
+            query?: {
+                /** @description Language of offer texts for this request (en, es, pt-BR); default: the session’s locale, then the program’s first language */
+                locale?: string;
+                /** @description Offers to return, 1–100; capped by the program’s widget_feed_limit (the default) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetFeedResponseDto"];
+                };
+            };
+            /** @description Invalid query (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`), a token that is not a valid session, an API key included (`invalid_session`), or an expired session (`session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "session_expired",
+                     *       "message": "The cardholder session has expired; mint a new one.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request’s origin is not listed by the session’s institution (`origin_not_allowed`), the institution is suspended (`institution_suspended`), or a segment-limited offer (`segment_not_eligible`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit per session exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    widgetAddOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Offer id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Already enrolled: `already_added` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentResultDto"];
+                };
+            };
+            /** @description Enrolled: `status` is `added` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentResultDto"];
+                };
+            };
+            /** @description Invalid offer id (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session (`unauthorized`), a token that is not a valid session, an API key included (`invalid_session`), or an expired session (`session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "session_expired",
+                     *       "message": "The cardholder session has expired; mint a new one.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request’s origin is not listed by the session’s institution (`origin_not_allowed`), the institution is suspended (`institution_suspended`), or a segment-limited offer (`segment_not_eligible`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unknown offer (`offer_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `offer_unavailable` or `max_active_offers` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "max_active_offers",
+                     *       "message": "The cardholder already holds the program's maximum of active offers.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit per session exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };

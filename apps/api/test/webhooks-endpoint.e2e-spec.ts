@@ -8,6 +8,14 @@ Object.assign(process.env, {
 
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { execFileSync } from 'child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'https';
+import type { AddressInfo } from 'net';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type { TLSSocket } from 'tls';
+import { WebhookDeliveryService } from '@app/core';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { QUEUES } from '@app/queue';
@@ -253,5 +261,144 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
       ).body.error,
     ).toBe('webhook_not_paused');
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
+  });
+
+  /** A test CA, a server certificate for 127.0.0.1 and client certificates, made with openssl. */
+  function makeCertificates() {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-mtls-'));
+    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Test CA',
+    );
+    writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+    const leaf = (name: string, subject: string, ext?: string) => {
+      ssl(
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        subject,
+      );
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.crt`,
+        '-days',
+        '2',
+        ...(ext ? ['-extfile', ext] : []),
+      );
+    };
+    leaf('server', '/CN=127.0.0.1', 'san.ext');
+    leaf('client', '/CN=offers-webhooks/O=Demo Bank');
+    leaf('other', '/CN=someone-else');
+    const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+    return {
+      ca: read('ca.crt'),
+      server: { cert: read('server.crt'), key: read('server.key') },
+      client: { cert: read('client.crt'), key: read('client.key') },
+      otherKey: read('other.key'),
+    };
+  }
+
+  it('mutual TLS: a client certificate checked at upload, stored encrypted with its expiry shown, presented to a receiver that requires one', async () => {
+    const certs = makeCertificates();
+    worker.get(WebhookDeliveryService).trustCa(certs.ca);
+    const seen: { authorized: boolean; cn: string; id: string }[] = [];
+    const server: HttpsServer = createHttpsServer(
+      { ...certs.server, ca: certs.ca, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const socket = req.socket as TLSSocket;
+        seen.push({
+          authorized: socket.authorized,
+          cn: String(socket.getPeerCertificate().subject?.CN),
+          id: String(req.headers['x-service-delivery-id']),
+        });
+        req.resume();
+        req.on('end', () => res.writeHead(200).end('ok'));
+      },
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { world, admin } = await setUp();
+      await admin.agent
+        .put('/portal/api/webhook')
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` })
+        .expect(200);
+      const upload = (certificate: string, private_key: string) =>
+        admin.agent
+          .put('/portal/api/webhook/client-certificate')
+          .set('X-CSRF-Token', admin.csrf)
+          .send({ certificate, private_key });
+      // refused at upload: not PEM, a key that is not the certificate's
+      for (const [cert, key, field] of [
+        ['not a certificate', certs.client.key, 'certificate'],
+        [certs.client.cert, 'not a key', 'private_key'],
+        [certs.client.cert, certs.otherKey, 'private_key'],
+      ]) {
+        const res = await upload(cert, key).expect(400);
+        expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ field }] });
+      }
+
+      // without a certificate the receiver refuses the connection: the attempt fails
+      const { id } = await insertRedemptionDelivery(db, world.institution.id);
+      await eventually(async () => (await detail(admin, id)).attempt_count >= 1, 'a first attempt');
+      expect(seen).toEqual([]);
+      const saved = await upload(certs.client.cert, certs.client.key).expect(200);
+      expect(saved.body.client_certificate.subject).toContain('CN=offers-webhooks');
+      const days = (Date.parse(saved.body.client_certificate.expires_at) - Date.now()) / 86_400_000;
+      expect(days).toBeGreaterThan(1.9);
+      expect(days).toBeLessThanOrEqual(2);
+      const d = await settled(admin, id, 30_000);
+      expect(d.status).toBe('delivered');
+      expect(d.attempts[0]).toMatchObject({ http_status: null });
+      expect(d.attempts[d.attempts.length - 1]).toMatchObject({ http_status: 200 });
+      expect(seen).toEqual([{ authorized: true, cn: 'offers-webhooks', id }]);
+      const stored = (
+        await db.query(
+          `SELECT webhook_client_cert_encrypted AS c, webhook_client_key_encrypted AS k FROM institution WHERE id = $1`,
+          [world.institution.id],
+        )
+      )[0];
+      expect(stored.c).not.toContain('BEGIN CERTIFICATE');
+      expect(stored.k).not.toContain('PRIVATE KEY');
+      const removed = await admin.agent
+        .delete('/portal/api/webhook/client-certificate')
+        .set('X-CSRF-Token', admin.csrf)
+        .expect(200);
+      expect(removed.body.client_certificate).toBeNull();
+      await admin.agent
+        .put('/portal/api/webhook')
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ url: null })
+        .expect(200);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

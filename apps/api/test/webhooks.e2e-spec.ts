@@ -802,6 +802,7 @@ describe('redemption webhooks', () => {
         max_per_second: null,
         paused_at: null,
         failing_since: null,
+        client_certificate: null,
       });
       expect(
         (
@@ -862,6 +863,7 @@ describe('redemption webhooks', () => {
         max_per_second: null,
         paused_at: null,
         failing_since: null,
+        client_certificate: null,
       });
     });
 

@@ -14,6 +14,7 @@ export type SecurityEventType =
   | 'webhook.headers_changed'
   | 'webhook.rate_cap_changed'
   | 'webhook.resumed'
+  | 'webhook.client_certificate_changed'
   | 'webhook.url_changed'
   | 'widget.settings_changed'
   | 'login.succeeded'

@@ -125,7 +125,7 @@ export class SecurityEventDto {
   @ApiProperty({
     example: 'api_key.created',
     description:
-      'api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.url_changed, login.succeeded, login.failed, login.locked',
+      'api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.client_certificate_changed, webhook.url_changed, login.succeeded, login.failed, login.locked',
   })
   type: string;
   @ApiProperty({

@@ -6,3 +6,4 @@ export * from './webhook-replays';
 export * from './webhook-outbox';
 export * from './webhook-delivery.service';
 export * from './webhooks-core.module';
+export * from './client-certificate';

@@ -31,6 +31,8 @@ function setUp(leaseLeftMs: number) {
       previousSecretEncrypted: null,
       headersEncrypted: null,
       maxPerSecond: null,
+      clientCertEncrypted: null,
+      clientKeyEncrypted: null,
       token: 't1',
       leaseLeftMs,
     },

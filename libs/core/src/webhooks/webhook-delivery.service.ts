@@ -13,7 +13,7 @@ import type { WebhookJob } from '@app/queue';
 import { decryptSecret } from '../secrets';
 import { Resolver } from './ssrf-guard';
 import { WebhookRateCap } from './webhook-rate-cap';
-import { SendResult, WebhookHttpClient } from './webhook-http';
+import { ClientTls, SendResult, WebhookHttpClient } from './webhook-http';
 import { WebhookOutbox } from './webhook-outbox';
 import { AttemptRecord, ClaimedDelivery } from './webhook-store';
 
@@ -66,6 +66,17 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       allowPrivate: this.config.webhook.allowPrivateUrls,
       timeoutMs: this.config.webhook.timeoutMs,
       resolver,
+    });
+  }
+
+  /** Test hook: trust the CA of a local TLS receiver (the mutual-TLS test). */
+  trustCa(ca: string): void {
+    this.http.close();
+    this.http = new WebhookHttpClient({
+      allowPrivate: this.config.webhook.allowPrivateUrls,
+      timeoutMs: this.config.webhook.timeoutMs,
+      maxSockets: Math.max(16, this.config.webhook.concurrency),
+      ca,
     });
   }
 
@@ -165,7 +176,18 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       [WEBHOOK_HEADERS.deliveryId]: d.id,
       'User-Agent': WEBHOOK_USER_AGENT,
     };
-    const result = await this.http.post(d.webhookUrl, body, headers);
+    let tls: ClientTls | undefined;
+    if (d.clientCertEncrypted && d.clientKeyEncrypted) {
+      try {
+        tls = {
+          cert: decryptSecret(d.clientCertEncrypted, this.config.secretsKey),
+          key: decryptSecret(d.clientKeyEncrypted, this.config.secretsKey),
+        };
+      } catch {
+        this.logger.error(`delivery ${d.id}: the client certificate cannot be decrypted`);
+      }
+    }
+    const result = await this.http.post(d.webhookUrl, body, headers, tls);
     return this.finish(
       job,
       d.token,

@@ -31,6 +31,14 @@ export interface WebhookHttpOptions {
   /** Test hook: a stubbed DNS. */
   resolver?: Resolver;
   maxSockets?: number;
+  /** Test hook: the CA that signed a local TLS receiver's certificate (instead of the system's). */
+  ca?: string;
+}
+
+/** A client certificate and key (PEM) for mutual TLS. */
+export interface ClientTls {
+  cert: string;
+  key: string;
 }
 
 /**
@@ -42,6 +50,9 @@ export interface WebhookHttpOptions {
 export class WebhookHttpClient {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  /** One agent per client certificate (connections authenticated with it are reused only for it). */
+  private readonly tlsAgents = new Map<string, https.Agent>();
+  private readonly agentOptions: https.AgentOptions;
   private readonly lookup: ReturnType<typeof guardedLookup>;
 
   constructor(private readonly options: WebhookHttpOptions) {
@@ -53,11 +64,26 @@ export class WebhookHttpClient {
       timeout: 60_000,
       scheduling: 'lifo' as const,
     };
+    this.agentOptions = { ...agentOptions, ...(options.ca ? { ca: options.ca } : {}) };
     this.httpAgent = new http.Agent(agentOptions);
-    this.httpsAgent = new https.Agent(agentOptions);
+    this.httpsAgent = new https.Agent(this.agentOptions);
   }
 
-  async post(rawUrl: string, body: Buffer, headers: Record<string, string>): Promise<SendResult> {
+  private agentFor(tls: ClientTls): https.Agent {
+    let agent = this.tlsAgents.get(tls.cert);
+    if (!agent) {
+      agent = new https.Agent({ ...this.agentOptions, cert: tls.cert, key: tls.key });
+      this.tlsAgents.set(tls.cert, agent);
+    }
+    return agent;
+  }
+
+  async post(
+    rawUrl: string,
+    body: Buffer,
+    headers: Record<string, string>,
+    tls?: ClientTls,
+  ): Promise<SendResult> {
     const startedAt = new Date();
     const t0 = performance.now();
     const done = (r: Omit<SendResult, 'startedAt' | 'durationMs'>): SendResult => ({
@@ -109,7 +135,7 @@ export class WebhookHttpClient {
           'Content-Type': 'application/json',
           'Content-Length': String(body.length),
         },
-        agent: isHttps ? this.httpsAgent : this.httpAgent,
+        agent: isHttps ? (tls ? this.agentFor(tls) : this.httpsAgent) : this.httpAgent,
         lookup: this.lookup as never,
         ...(isHttps ? { servername: shape.ipLiteral ? undefined : shape.hostname } : {}),
       });
@@ -189,5 +215,7 @@ export class WebhookHttpClient {
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    for (const a of this.tlsAgents.values()) a.destroy();
+    this.tlsAgents.clear();
   }
 }

@@ -31,6 +31,9 @@ export interface ClaimedDelivery {
   headersEncrypted: string | null;
   /** The institution's cap on attempts per second, else null. */
   maxPerSecond: number | null;
+  /** Mutual TLS: the client certificate and key (PEM, encrypted), else null. */
+  clientCertEncrypted: string | null;
+  clientKeyEncrypted: string | null;
   token: string;
   /** How long the lease still runs, measured by the database at the end of the claim. */
   leaseLeftMs: number;
@@ -171,6 +174,7 @@ WITH req AS (
             CASE WHEN i.webhook_previous_secret_expires_at > now() THEN i.webhook_previous_secret_encrypted END
               AS previous_secret_encrypted,
             i.webhook_headers_encrypted, i.webhook_max_per_second,
+            i.webhook_client_cert_encrypted, i.webhook_client_key_encrypted,
             d.lease_until AS granted_until
 )
 SELECT req.id, req.series, req.attempt, req.token,
@@ -179,6 +183,7 @@ SELECT req.id, req.series, req.attempt, req.token,
        claimed.id IS NOT NULL AS claimed, claimed.institution_id, claimed.event, claimed.payload, claimed.attempt_count,
        claimed.webhook_url, claimed.webhook_secret_encrypted, claimed.previous_secret_encrypted,
        claimed.webhook_headers_encrypted, claimed.webhook_max_per_second,
+       claimed.webhook_client_cert_encrypted, claimed.webhook_client_key_encrypted,
        extract(epoch FROM claimed.granted_until - clock_timestamp()) * 1000 AS lease_left_ms,
        ci.webhook_disabled_at IS NOT NULL AS paused
   FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id
@@ -683,6 +688,8 @@ interface ClaimRow {
   previous_secret_encrypted: string | null;
   webhook_headers_encrypted: string | null;
   webhook_max_per_second: number | null;
+  webhook_client_cert_encrypted: string | null;
+  webhook_client_key_encrypted: string | null;
   paused: boolean | null;
   lease_left_ms: string | number | null;
 }
@@ -702,6 +709,8 @@ function toClaimResult(r: ClaimRow): ClaimResult {
         previousSecretEncrypted: r.previous_secret_encrypted,
         headersEncrypted: r.webhook_headers_encrypted,
         maxPerSecond: r.webhook_max_per_second,
+        clientCertEncrypted: r.webhook_client_cert_encrypted,
+        clientKeyEncrypted: r.webhook_client_key_encrypted,
         token: r.token,
         leaseLeftMs: Number(r.lease_left_ms ?? 0),
       },

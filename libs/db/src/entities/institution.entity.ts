@@ -44,6 +44,15 @@ export class Institution {
   /** Set when the URL was paused after failing for WEBHOOK_DISABLE_AFTER_DAYS. */
   @Column('timestamptz', { name: 'webhook_disabled_at', nullable: true })
   webhookDisabledAt: Date | null;
+  /** Mutual TLS client certificate and key (PEM), encrypted; subject and expiry for display. */
+  @Column('text', { name: 'webhook_client_cert_encrypted', nullable: true, select: false })
+  webhookClientCertEncrypted: string | null;
+  @Column('text', { name: 'webhook_client_key_encrypted', nullable: true, select: false })
+  webhookClientKeyEncrypted: string | null;
+  @Column('text', { name: 'webhook_client_cert_subject', nullable: true })
+  webhookClientCertSubject: string | null;
+  @Column('timestamptz', { name: 'webhook_client_cert_expires_at', nullable: true })
+  webhookClientCertExpiresAt: Date | null;
   /** Event types delivered to the webhook URL (webhook.test is sent on request only). */
   @Column('text', { name: 'webhook_event_types', array: true })
   webhookEventTypes: string[];

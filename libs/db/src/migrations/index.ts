@@ -9,6 +9,7 @@ import { WebhookSecretOverlap1763800400000 } from './1763800400000-webhook-secre
 import { WebhookEventCatalog1763800400100 } from './1763800400100-webhook-event-catalog';
 import { WebhookReplayAndSearch1763800400200 } from './1763800400200-webhook-replay-and-search';
 import { WebhookEndpointOptions1763800400300 } from './1763800400300-webhook-endpoint-options';
+import { WebhookClientCertificate1763800400400 } from './1763800400400-webhook-client-certificate';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   WebhookEventCatalog1763800400100,
   WebhookReplayAndSearch1763800400200,
   WebhookEndpointOptions1763800400300,
+  WebhookClientCertificate1763800400400,
 ];

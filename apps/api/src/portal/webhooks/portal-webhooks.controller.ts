@@ -38,6 +38,7 @@ import {
   TestEventAcceptedDto,
   UpdateCustomHeadersDto,
   UpdateRateCapDto,
+  UploadClientCertificateDto,
   WebhookReplayDto,
   WebhookReplayListDto,
   WebhookStatsDto,
@@ -125,6 +126,43 @@ export class PortalWebhooksController {
     @Body() dto: UpdateCustomHeadersDto,
   ): Promise<WebhookSettingsDto> {
     return this.webhooks.setCustomHeaders(req.portalUser!, dto.headers, req.ip);
+  }
+
+  @Put('client-certificate')
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalSetWebhookClientCertificate',
+    summary: 'Upload a client certificate and key for mutual TLS (admins)',
+    description:
+      'Checked at upload: PEM, the key unencrypted and matching, the certificate valid now. Both are stored encrypted; the settings show subject and expiry. Recorded in the security activity.',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  @ApiBadRequestResponse({
+    description:
+      '`validation_failed`: unreadable, expired or not yet valid, or a key that does not match',
+    type: ErrorResponseDto,
+  })
+  setClientCertificate(
+    @Req() req: Request,
+    @Body() dto: UploadClientCertificateDto,
+  ): Promise<WebhookSettingsDto> {
+    return this.webhooks.setClientCertificate(
+      req.portalUser!,
+      dto.certificate,
+      dto.private_key,
+      req.ip,
+    );
+  }
+
+  @Delete('client-certificate')
+  @PortalAuth('admin')
+  @ApiOperation({
+    operationId: 'portalRemoveWebhookClientCertificate',
+    summary: 'Remove the mutual TLS client certificate (admins)',
+  })
+  @ApiOkResponse({ type: WebhookSettingsDto })
+  removeClientCertificate(@Req() req: Request): Promise<WebhookSettingsDto> {
+    return this.webhooks.removeClientCertificate(req.portalUser!, req.ip);
   }
 
   @Put('rate-limit')

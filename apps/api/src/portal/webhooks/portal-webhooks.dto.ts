@@ -84,6 +84,36 @@ export class WebhookSettingsDto {
     description: 'First failed attempt since the last success (null while attempts succeed)',
   })
   failing_since: string | null;
+
+  @ApiProperty({
+    type: () => ClientCertificateDto,
+    nullable: true,
+    description: 'The mutual TLS client certificate presented to the URL, if any',
+  })
+  client_certificate: ClientCertificateDto | null;
+}
+
+export class ClientCertificateDto {
+  @ApiProperty({ example: 'CN=offers-webhooks, O=Demo Bank' }) subject: string;
+  @ApiProperty({ example: '2027-11-21T00:00:00.000Z' }) expires_at: string;
+}
+
+export class UploadClientCertificateDto {
+  @ApiProperty({
+    example: '-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----\n',
+    description: 'The client certificate, PEM',
+  })
+  @IsString()
+  @MaxLength(16_384)
+  certificate: string;
+
+  @ApiProperty({
+    example: '-----BEGIN PRIVATE KEY-----\nMIIE…\n-----END PRIVATE KEY-----\n',
+    description: 'Its private key, PEM, without a passphrase; stored encrypted, never shown again',
+  })
+  @IsString()
+  @MaxLength(16_384)
+  private_key: string;
 }
 
 export class CustomHeaderDto {

@@ -2,6 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
+  checkClientCertificate,
   checkWebhookUrl,
   decryptSecret,
   DeliveryRow,
@@ -72,6 +73,7 @@ export class PortalWebhooksService {
     const [row] = await this.db.query(
       `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set, webhook_event_types,
               webhook_headers_encrypted, webhook_max_per_second, webhook_disabled_at, webhook_failing_since,
+              webhook_client_cert_subject, webhook_client_cert_expires_at,
               CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END AS previous_until
          FROM institution WHERE id = $1`,
       [institutionId],
@@ -91,6 +93,12 @@ export class PortalWebhooksService {
       max_per_second: row?.webhook_max_per_second ?? null,
       paused_at: iso(row?.webhook_disabled_at ?? null),
       failing_since: iso(row?.webhook_failing_since ?? null),
+      client_certificate: row?.webhook_client_cert_expires_at
+        ? {
+            subject: row.webhook_client_cert_subject,
+            expires_at: row.webhook_client_cert_expires_at.toISOString(),
+          }
+        : null,
     };
   }
 
@@ -167,6 +175,75 @@ export class PortalWebhooksService {
           type: 'webhook.headers_changed',
           actor: p.email,
           details: { names: check.headers.map((h) => h.name) },
+          ip,
+        },
+        m,
+      );
+    });
+    return this.settings(p.institutionId);
+  }
+
+  /** Stores a client certificate for mutual TLS after checking it (PEM, key matches, valid now). */
+  async setClientCertificate(
+    p: PortalPrincipal,
+    certificate: string,
+    privateKey: string,
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
+    const check = checkClientCertificate(certificate, privateKey);
+    if (!check.ok)
+      throw ApiError.validation(
+        [{ field: check.field, message: check.message }],
+        `The ${check.field.replace('_', ' ')} ${check.message}.`,
+      );
+    await this.db.transaction(async (m) => {
+      await m.query(
+        `UPDATE institution SET webhook_client_cert_encrypted = $2, webhook_client_key_encrypted = $3,
+                webhook_client_cert_subject = $4, webhook_client_cert_expires_at = $5, updated_at = now()
+          WHERE id = $1`,
+        [
+          p.institutionId,
+          encryptSecret(certificate, this.config.secretsKey),
+          encryptSecret(privateKey, this.config.secretsKey),
+          check.subject,
+          check.expiresAt,
+        ],
+      );
+      await this.security.record(
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.client_certificate_changed',
+          actor: p.email,
+          details: {
+            subject: check.subject,
+            expires_at: check.expiresAt.toISOString(),
+            fingerprint: check.fingerprint,
+          },
+          ip,
+        },
+        m,
+      );
+    });
+    return this.settings(p.institutionId);
+  }
+
+  async removeClientCertificate(
+    p: PortalPrincipal,
+    ip: string | undefined,
+  ): Promise<WebhookSettingsDto> {
+    await this.db.transaction(async (m) => {
+      await m.query(
+        `UPDATE institution SET webhook_client_cert_encrypted = NULL, webhook_client_key_encrypted = NULL,
+                webhook_client_cert_subject = NULL, webhook_client_cert_expires_at = NULL, updated_at = now()
+          WHERE id = $1`,
+        [p.institutionId],
+      );
+      await this.security.record(
+        {
+          institutionId: p.institutionId,
+          type: 'webhook.client_certificate_changed',
+          actor: p.email,
+          details: { removed: true },
           ip,
         },
         m,
