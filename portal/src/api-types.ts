@@ -11,10 +11,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List institutions, newest first (keyset paged) */
+        /**
+         * List institutions, newest first (keyset paged)
+         * @description Every institution with its plan, status and program settings. Pass `next_cursor` from a page as `cursor` to read the next one.
+         */
         get: operations["adminListInstitutions"];
         put?: never;
-        /** Onboard an institution with its program settings */
+        /**
+         * Onboard an institution with its program settings
+         * @description Creates the institution and its program (locales, sort order, active-offer limit). Next: issue an API key and create a portal login for its staff.
+         */
         post: operations["adminCreateInstitution"];
         delete?: never;
         options?: never;
@@ -29,14 +35,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one institution */
+        /**
+         * Get one institution
+         * @description The institution with its program settings and rate-limit overrides; 404 `institution_not_found` when unknown.
+         */
         get: operations["adminGetInstitution"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change name, plan, status, program settings or rate-limit overrides */
+        /**
+         * Change name, plan, status, program settings or rate-limit overrides
+         * @description Only the fields sent change. Suspending an institution makes its API keys answer 403 `institution_suspended` at once.
+         */
         patch: operations["adminUpdateInstitution"];
         trace?: never;
     };
@@ -49,7 +61,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a bootstrap API key (plaintext returned once) */
+        /**
+         * Issue a bootstrap API key (plaintext returned once)
+         * @description Issues a key with the given scopes for the institution to start with; the plaintext `plo_live_…` value is returned once and never again (only its hash is stored). Institutions issue further keys in the portal.
+         */
         post: operations["adminCreateApiKey"];
         delete?: never;
         options?: never;
@@ -66,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a portal login for the institution's staff */
+        /**
+         * Create a portal login for the institution's staff
+         * @description Creates an admin or member login for the institution's portal. 409 `email_taken` when the e-mail already has a login.
+         */
         post: operations["adminCreatePortalUser"];
         delete?: never;
         options?: never;
@@ -118,10 +136,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List merchants, newest first (keyset paged) */
+        /**
+         * List merchants, newest first (keyset paged)
+         * @description Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged.
+         */
         get: operations["adminListMerchants"];
         put?: never;
-        /** Create a merchant with its identifiers */
+        /**
+         * Create a merchant with its identifiers
+         * @description Creates a merchant and maps its identifiers, which transactions are resolved by. 409 `identifier_taken` when an identifier already belongs to another merchant.
+         */
         post: operations["adminCreateMerchant"];
         delete?: never;
         options?: never;
@@ -136,7 +160,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one merchant */
+        /**
+         * Get one merchant
+         * @description The merchant with its identifiers; 404 `merchant_not_found` when unknown.
+         */
         get: operations["adminGetMerchant"];
         put?: never;
         post?: never;
@@ -155,7 +182,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Map one more identifier to the merchant */
+        /**
+         * Map one more identifier to the merchant
+         * @description Adds one identifier (type and value) to the merchant so transactions carrying it resolve to this merchant. 409 `identifier_taken` when another merchant has it.
+         */
         post: operations["adminAddMerchantIdentifier"];
         delete?: never;
         options?: never;
@@ -170,10 +200,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List offers, newest first (keyset paged) */
+        /**
+         * List offers, newest first (keyset paged)
+         * @description Every offer with its rewards, window, budget and targeting. Keyset paged.
+         */
         get: operations["adminListOffers"];
         put?: never;
-        /** Create an offer (fixed or percent reward, budget, segments, targeting) */
+        /**
+         * Create an offer (fixed or percent reward, budget, segments, targeting)
+         * @description Creates an offer for a merchant: a fixed or percent reward (capped by `cashback_amount`), a minimum spend, a window, an optional budget, segments and the institutions it is offered to.
+         */
         post: operations["adminCreateOffer"];
         delete?: never;
         options?: never;
@@ -188,14 +224,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one offer */
+        /**
+         * Get one offer
+         * @description The offer with its translations, budget use and targeting; 404 `offer_not_found` when unknown.
+         */
         get: operations["adminGetOffer"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an offer (status, rewards, window, budget, segments, targeting) */
+        /**
+         * Change an offer (status, rewards, window, budget, segments, targeting)
+         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay.
+         */
         patch: operations["adminUpdateOffer"];
         trace?: never;
     };
@@ -326,7 +368,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Engagement funnel for a window (default: the last 30 days) */
+        /**
+         * Engagement funnel for a window (default: the last 30 days)
+         * @description Feed calls, distinct cardholders, offer impressions, successful adds and redemptions of the key's institution in a window. `from` and `to` are ISO 8601 times; the window defaults to the last 30 days.
+         */
         get: operations["getFunnel"];
         put?: never;
         post?: never;
@@ -443,7 +488,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up */
+        /**
+         * Liveness: the process is up
+         * @description Answers 200 while the process runs, without touching PostgreSQL or Redis: use it as the liveness probe.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -460,7 +508,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** API keys of the institution, newest first (revoked ones included) */
+        /**
+         * API keys of the institution, newest first (revoked ones included)
+         * @description Masked keys with scopes, expiry and last use; the plaintext is shown only once, at creation.
+         */
         get: operations["portalListApiKeys"];
         put?: never;
         /**
@@ -503,7 +554,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with e-mail and password; sets the session cookie */
+        /**
+         * Log in with e-mail and password; sets the session cookie
+         * @description Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Repeated failures lock the login for a while (429 with Retry-After).
+         */
         post: operations["portalLogin"];
         delete?: never;
         options?: never;
@@ -520,7 +574,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session */
+        /**
+         * End the session
+         * @description Ends the session and clears the cookie.
+         */
         post: operations["portalLogout"];
         delete?: never;
         options?: never;
@@ -535,7 +592,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Funnel and redemption / settlement totals for a window (default the last 30 days) */
+        /**
+         * Funnel and redemption / settlement totals for a window (default the last 30 days)
+         * @description The engagement funnel and the redemption and settlement totals of the institution for a window (ISO 8601 `from` and `to`).
+         */
         get: operations["portalDashboard"];
         put?: never;
         post?: never;
@@ -552,7 +612,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbox messages (key expiry reminders, failed webhooks), newest first, with the unread count */
+        /**
+         * Inbox messages (key expiry reminders, failed webhooks), newest first, with the unread count
+         * @description Messages for the institution's staff (API keys about to expire, webhooks that failed), newest first, with the unread count.
+         */
         get: operations["portalListInbox"];
         put?: never;
         post?: never;
@@ -571,7 +634,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark every inbox message read */
+        /**
+         * Mark every inbox message read
+         * @description Marks every message of the institution read.
+         */
         post: operations["portalInboxReadAll"];
         delete?: never;
         options?: never;
@@ -586,7 +652,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Number of unread inbox messages (for the navigation badge) */
+        /**
+         * Number of unread inbox messages (for the navigation badge)
+         * @description The number the navigation shows on the inbox link.
+         */
         get: operations["portalInboxUnreadCount"];
         put?: never;
         post?: never;
@@ -605,7 +674,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark one inbox message read (idempotent) */
+        /**
+         * Mark one inbox message read (idempotent)
+         * @description Marks one message read; reading a message twice is not an error.
+         */
         post: operations["portalInboxRead"];
         delete?: never;
         options?: never;
@@ -620,7 +692,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The logged-in user, institution and CSRF token */
+        /**
+         * The logged-in user, institution and CSRF token
+         * @description Who is signed in, their role and institution, and the CSRF token to send as `X-CSRF-Token` on every write.
+         */
         get: operations["portalMe"];
         put?: never;
         post?: never;
@@ -637,7 +712,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins */
+        /**
+         * Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins
+         * @description An audit trail of what changed the institution's security: keys created and revoked, webhook URL and secret changes, logins. Keyset paged.
+         */
         get: operations["portalListSecurityActivity"];
         put?: never;
         post?: never;
@@ -654,7 +732,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Upload history, newest first */
+        /**
+         * Upload history, newest first
+         * @description CSV uploads of the institution with their status and counts, newest first.
+         */
         get: operations["portalListUploads"];
         put?: never;
         /**
@@ -675,7 +756,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Progress and result of an upload, with refused rows by line number */
+        /**
+         * Progress and result of an upload, with refused rows by line number
+         * @description Progress of one CSV upload and, when done, the refused rows with their line numbers and reasons.
+         */
         get: operations["portalGetUpload"];
         put?: never;
         post?: never;
@@ -692,7 +776,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook URL and whether a signing secret is set */
+        /**
+         * The webhook URL and whether a signing secret is set
+         * @description The webhook URL and whether a signing secret is set (the secret itself is shown only when rotated).
+         */
         get: operations["portalGetWebhook"];
         /**
          * Set (or remove, with null) the webhook URL (admins)
@@ -734,7 +821,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook deliveries, newest first, optionally by status (keyset paged) */
+        /**
+         * Webhook deliveries, newest first, optionally by status (keyset paged)
+         * @description Deliveries of `redemption.completed` webhooks, newest first, optionally filtered by status. Keyset paged.
+         */
         get: operations["portalListWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -751,7 +841,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with its payload and every attempt */
+        /**
+         * One delivery with its payload and every attempt
+         * @description One delivery with its payload and every attempt (status code, duration, error).
+         */
         get: operations["portalGetWebhookDelivery"];
         put?: never;
         post?: never;
@@ -1018,7 +1111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL and Redis answer */
+        /**
+         * Readiness: PostgreSQL and Redis answer
+         * @description 200 when PostgreSQL and Redis answer, 503 otherwise: use it as the readiness probe.
+         */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -2445,7 +2541,11 @@ export interface components {
             /** @example txn-2026-11-21-000042 */
             transaction_ref: string;
         };
-        TransactionEventDto: {
+        /**
+         * Current shape
+         * @description The current payload: identified by `transaction_ref` and timed by `transacted_at` (both required).
+         */
+        TransactionEventCurrent: {
             /**
              * @description Positive, in major units of the offer’s currency, at most 4 decimal places.
              * @example 42.9
@@ -2510,11 +2610,112 @@ export interface components {
              */
             merchant_identifier?: string;
             /**
-             * @default card_acceptor
+             * @description Defaults to `card_acceptor`.
              * @example card_acceptor
              * @enum {string}
              */
-            merchant_identifier_type: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
+            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
+            /** @example visa */
+            network?: string;
+            /**
+             * @description Required for refunds: the transaction_ref of the purchase refunded.
+             * @example txn-2026-11-20-000017
+             */
+            original_transaction_ref?: string;
+            /**
+             * @description ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.
+             * @example 2026-11-21T10:15:00Z
+             */
+            transacted_at: string;
+            /**
+             * @description Your unique reference: the idempotency key, unique per institution. Earlier shape: `transaction_id`.
+             * @example txn-2026-11-21-000042
+             */
+            transaction_ref: string;
+            /**
+             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. Defaults to `purchase`.
+             * @example purchase
+             * @enum {string}
+             */
+            transaction_type?: "purchase" | "refund";
+        };
+        /** @description A transaction event in one of the two published shapes. The current shape has `transaction_ref` and `transacted_at`; the earlier one `transaction_id` and `timestamp`. Send one shape, not both. */
+        TransactionEventDto: components["schemas"]["TransactionEventCurrent"] | components["schemas"]["TransactionEventEarlier"];
+        /**
+         * Earlier shape (deprecated)
+         * @deprecated
+         * @description The earlier published payload: identified by `transaction_id` and timed by `timestamp` (both required). Still accepted; answers carry a `Deprecation` header.
+         */
+        TransactionEventEarlier: {
+            /**
+             * @description Positive, in major units of the offer’s currency, at most 4 decimal places.
+             * @example 42.9
+             */
+            amount: number;
+            /**
+             * @description Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.
+             * @example 000123456789012
+             */
+            card_acceptor_id?: string;
+            /**
+             * @description Tokenized card number (card-rail alias of instrument_token). Send this or instrument_token.
+             * @example ctk_4f9a2b7c1d
+             */
+            card_token?: string;
+            /**
+             * @description Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.
+             * @example chk_7Hq2LmP9xQ
+             */
+            cardholder_token: string;
+            /**
+             * @description ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * Format: uuid
+             * @description Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).
+             * @example 0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e
+             */
+            institution_id?: string;
+            /**
+             * @description Card token, or wallet/account token. Send this or card_token.
+             * @example wlt_a81c33
+             */
+            instrument_token?: string;
+            /**
+             * @description Defaults to `card` when card_token is sent.
+             * @example card
+             * @enum {string}
+             */
+            instrument_type?: "card" | "wallet" | "account";
+            /**
+             * @description Merchant category code (4 digits). Reserved for enrichment; not used for matching.
+             * @example 5411
+             */
+            mcc?: string;
+            /**
+             * @description Reserved for fallback resolution; not matched on.
+             * @example GROCER #12 SAO PAULO
+             */
+            merchant_descriptor?: string;
+            /**
+             * Format: uuid
+             * @description Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.
+             * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
+             */
+            merchant_id?: string;
+            /**
+             * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant.
+             * @example 000123456789012
+             */
+            merchant_identifier?: string;
+            /**
+             * @description Defaults to `card_acceptor`.
+             * @example card_acceptor
+             * @enum {string}
+             */
+            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
             /** @example visa */
             network?: string;
             /**
@@ -2524,33 +2725,22 @@ export interface components {
             original_transaction_ref?: string;
             /**
              * @deprecated
-             * @description Earlier shape of transacted_at.
+             * @description ISO 8601 with a time zone.
              * @example 2026-11-21T10:15:00Z
              */
-            timestamp?: string;
-            /**
-             * @description ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.
-             * @example 2026-11-21T10:15:00Z
-             */
-            transacted_at: string;
+            timestamp: string;
             /**
              * @deprecated
-             * @description Earlier shape of transaction_ref.
+             * @description Your unique reference.
              * @example txn-2026-11-21-000042
              */
-            transaction_id?: string;
+            transaction_id: string;
             /**
-             * @description Your unique reference: the idempotency key, unique per institution. Earlier shape: `transaction_id`.
-             * @example txn-2026-11-21-000042
-             */
-            transaction_ref: string;
-            /**
-             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.
-             * @default purchase
+             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. Defaults to `purchase`.
              * @example purchase
              * @enum {string}
              */
-            transaction_type: "purchase" | "refund";
+            transaction_type?: "purchase" | "refund";
         };
         UnreadCountDto: {
             /** @example 2 */
@@ -3173,7 +3363,7 @@ export interface operations {
     adminListInstitutions: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
             };
@@ -3197,7 +3387,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3206,7 +3399,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
         };
@@ -3238,7 +3434,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3247,7 +3446,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
         };
@@ -3277,7 +3479,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3286,7 +3491,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `institution_not_found` */
@@ -3295,7 +3503,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -3329,7 +3540,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3338,7 +3552,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `institution_not_found` */
@@ -3347,7 +3564,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -3381,7 +3601,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3390,7 +3613,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `institution_not_found` */
@@ -3399,7 +3625,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -3433,7 +3662,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3442,7 +3674,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `institution_not_found` */
@@ -3451,7 +3686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
+                    };
                 };
             };
             /** @description `email_taken` */
@@ -3460,7 +3698,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "email_taken";
+                    };
                 };
             };
         };
@@ -3494,7 +3735,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3503,7 +3747,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `replay_running` or `webhook_not_configured` */
@@ -3512,7 +3759,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "replay_running" | "webhook_not_configured";
+                    };
                 };
             };
         };
@@ -3542,7 +3792,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `webhook_not_configured` */
@@ -3551,7 +3804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "webhook_not_configured";
+                    };
                 };
             };
         };
@@ -3559,9 +3815,10 @@ export interface operations {
     adminListMerchants: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
+                /** @description Example: `groceries`. */
                 category?: string;
             };
             header?: never;
@@ -3584,7 +3841,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3593,7 +3853,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
         };
@@ -3625,7 +3888,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3634,7 +3900,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `identifier_taken` */
@@ -3643,7 +3912,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "identifier_taken";
+                    };
                 };
             };
         };
@@ -3673,7 +3945,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3682,7 +3957,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `merchant_not_found` */
@@ -3691,7 +3969,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "merchant_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -3725,7 +4006,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3734,7 +4018,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `merchant_not_found` */
@@ -3743,7 +4030,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "merchant_not_found" | "not_found";
+                    };
                 };
             };
             /** @description `identifier_taken` */
@@ -3752,7 +4042,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "identifier_taken";
+                    };
                 };
             };
         };
@@ -3760,10 +4053,11 @@ export interface operations {
     adminListOffers: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
                 status?: "draft" | "active" | "paused" | "ended";
+                /** @description Example: `3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b`. */
                 merchant_id?: string;
             };
             header?: never;
@@ -3786,7 +4080,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3795,7 +4092,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
         };
@@ -3827,7 +4127,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3836,7 +4139,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
         };
@@ -3866,7 +4172,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3875,7 +4184,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `offer_not_found` */
@@ -3884,7 +4196,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
                 };
             };
         };
@@ -3918,7 +4233,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3927,7 +4245,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `offer_not_found` */
@@ -3936,7 +4257,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
                 };
             };
         };
@@ -3968,7 +4292,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or wrong operator token */
@@ -3977,7 +4304,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
         };
@@ -3997,6 +4327,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4006,6 +4342,12 @@ export interface operations {
             /** @description Missing `cardholder_token`, `ttl_seconds` outside 60–3600 (`validation_failed`), or a token that is personal data (`pii_rejected`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4022,34 +4364,66 @@ export interface operations {
                      *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "cardholder_token" | "invalid_json" | "pii_rejected" | "ttl_seconds" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4065,6 +4439,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4074,28 +4454,57 @@ export interface operations {
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4115,6 +4524,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4144,37 +4559,75 @@ export interface operations {
             /** @description Not 1 to 1,000 identifiers, or an item without an identifier (`validation_failed`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4184,17 +4637,17 @@ export interface operations {
             query: {
                 /** @description The institution’s opaque token for the cardholder (a keyed HMAC, never an e-mail or customer id). */
                 cardholder_token: string;
-                /** @description en, es or pt-BR (case-insensitive; a regional tag such as es-MX uses its language). When the program does not offer the language, the program’s first supported language is used. */
+                /** @description en, es or pt-BR (case-insensitive; a regional tag such as es-MX uses its language). When the program does not offer the language, the program’s first supported language is used. Example: `es`. */
                 locale?: string;
-                /** @description Segment code from your systems. Segment-limited offers appear only on an exact match. Used for this request only: never stored, never logged. */
+                /** @description Segment code from your systems. Segment-limited offers appear only on an exact match. Used for this request only: never stored, never logged. Example: `premium`. */
                 segment?: string;
-                /** @description Offers to return, 1–100; capped by the program’s widget_feed_limit, which is also the default. */
+                /** @description Offers to return, 1–100; capped by the program’s widget_feed_limit, which is also the default. Example: `10`. */
                 limit?: number;
-                /** @description true ranks offers by the cardholder’s affinity and adds a reason to each offer. */
+                /** @description true ranks offers by the cardholder’s affinity and adds a reason to each offer. Example: `true`. */
                 personalize?: "true" | "false";
-                /** @description With personalize: comma-separated merchant ids or names to favour (up to 50). In memory only: never stored, never logged. */
+                /** @description With personalize: comma-separated merchant ids or names to favour (up to 50). In memory only: never stored, never logged. Example: `Green Grocer,3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b`. */
                 prefer_merchants?: string;
-                /** @description With personalize: comma-separated merchant category codes to favour (up to 50). In memory only: never stored, never logged. */
+                /** @description With personalize: comma-separated merchant category codes to favour (up to 50). In memory only: never stored, never logged. Example: `groceries,fuel`. */
                 prefer_categories?: string;
             };
             header?: never;
@@ -4205,6 +4658,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4214,37 +4673,75 @@ export interface operations {
             /** @description Invalid query (`validation_failed` with details, e.g. limit outside 1–100), or a token that is personal data (`pii_rejected`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4268,6 +4765,12 @@ export interface operations {
             /** @description Already enrolled: `status` is `already_added`, with the enrollment of the first add */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4786,12 @@ export interface operations {
             /** @description Enrolled: `status` is `added` */
             201: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4292,19 +4801,37 @@ export interface operations {
             /** @description Invalid body or offer id (`validation_failed`), or a token that is personal data (`pii_rejected`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /**
@@ -4314,15 +4841,30 @@ export interface operations {
              */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "segment_not_eligible" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Unknown offer, or one not offered to your institution (`offer_not_found`) */
             404: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4333,34 +4875,68 @@ export interface operations {
                      *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
                 };
             };
             /** @description The offer is not active, expired or out of budget (`offer_unavailable`); the cardholder holds the maximum of active offers (`max_active_offers`) */
             409: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "max_active_offers" | "offer_unavailable";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
             /** @description Too many concurrent adds for one cardholder (`enrollment_busy`); retry after Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "enrollment_busy" | "service_unavailable";
+                    };
                 };
             };
         };
@@ -4368,9 +4944,9 @@ export interface operations {
     getFunnel: {
         parameters: {
             query?: {
-                /** @description Inclusive start (ISO 8601) */
+                /** @description Inclusive start (ISO 8601) Example: `2026-11-01T00:00:00Z`. */
                 from?: string;
-                /** @description Exclusive end (ISO 8601) */
+                /** @description Exclusive end (ISO 8601) Example: `2026-12-01T00:00:00Z`. */
                 to?: string;
             };
             header?: never;
@@ -4381,6 +4957,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4390,37 +4972,75 @@ export interface operations {
             /** @description Bad query value or cursor (`validation_failed`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4428,12 +5048,12 @@ export interface operations {
     listRedemptions: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
-                /** @description Inclusive start (ISO 8601) */
+                /** @description Inclusive start (ISO 8601) Example: `2026-11-01T00:00:00Z`. */
                 from?: string;
-                /** @description Exclusive end (ISO 8601) */
+                /** @description Exclusive end (ISO 8601) Example: `2026-12-01T00:00:00Z`. */
                 to?: string;
             };
             header?: never;
@@ -4444,6 +5064,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4453,37 +5079,75 @@ export interface operations {
             /** @description Bad query value or cursor (`validation_failed`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4491,13 +5155,14 @@ export interface operations {
     listSettlements: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
-                /** @description Inclusive start (ISO 8601) */
+                /** @description Inclusive start (ISO 8601) Example: `2026-11-01T00:00:00Z`. */
                 from?: string;
-                /** @description Exclusive end (ISO 8601) */
+                /** @description Exclusive end (ISO 8601) Example: `2026-12-01T00:00:00Z`. */
                 to?: string;
+                /** @description Example: `pending`. */
                 status?: "pending" | "settled" | "reversed";
             };
             header?: never;
@@ -4508,6 +5173,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4517,37 +5188,75 @@ export interface operations {
             /** @description Bad query value or cursor (`validation_failed`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4571,6 +5280,16 @@ export interface operations {
             /** @description This transaction_ref was already stored: the original id */
             200: {
                 headers: {
+                    /** @description Sent when the request used the earlier payload shape (`transaction_id`, `timestamp`): the date the shape was deprecated (RFC 9745). The shape stays accepted; see the versioning policy. */
+                    Deprecation?: string;
+                    /** @description With Deprecation: where the deprecation policy is described (`rel="deprecation"`). */
+                    Link?: string;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4580,6 +5299,16 @@ export interface operations {
             /** @description Stored and queued for matching */
             202: {
                 headers: {
+                    /** @description Sent when the request used the earlier payload shape (`transaction_id`, `timestamp`): the date the shape was deprecated (RFC 9745). The shape stays accepted; see the versioning policy. */
+                    Deprecation?: string;
+                    /** @description With Deprecation: where the deprecation policy is described (`rel="deprecation"`). */
+                    Link?: string;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4589,10 +5318,19 @@ export interface operations {
             /** @description A field is missing or invalid (`validation_failed`, with one detail per field), a token is personal data (`pii_rejected`), or the body is not JSON (`invalid_json`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
                 };
             };
             /**
@@ -4602,10 +5340,19 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_signature" | "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /**
@@ -4615,28 +5362,57 @@ export interface operations {
              */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_mismatch" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Body over 1 MiB (`payload_too_large`) */
             413: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4660,6 +5436,16 @@ export interface operations {
             /** @description Per-item outcome */
             202: {
                 headers: {
+                    /** @description Sent when the request used the earlier payload shape (`transaction_id`, `timestamp`): the date the shape was deprecated (RFC 9745). The shape stays accepted; see the versioning policy. */
+                    Deprecation?: string;
+                    /** @description With Deprecation: where the deprecation policy is described (`rel="deprecation"`). */
+                    Link?: string;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4688,10 +5474,19 @@ export interface operations {
             /** @description `transactions` missing, empty or over 1,000 items (`validation_failed`), or the body is not JSON (`invalid_json`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "transactions" | "validation_failed";
+                    };
                 };
             };
             /**
@@ -4701,37 +5496,75 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_signature" | "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Body over 2 MiB (`payload_too_large`) */
             413: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4754,6 +5587,16 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Sent when the request used the earlier payload shape (`transaction_id`, `timestamp`): the date the shape was deprecated (RFC 9745). The shape stays accepted; see the versioning policy. */
+                    Deprecation?: string;
+                    /** @description With Deprecation: where the deprecation policy is described (`rel="deprecation"`). */
+                    Link?: string;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4786,10 +5629,19 @@ export interface operations {
             /** @description A field is missing or invalid (`validation_failed`, with one detail per field), a token is personal data (`pii_rejected`), or the body is not JSON (`invalid_json`) */
             400: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
                 };
             };
             /**
@@ -4799,10 +5651,19 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_signature" | "invalid_token" | "unauthorized";
+                    };
                 };
             };
             /**
@@ -4812,19 +5673,39 @@ export interface operations {
              */
             403: {
                 headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_mismatch" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -4851,7 +5732,7 @@ export interface operations {
     portalListApiKeys: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
             };
@@ -4878,7 +5759,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -4887,7 +5771,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -4896,7 +5783,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -4931,7 +5821,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -4940,7 +5833,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -4949,7 +5845,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -4982,7 +5881,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -4991,7 +5893,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `api_key_not_found` (also for another institution's key) */
@@ -5000,7 +5905,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "api_key_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -5032,16 +5940,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_credentials" | "unauthorized";
+                    };
                 };
             };
             /** @description `login_locked` after repeated failures */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "login_locked" | "rate_limited";
+                    };
                 };
             };
         };
@@ -5058,13 +5974,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Signed out; the session cookie is cleared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5073,7 +5999,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5081,9 +6010,9 @@ export interface operations {
     portalDashboard: {
         parameters: {
             query?: {
-                /** @description Start, inclusive; default 30 days before `to` */
+                /** @description Start, inclusive; default 30 days before `to` Example: `2026-10-22T00:00:00Z`. */
                 from?: string;
-                /** @description End, exclusive; default now */
+                /** @description End, exclusive; default now Example: `2026-11-21T00:00:00Z`. */
                 to?: string;
             };
             header?: {
@@ -5109,7 +6038,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5118,7 +6050,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5127,7 +6062,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5135,10 +6073,10 @@ export interface operations {
     portalListInbox: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
-                /** @description Only unread messages */
+                /** @description Only unread messages Example: `true`. */
                 unread?: boolean;
             };
             header?: {
@@ -5164,7 +6102,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5173,7 +6114,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5182,7 +6126,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5213,7 +6160,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5222,7 +6172,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5253,7 +6206,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5262,7 +6218,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5295,7 +6254,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5304,7 +6266,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `message_not_found` */
@@ -5313,7 +6278,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "message_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -5344,7 +6312,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5353,7 +6324,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5361,7 +6335,7 @@ export interface operations {
     portalListSecurityActivity: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
             };
@@ -5388,7 +6362,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5397,7 +6374,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5406,7 +6386,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5414,7 +6397,7 @@ export interface operations {
     portalListUploads: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
             };
@@ -5441,7 +6424,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5450,7 +6436,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5459,7 +6448,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5500,7 +6492,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5509,7 +6504,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /**
@@ -5522,7 +6520,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "plan_required";
+                    };
                 };
             };
             /** @description `payload_too_large`: the file is over 20 MiB */
@@ -5531,7 +6532,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
                 };
             };
         };
@@ -5564,7 +6568,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5573,7 +6580,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `upload_not_found` */
@@ -5582,7 +6592,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "upload_not_found";
+                    };
                 };
             };
         };
@@ -5613,7 +6626,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5622,7 +6638,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5657,7 +6676,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5666,7 +6688,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5675,7 +6700,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5710,7 +6738,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5719,7 +6750,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5728,7 +6762,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5759,7 +6796,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5768,7 +6808,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5776,18 +6819,22 @@ export interface operations {
     portalListWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
+                /** @description Example: `failed`. */
                 status?: "pending" | "delivered" | "failed" | "skipped";
+                /** @description Example: `redemption.completed`. */
                 event?: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
-                /** @description A delivery id (X-Service-Delivery-Id) */
+                /** @description A delivery id (X-Service-Delivery-Id) Example: `3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11`. */
                 id?: string;
+                /** @description Example: `9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e`. */
                 redemption_id?: string;
+                /** @description Example: `0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c`. */
                 offer_id?: string;
-                /** @description Created at or after (ISO 8601) */
+                /** @description Created at or after (ISO 8601) Example: `2026-11-20T00:00:00Z`. */
                 from?: string;
-                /** @description Created before (ISO 8601) */
+                /** @description Created before (ISO 8601) Example: `2026-11-21T00:00:00Z`. */
                 to?: string;
             };
             header?: {
@@ -5813,7 +6860,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5822,7 +6872,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5831,7 +6884,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -5864,7 +6920,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5873,7 +6932,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `delivery_not_found` (also for another institution's delivery) */
@@ -5882,7 +6944,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "delivery_not_found" | "not_found";
+                    };
                 };
             };
         };
@@ -5915,7 +6980,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5924,7 +6992,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `delivery_not_found` */
@@ -5933,7 +7004,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "delivery_not_found" | "not_found";
+                    };
                 };
             };
             /** @description `delivery_in_progress` (still pending) or `webhook_not_configured` */
@@ -5942,7 +7016,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "delivery_in_progress" | "webhook_not_configured";
+                    };
                 };
             };
         };
@@ -5977,7 +7054,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -5986,7 +7066,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -5995,7 +7078,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6030,7 +7116,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -6039,7 +7128,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6048,7 +7140,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6083,7 +7178,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -6092,7 +7190,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6101,7 +7202,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6132,7 +7236,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6141,7 +7248,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6176,7 +7286,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -6185,7 +7298,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6194,7 +7310,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `replay_running` or `webhook_not_configured` */
@@ -6203,7 +7322,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "replay_running" | "webhook_not_configured";
+                    };
                 };
             };
         };
@@ -6236,7 +7358,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6245,7 +7370,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `replay_not_found` */
@@ -6254,7 +7382,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "replay_not_found";
+                    };
                 };
             };
         };
@@ -6285,7 +7416,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6294,7 +7428,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `webhook_not_paused` */
@@ -6303,7 +7440,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "webhook_not_paused";
+                    };
                 };
             };
         };
@@ -6338,7 +7478,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -6347,7 +7490,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6356,7 +7502,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6387,7 +7536,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6396,7 +7548,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6427,7 +7582,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6436,7 +7594,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6467,7 +7628,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6476,7 +7640,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description `webhook_not_configured` */
@@ -6485,7 +7652,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "webhook_not_configured";
+                    };
                 };
             };
         };
@@ -6516,7 +7686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6525,7 +7698,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6560,7 +7736,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -6569,7 +7748,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6578,7 +7760,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6613,7 +7798,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -6622,7 +7810,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
         };
@@ -6646,6 +7837,8 @@ export interface operations {
             };
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6657,9 +7850,9 @@ export interface operations {
     widgetListOffers: {
         parameters: {
             query?: {
-                /** @description Language of offer texts for this request (en, es, pt-BR); default: the session’s locale, then the program’s first language */
+                /** @description Language of offer texts for this request (en, es, pt-BR); default: the session’s locale, then the program’s first language Example: `es`. */
                 locale?: string;
-                /** @description Offers to return, 1–100; capped by the program’s widget_feed_limit (the default) */
+                /** @description Offers to return, 1–100; capped by the program’s widget_feed_limit (the default) Example: `10`. */
                 limit?: number;
             };
             header?: never;
@@ -6682,7 +7875,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`), a token that is not a valid session, an API key included (`invalid_session`), or an expired session (`session_expired`) */
@@ -6698,7 +7894,10 @@ export interface operations {
                      *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_session" | "session_expired" | "unauthorized";
+                    };
                 };
             };
             /** @description The request’s origin is not listed by the session’s institution (`origin_not_allowed`), the institution is suspended (`institution_suspended`), or a segment-limited offer (`segment_not_eligible`) */
@@ -6707,16 +7906,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "origin_not_allowed" | "segment_not_eligible";
+                    };
                 };
             };
             /** @description Rate limit per session exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };
@@ -6757,7 +7964,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`), a token that is not a valid session, an API key included (`invalid_session`), or an expired session (`session_expired`) */
@@ -6773,7 +7983,10 @@ export interface operations {
                      *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_session" | "session_expired" | "unauthorized";
+                    };
                 };
             };
             /** @description The request’s origin is not listed by the session’s institution (`origin_not_allowed`), the institution is suspended (`institution_suspended`), or a segment-limited offer (`segment_not_eligible`) */
@@ -6782,7 +7995,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "origin_not_allowed" | "segment_not_eligible";
+                    };
                 };
             };
             /** @description Unknown offer (`offer_not_found`) */
@@ -6791,7 +8007,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
                 };
             };
             /** @description `offer_unavailable` or `max_active_offers` */
@@ -6807,16 +8026,24 @@ export interface operations {
                      *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "max_active_offers" | "offer_unavailable";
+                    };
                 };
             };
             /** @description Rate limit per session exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
                 };
             };
         };

@@ -17,6 +17,7 @@ import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
 import { setupSwagger } from './docs/swagger';
 import { serveWidgetBundle } from './widget/widget-assets';
+import { earlierShapeDeprecation } from './transactions/deprecation';
 
 /** Body limits: 1 MiB everywhere, 2 MiB for the batch endpoint (1,000 items). */
 export const BODY_LIMIT = '1mb';
@@ -58,6 +59,7 @@ export async function createApiApp(
   app.use(cookieParser());
   app.use('/api/v1/transactions/batch', jsonBody(BATCH_BODY_LIMIT));
   app.use(jsonBody(BODY_LIMIT));
+  app.use('/api/v1/transactions', earlierShapeDeprecation);
 
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);

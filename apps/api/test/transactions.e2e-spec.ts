@@ -117,6 +117,9 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
         transaction_id: ref,
       }).expect(202);
       expect(res.body).toMatchObject({ transaction_ref: ref, status: 'accepted' });
+      // Still accepted, but the answer says the shape is deprecated and where the policy is.
+      expect(res.headers.deprecation).toBe('@1795392000');
+      expect(res.headers.link).toBe('</docs>; rel="deprecation"; type="text/html"');
       const r = await row(res.body.id);
       expect(r).toMatchObject({
         transaction_ref: ref,
@@ -129,6 +132,7 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       // A current-shape post of the same reference is its duplicate.
       const dup = await post(event(world, { transaction_ref: ref })).expect(200);
       expect(dup.body).toMatchObject({ id: res.body.id, status: 'duplicate' });
+      expect(dup.headers.deprecation).toBeUndefined();
     });
 
     it('card_acceptor_id is stored as a card_acceptor merchant_identifier; instrument_token works without card_token', async () => {

@@ -43,6 +43,8 @@ export class InstitutionsController {
   @ApiOperation({
     operationId: 'adminCreateInstitution',
     summary: 'Onboard an institution with its program settings',
+    description:
+      'Creates the institution and its program (locales, sort order, active-offer limit). Next: issue an API key and create a portal login for its staff.',
   })
   @ApiCreatedResponse({ type: InstitutionDto })
   create(@Body() dto: CreateInstitutionDto): Promise<InstitutionDto> {
@@ -53,6 +55,8 @@ export class InstitutionsController {
   @ApiOperation({
     operationId: 'adminListInstitutions',
     summary: 'List institutions, newest first (keyset paged)',
+    description:
+      'Every institution with its plan, status and program settings. Pass `next_cursor` from a page as `cursor` to read the next one.',
   })
   @ApiOkResponse({
     schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
@@ -62,7 +66,12 @@ export class InstitutionsController {
   }
 
   @Get(':id')
-  @ApiOperation({ operationId: 'adminGetInstitution', summary: 'Get one institution' })
+  @ApiOperation({
+    operationId: 'adminGetInstitution',
+    summary: 'Get one institution',
+    description:
+      'The institution with its program settings and rate-limit overrides; 404 `institution_not_found` when unknown.',
+  })
   @ApiOkResponse({ type: InstitutionDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })
   get(@Param('id', uuidPipe) id: string): Promise<InstitutionDto> {
@@ -73,6 +82,8 @@ export class InstitutionsController {
   @ApiOperation({
     operationId: 'adminUpdateInstitution',
     summary: 'Change name, plan, status, program settings or rate-limit overrides',
+    description:
+      'Only the fields sent change. Suspending an institution makes its API keys answer 403 `institution_suspended` at once.',
   })
   @ApiOkResponse({ type: InstitutionDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })
@@ -87,6 +98,8 @@ export class InstitutionsController {
   @ApiOperation({
     operationId: 'adminCreatePortalUser',
     summary: "Create a portal login for the institution's staff",
+    description:
+      "Creates an admin or member login for the institution's portal. 409 `email_taken` when the e-mail already has a login.",
   })
   @ApiCreatedResponse({ type: PortalUserDto })
   @ApiConflictResponse({ description: '`email_taken`', type: ErrorResponseDto })
@@ -103,6 +116,8 @@ export class InstitutionsController {
   @ApiOperation({
     operationId: 'adminCreateApiKey',
     summary: 'Issue a bootstrap API key (plaintext returned once)',
+    description:
+      'Issues a key with the given scopes for the institution to start with; the plaintext `plo_live_…` value is returned once and never again (only its hash is stored). Institutions issue further keys in the portal.',
   })
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })

@@ -33,6 +33,8 @@ export class MerchantsController {
   @ApiOperation({
     operationId: 'adminCreateMerchant',
     summary: 'Create a merchant with its identifiers',
+    description:
+      'Creates a merchant and maps its identifiers, which transactions are resolved by. 409 `identifier_taken` when an identifier already belongs to another merchant.',
   })
   @ApiCreatedResponse({ type: MerchantDto })
   @ApiConflictResponse({ description: '`identifier_taken`', type: ErrorResponseDto })
@@ -44,6 +46,8 @@ export class MerchantsController {
   @ApiOperation({
     operationId: 'adminListMerchants',
     summary: 'List merchants, newest first (keyset paged)',
+    description:
+      'Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged.',
   })
   @ApiOkResponse({
     schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
@@ -53,7 +57,11 @@ export class MerchantsController {
   }
 
   @Get(':id')
-  @ApiOperation({ operationId: 'adminGetMerchant', summary: 'Get one merchant' })
+  @ApiOperation({
+    operationId: 'adminGetMerchant',
+    summary: 'Get one merchant',
+    description: 'The merchant with its identifiers; 404 `merchant_not_found` when unknown.',
+  })
   @ApiOkResponse({ type: MerchantDto })
   @ApiNotFoundResponse({ description: '`merchant_not_found`', type: ErrorResponseDto })
   get(@Param('id', uuidPipe) id: string): Promise<MerchantDto> {
@@ -64,6 +72,8 @@ export class MerchantsController {
   @ApiOperation({
     operationId: 'adminAddMerchantIdentifier',
     summary: 'Map one more identifier to the merchant',
+    description:
+      'Adds one identifier (type and value) to the merchant so transactions carrying it resolve to this merchant. 409 `identifier_taken` when another merchant has it.',
   })
   @ApiCreatedResponse({ type: MerchantDto })
   @ApiConflictResponse({ description: '`identifier_taken`', type: ErrorResponseDto })

@@ -27,6 +27,8 @@ export class OffersAdminController {
   @ApiOperation({
     operationId: 'adminCreateOffer',
     summary: 'Create an offer (fixed or percent reward, budget, segments, targeting)',
+    description:
+      'Creates an offer for a merchant: a fixed or percent reward (capped by `cashback_amount`), a minimum spend, a window, an optional budget, segments and the institutions it is offered to.',
   })
   @ApiCreatedResponse({ type: AdminOfferDto })
   create(@Body() dto: CreateOfferDto): Promise<AdminOfferDto> {
@@ -37,6 +39,7 @@ export class OffersAdminController {
   @ApiOperation({
     operationId: 'adminListOffers',
     summary: 'List offers, newest first (keyset paged)',
+    description: 'Every offer with its rewards, window, budget and targeting. Keyset paged.',
   })
   @ApiOkResponse({
     schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
@@ -49,7 +52,12 @@ export class OffersAdminController {
   }
 
   @Get(':id')
-  @ApiOperation({ operationId: 'adminGetOffer', summary: 'Get one offer' })
+  @ApiOperation({
+    operationId: 'adminGetOffer',
+    summary: 'Get one offer',
+    description:
+      'The offer with its translations, budget use and targeting; 404 `offer_not_found` when unknown.',
+  })
   @ApiOkResponse({ type: AdminOfferDto })
   @ApiNotFoundResponse({ description: '`offer_not_found`', type: ErrorResponseDto })
   get(@Param('id', uuidPipe) id: string): Promise<AdminOfferDto> {
@@ -60,6 +68,8 @@ export class OffersAdminController {
   @ApiOperation({
     operationId: 'adminUpdateOffer',
     summary: 'Change an offer (status, rewards, window, budget, segments, targeting)',
+    description:
+      'Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay.',
   })
   @ApiOkResponse({ type: AdminOfferDto })
   @ApiNotFoundResponse({ description: '`offer_not_found`', type: ErrorResponseDto })

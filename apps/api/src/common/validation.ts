@@ -10,7 +10,12 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
         ? `${parent}[${e.property}]`
         : `${parent}.${e.property}`
       : e.property;
-    for (const message of Object.values(e.constraints ?? {})) {
+    // A missing value fails every rule of its field; only "is required" says anything useful.
+    const constraints =
+      e.constraints?.isDefined !== undefined
+        ? { isDefined: e.constraints.isDefined }
+        : (e.constraints ?? {});
+    for (const message of Object.values(constraints)) {
       out.push({
         field,
         message: message.replace(/^property (\S+) should not exist$/, 'is not an accepted field'),

@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { finishContract } from './contract';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -15,11 +16,27 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '- **Widget API** `/widget/v1/...`: browser-facing, `Authorization: Bearer cs_...` (a cardholder session minted by `POST /api/v1/cardholder-sessions`); CORS for the origins the institution lists.',
         '',
         'Every error has the body `{"error", "message", "details"?, "request_id"}`; every response carries `X-Request-Id`.',
+        'Public routes answer with `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a 429 carries `Retry-After`.',
+        '',
+        '## Versioning and deprecation',
+        '',
+        'The path carries the major version (`/api/v1`). Within a major version changes are additive only: new',
+        'endpoints, new optional request fields, new response fields and new error codes (clients must ignore unknown',
+        'fields and treat unknown codes by their HTTP status). A field or shape that is superseded is marked',
+        '`deprecated` here, keeps working for the whole major version, and answers to requests that use it carry a',
+        '`Deprecation` header (RFC 9745) and `Link: </docs>; rel="deprecation"`. Today that is the earlier transaction',
+        'payload shape (`transaction_id`, `timestamp`). Removal happens only in a new major version, announced in the',
+        'changelog at least six months ahead.',
       ].join('\n'),
     )
     .setVersion('1.0.0')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'Institution API key (plo_live_...)' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Institution API key: an opaque `plo_live_…` string (not a JWT) issued by an operator or in the portal. `Authorization: Bearer plo_live_…`',
+      },
       'api-key',
     )
     .addBearerAuth(
@@ -31,7 +48,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'cardholder-session',
     )
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'The operator token: the value of the OPERATOR_TOKEN variable (in development generated into `.env`). `Authorization: Bearer <OPERATOR_TOKEN>`',
+      },
       'operator-token',
     )
     .addCookieAuth(
@@ -44,6 +66,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey}_${methodKey}`,
   });
+  finishContract(document);
   document.tags = [
     { name: 'Account', description: 'Check an API key' },
     { name: 'Transactions', description: 'Transaction ingestion and matching' },

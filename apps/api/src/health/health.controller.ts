@@ -22,14 +22,24 @@ export class HealthController {
 
   @Get('health')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'health', summary: 'Liveness: the process is up' })
+  @ApiOperation({
+    operationId: 'health',
+    summary: 'Liveness: the process is up',
+    description:
+      'Answers 200 while the process runs, without touching PostgreSQL or Redis: use it as the liveness probe.',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   health() {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ operationId: 'ready', summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiOperation({
+    operationId: 'ready',
+    summary: 'Readiness: PostgreSQL and Redis answer',
+    description:
+      '200 when PostgreSQL and Redis answer, 503 otherwise: use it as the readiness probe.',
+  })
   @ApiOkResponse({
     schema: { example: { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } } },
   })

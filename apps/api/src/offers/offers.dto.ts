@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsIn,
+  IsDefined,
   IsInt,
   IsOptional,
   IsString,
@@ -23,6 +24,7 @@ export class FeedQueryDto {
     description:
       'The institution’s opaque token for the cardholder (a keyed HMAC, never an e-mail or customer id).',
   })
+  @IsDefined({ message: 'cardholder_token is required' })
   @IsString()
   @Length(1, 256)
   @Matches(TOKEN, { message: `cardholder_token ${TOKEN_MESSAGE}` })
@@ -150,6 +152,7 @@ export class AddOfferDto {
     example: 'chk_7f3a9c2e41b84d0f9a6e',
     description: 'The institution’s opaque token for the cardholder',
   })
+  @IsDefined({ message: 'cardholder_token is required' })
   @IsString()
   @Length(1, 256)
   @Matches(TOKEN, { message: `cardholder_token ${TOKEN_MESSAGE}` })

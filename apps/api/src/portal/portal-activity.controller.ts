@@ -39,6 +39,8 @@ export class PortalActivityController {
     operationId: 'portalListSecurityActivity',
     summary:
       'Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins',
+    description:
+      "An audit trail of what changed the institution's security: keys created and revoked, webhook URL and secret changes, logins. Keyset paged.",
   })
   @ApiOkResponse({ type: SecurityEventPageDto })
   @ApiBadRequestResponse({
@@ -70,6 +72,8 @@ export class PortalActivityController {
     operationId: 'portalListInbox',
     summary:
       'Inbox messages (key expiry reminders, failed webhooks), newest first, with the unread count',
+    description:
+      "Messages for the institution's staff (API keys about to expire, webhooks that failed), newest first, with the unread count.",
   })
   @ApiOkResponse({ type: InboxPageDto })
   @ApiBadRequestResponse({
@@ -104,6 +108,7 @@ export class PortalActivityController {
   @ApiOperation({
     operationId: 'portalInboxUnreadCount',
     summary: 'Number of unread inbox messages (for the navigation badge)',
+    description: 'The number the navigation shows on the inbox link.',
   })
   @ApiOkResponse({ type: UnreadCountDto })
   async unread(@Req() req: Request): Promise<UnreadCountDto> {
@@ -113,7 +118,11 @@ export class PortalActivityController {
   @Post('inbox/read-all')
   @HttpCode(200)
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalInboxReadAll', summary: 'Mark every inbox message read' })
+  @ApiOperation({
+    operationId: 'portalInboxReadAll',
+    summary: 'Mark every inbox message read',
+    description: 'Marks every message of the institution read.',
+  })
   @ApiOkResponse({ type: UnreadCountDto })
   async readAll(@Req() req: Request): Promise<UnreadCountDto> {
     await this.activity.markAllRead(req.portalUser!.institutionId);
@@ -126,6 +135,7 @@ export class PortalActivityController {
   @ApiOperation({
     operationId: 'portalInboxRead',
     summary: 'Mark one inbox message read (idempotent)',
+    description: 'Marks one message read; reading a message twice is not an error.',
   })
   @ApiOkResponse({ type: InboxReadDto })
   @ApiNotFoundResponse({ description: '`message_not_found`', type: ErrorResponseDto })

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
@@ -56,6 +57,8 @@ export class PortalAuthController {
   @ApiOperation({
     operationId: 'portalLogin',
     summary: 'Log in with e-mail and password; sets the session cookie',
+    description:
+      'Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Repeated failures lock the login for a while (429 with Retry-After).',
   })
   @ApiOkResponse({ type: SessionViewDto })
   @ApiUnauthorizedResponse({
@@ -89,7 +92,12 @@ export class PortalAuthController {
   @Post('auth/logout')
   @HttpCode(204)
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalLogout', summary: 'End the session' })
+  @ApiOperation({
+    operationId: 'portalLogout',
+    summary: 'End the session',
+    description: 'Ends the session and clears the cookie.',
+  })
+  @ApiNoContentResponse({ description: 'Signed out; the session cookie is cleared' })
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
     await this.sessions.logout(req.portalUser!.sessionId);
     res.clearCookie(SESSION_COOKIE, { path: '/portal' });
@@ -100,6 +108,8 @@ export class PortalAuthController {
   @ApiOperation({
     operationId: 'portalMe',
     summary: 'The logged-in user, institution and CSRF token',
+    description:
+      'Who is signed in, their role and institution, and the CSRF token to send as `X-CSRF-Token` on every write.',
   })
   @ApiOkResponse({ type: SessionViewDto })
   me(@Req() req: Request): SessionViewDto {

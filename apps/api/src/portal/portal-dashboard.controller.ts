@@ -98,6 +98,8 @@ export class PortalDashboardController {
   @ApiOperation({
     operationId: 'portalDashboard',
     summary: 'Funnel and redemption / settlement totals for a window (default the last 30 days)',
+    description:
+      'The engagement funnel and the redemption and settlement totals of the institution for a window (ISO 8601 `from` and `to`).',
   })
   @ApiOkResponse({ type: DashboardDto })
   @ApiBadRequestResponse({

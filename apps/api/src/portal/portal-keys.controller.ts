@@ -84,6 +84,8 @@ export class PortalKeysController {
   @ApiOperation({
     operationId: 'portalListApiKeys',
     summary: 'API keys of the institution, newest first (revoked ones included)',
+    description:
+      'Masked keys with scopes, expiry and last use; the plaintext is shown only once, at creation.',
   })
   @ApiOkResponse({ type: PortalApiKeyPageDto })
   @ApiBadRequestResponse({

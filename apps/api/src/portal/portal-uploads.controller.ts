@@ -145,7 +145,11 @@ export class PortalUploadsController {
 
   @Get()
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalListUploads', summary: 'Upload history, newest first' })
+  @ApiOperation({
+    operationId: 'portalListUploads',
+    summary: 'Upload history, newest first',
+    description: 'CSV uploads of the institution with their status and counts, newest first.',
+  })
   @ApiOkResponse({ type: UploadPageDto })
   @ApiBadRequestResponse({
     description: 'Bad cursor or limit (`validation_failed`)',
@@ -160,6 +164,8 @@ export class PortalUploadsController {
   @ApiOperation({
     operationId: 'portalGetUpload',
     summary: 'Progress and result of an upload, with refused rows by line number',
+    description:
+      'Progress of one CSV upload and, when done, the refused rows with their line numbers and reasons.',
   })
   @ApiOkResponse({ type: UploadDto })
   @ApiNotFoundResponse({ description: '`upload_not_found`', type: ErrorResponseDto })

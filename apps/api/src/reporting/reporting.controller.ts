@@ -58,6 +58,8 @@ export class ReportingController {
   @ApiOperation({
     operationId: 'getFunnel',
     summary: 'Engagement funnel for a window (default: the last 30 days)',
+    description:
+      "Feed calls, distinct cardholders, offer impressions, successful adds and redemptions of the key's institution in a window. `from` and `to` are ISO 8601 times; the window defaults to the last 30 days.",
   })
   @ApiOkResponse({ type: FunnelDto })
   funnel(@CurrentKey() key: ApiKeyPrincipal, @Query() q: WindowQuery): Promise<FunnelDto> {

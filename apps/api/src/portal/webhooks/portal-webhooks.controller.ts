@@ -63,6 +63,8 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalGetWebhook',
     summary: 'The webhook URL and whether a signing secret is set',
+    description:
+      'The webhook URL and whether a signing secret is set (the secret itself is shown only when rotated).',
   })
   @ApiOkResponse({ type: WebhookSettingsDto })
   get(@Req() req: Request): Promise<WebhookSettingsDto> {
@@ -229,6 +231,8 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalListWebhookDeliveries',
     summary: 'Webhook deliveries, newest first, optionally by status (keyset paged)',
+    description:
+      'Deliveries of `redemption.completed` webhooks, newest first, optionally filtered by status. Keyset paged.',
   })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
   @ApiBadRequestResponse({
@@ -244,6 +248,7 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalGetWebhookDelivery',
     summary: 'One delivery with its payload and every attempt',
+    description: 'One delivery with its payload and every attempt (status code, duration, error).',
   })
   @ApiOkResponse({ type: WebhookDeliveryDetailDto })
   @ApiNotFoundResponse({

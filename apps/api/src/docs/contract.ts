@@ -1,0 +1,174 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+/**
+ * Finishing pass over the document Nest generates, so that code generators and Swagger UI get
+ * a contract they can use as is. Everything here is derived from the decorators (nothing per
+ * route), so routes added later are covered without touching this file.
+ */
+
+/** Where the rate-limit headers are sent: every public route behind an API key. */
+const RATE_LIMITED_PREFIX = '/api/v1/';
+
+/** Codes a status can carry when a response description names none (framework errors). */
+const GENERIC_CODES: Record<string, string[]> = {
+  '400': ['validation_failed', 'invalid_json', 'bad_request'],
+  '401': ['unauthorized'],
+  '403': ['forbidden'],
+  '404': ['not_found'],
+  '409': ['conflict'],
+  '413': ['payload_too_large'],
+  '415': ['unsupported_media_type'],
+  '429': ['rate_limited'],
+  '500': ['internal_error'],
+  '503': ['service_unavailable'],
+};
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per minute for this key and scope group.',
+    schema: { type: 'integer', example: 6000 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current one-minute window.',
+    schema: { type: 'integer', example: 5998 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the window resets.',
+    schema: { type: 'integer', example: 42 },
+  },
+};
+
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying.',
+  schema: { type: 'integer', example: 7 },
+};
+
+const DEPRECATION_HEADERS = {
+  Deprecation: {
+    description:
+      'Sent when the request used the earlier payload shape (`transaction_id`, `timestamp`): the date the shape was deprecated (RFC 9745). The shape stays accepted; see the versioning policy.',
+    schema: { type: 'string', example: '@1795392000' },
+  },
+  Link: {
+    description:
+      'With Deprecation: where the deprecation policy is described (`rel="deprecation"`).',
+    schema: { type: 'string', example: '</docs>; rel="deprecation"; type="text/html"' },
+  },
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+export function finishContract(doc: OpenAPIObject): OpenAPIObject {
+  const d = doc as unknown as Json;
+  d.servers = [{ url: '/', description: 'The server that serves this document' }];
+  const schemes = (d.components.securitySchemes ?? {}) as Json;
+  for (const scheme of Object.values(schemes)) delete scheme.bearerFormat;
+
+  splitTransactionShapes(d);
+
+  for (const [path, methods] of Object.entries(d.paths as Json)) {
+    for (const op of Object.values(methods as Json) as Json[]) {
+      // No `security` on an operation means "public" only by accident; say it explicitly.
+      if (!op.security) op.security = [];
+      for (const p of (op.parameters ?? []) as Json[]) plainOptionalParameter(p);
+      for (const [status, response] of Object.entries(op.responses ?? {}) as [string, Json][]) {
+        if (Number(status) >= 400) typeErrorCodes(status, response);
+        if (path.startsWith(RATE_LIMITED_PREFIX) && op.security.length) {
+          response.headers = { ...RATE_HEADERS, ...response.headers };
+        }
+        if (status === '429' || status === '503') {
+          response.headers = { 'Retry-After': RETRY_AFTER, ...response.headers };
+        }
+        if (path.startsWith('/api/v1/transactions') && Number(status) < 300) {
+          response.headers = { ...response.headers, ...DEPRECATION_HEADERS };
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+/**
+ * Swagger UI's "Try it out" fills every parameter that has an example, so a first try of the
+ * feed would be a personalized, segment-limited one. Optional parameters keep their example in
+ * the description instead, and carry no default a generator would send.
+ */
+function plainOptionalParameter(p: Json): void {
+  if (p.required || p.in === 'path') return;
+  const example = p.example ?? p.schema?.example;
+  delete p.example;
+  if (p.schema) delete p.schema.example;
+  if (example !== undefined && !String(p.description ?? '').includes('Example:')) {
+    const shown = typeof example === 'string' ? example : JSON.stringify(example);
+    p.description = `${p.description ? `${p.description} ` : ''}Example: \`${shown}\`.`;
+  }
+}
+
+/** Each error response gets an `error` enum of the codes its description names. */
+function typeErrorCodes(status: string, response: Json): void {
+  const content = response.content?.['application/json'];
+  if (!content?.schema?.$ref?.endsWith('/ErrorResponseDto')) return;
+  const named = [...String(response.description ?? '').matchAll(/`([a-z][a-z0-9_]+)`/g)].map(
+    (m) => m[1],
+  );
+  const codes = [...new Set([...named, ...(GENERIC_CODES[status] ?? [])])].sort();
+  if (!codes.length) return;
+  content.schema = {
+    allOf: [
+      { $ref: content.schema.$ref },
+      { type: 'object', properties: { error: { type: 'string', enum: codes } } },
+    ],
+  };
+}
+
+/**
+ * The transaction event has two published shapes. One permissive schema (all fields optional
+ * but both idempotency keys) makes generated clients unusable, so the request body becomes a
+ * `oneOf` of the current shape and the earlier one, told apart by their required fields.
+ */
+function splitTransactionShapes(d: Json): void {
+  const schemas = d.components.schemas as Json;
+  const all = schemas.TransactionEventDto as Json | undefined;
+  if (!all?.properties) return;
+  const props = all.properties as Json;
+  for (const p of Object.values(props) as Json[]) {
+    if (p.default !== undefined) {
+      p.description = `${p.description ? `${p.description} ` : ''}Defaults to \`${p.default}\`.`;
+      delete p.default;
+    }
+  }
+  const without = (...names: string[]) =>
+    Object.fromEntries(Object.entries(props).filter(([k]) => !names.includes(k)));
+  const base = (all.required as string[]).filter(
+    (r) => !['transaction_ref', 'transacted_at'].includes(r),
+  );
+  schemas.TransactionEventCurrent = {
+    type: 'object',
+    title: 'Current shape',
+    description:
+      'The current payload: identified by `transaction_ref` and timed by `transacted_at` (both required).',
+    required: [...base, 'transaction_ref', 'transacted_at'],
+    properties: without('transaction_id', 'timestamp'),
+  };
+  const earlier = without('transaction_ref', 'transacted_at') as Json;
+  earlier.transaction_id = { ...earlier.transaction_id, description: 'Your unique reference.' };
+  earlier.timestamp = { ...earlier.timestamp, description: 'ISO 8601 with a time zone.' };
+  schemas.TransactionEventEarlier = {
+    type: 'object',
+    title: 'Earlier shape (deprecated)',
+    deprecated: true,
+    description:
+      'The earlier published payload: identified by `transaction_id` and timed by `timestamp` (both required). Still accepted; answers carry a `Deprecation` header.',
+    required: [...base, 'transaction_id', 'timestamp'],
+    properties: earlier,
+  };
+  schemas.TransactionEventDto = {
+    description:
+      'A transaction event in one of the two published shapes. The current shape has `transaction_ref` and `transacted_at`; the earlier one `transaction_id` and `timestamp`. Send one shape, not both.',
+    oneOf: [
+      { $ref: '#/components/schemas/TransactionEventCurrent' },
+      { $ref: '#/components/schemas/TransactionEventEarlier' },
+    ],
+  };
+}
