@@ -2121,13 +2121,29 @@ export interface components {
         RedemptionItemDto: {
             /** @example chk_****9f3a */
             cardholder_token_masked: string;
+            /**
+             * @description What the cardholder is owed (the offer’s reward)
+             * @example 5
+             */
+            cashback_amount: number;
             /** @example 2026-11-21T10:15:30.123Z */
             created_at: string;
+            /**
+             * @description ISO 4217 currency of every amount of the item
+             * @example USD
+             */
+            currency: string;
             /** @example 0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b */
             id: string;
-            /** @example 5.5 */
+            /**
+             * @description What the institution is paid for this redemption
+             * @example 5.5
+             */
             institution_payout_amount: number;
-            /** @example 6 */
+            /**
+             * @description Cashback plus the merchant fee
+             * @example 6
+             */
             merchant_funded_amount: number;
             offer: components["schemas"]["RedemptionOfferDto"];
             /**

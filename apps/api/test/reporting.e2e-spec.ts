@@ -96,8 +96,10 @@ describe('reporting', () => {
         id: expect.any(String),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         status: 'pending',
+        currency: 'USD',
         merchant_funded_amount: 6,
         institution_payout_amount: 5.5, // fee 1 × share 0.5 kept by the service
+        cashback_amount: 5, // what the cardholder got: less than the payout
         offer: { id: world.offers[0].id, title: '5 $ de reembolso', merchant_name: 'Green Grocer' },
         cardholder_token_masked: `${cardholder.slice(0, 4)}****${cardholder.slice(-4)}`,
       });

@@ -39,8 +39,14 @@ export class RedemptionItemDto {
   @ApiProperty({ example: '0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b' }) id: string;
   @ApiProperty({ example: '2026-11-21T10:15:30.123Z' }) created_at: string;
   @ApiProperty({ enum: SETTLEMENT_STATUSES, example: 'pending' }) status: string;
-  @ApiProperty({ example: 6 }) merchant_funded_amount: number;
-  @ApiProperty({ example: 5.5 }) institution_payout_amount: number;
+  @ApiProperty({ example: 'USD', description: 'ISO 4217 currency of every amount of the item' })
+  currency: string;
+  @ApiProperty({ example: 6, description: 'Cashback plus the merchant fee' })
+  merchant_funded_amount: number;
+  @ApiProperty({ example: 5.5, description: 'What the institution is paid for this redemption' })
+  institution_payout_amount: number;
+  @ApiProperty({ example: 5, description: 'What the cardholder is owed (the offer’s reward)' })
+  cashback_amount: number;
   @ApiProperty({ type: RedemptionOfferDto }) offer: RedemptionOfferDto;
   @ApiProperty({ example: 'chk_****9f3a' }) cardholder_token_masked: string;
 }

@@ -19,6 +19,7 @@ export interface RedemptionRow {
   currency: string;
   merchant_funded_amount: string;
   institution_payout_amount: string;
+  cashback_amount: string;
   cardholder_token: string;
   offer_id: string;
   merchant_name: string;
@@ -85,7 +86,7 @@ export class ReportingRepository {
     // Any translation stands in when the program's first locale is missing.
     return this.db.query(
       `SELECT x.id, x.created_at, ${page.cursor}, s.status, x.currency,
-              x.merchant_funded_amount, x.institution_payout_amount, x.cardholder_token,
+              x.merchant_funded_amount, x.institution_payout_amount, x.cashback_amount, x.cardholder_token,
               x.offer_id, m.name AS merchant_name,
               COALESCE(o.translations -> p.supported_locales[1] ->> 'title',
                        (SELECT t.value ->> 'title' FROM jsonb_each(o.translations) t ORDER BY t.key LIMIT 1)) AS title

@@ -38,8 +38,10 @@ export class ReportingService {
       id: r.id,
       created_at: r.created_at.toISOString(),
       status: r.status,
+      currency: r.currency,
       merchant_funded_amount: toMajor(r.merchant_funded_amount, r.currency),
       institution_payout_amount: toMajor(r.institution_payout_amount, r.currency),
+      cashback_amount: toMajor(r.cashback_amount, r.currency),
       offer: { id: r.offer_id, title: r.title ?? '', merchant_name: r.merchant_name },
       cardholder_token_masked: maskToken(r.cardholder_token),
     }));
