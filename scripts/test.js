@@ -4,7 +4,7 @@
 // Redis (and, when present, the portal's browser tests). Prints one closing line
 // "N passed, N failed" counting every test that ran.
 const { spawnSync } = require('child_process');
-const { existsSync, mkdirSync, readFileSync } = require('fs');
+const { existsSync, mkdirSync, readFileSync, rmSync } = require('fs');
 const { join } = require('path');
 
 const root = join(__dirname, '..');
@@ -63,17 +63,22 @@ const steps = [
   // --forceExit: a stray handle (a closed Redis proxy, a pool draining) must never stall CI.
   () => jest('e2e', ['--maxWorkers=2', '--forceExit']),
 ];
-if (existsSync(join(root, 'portal', 'test', 'run.js'))) {
+// The portal's browser tests (Playwright, Debian's Chromium); their JSON report gives the counts.
+if (existsSync(join(root, 'portal', 'playwright.config.ts'))) {
   steps.push(() => {
     const file = join(out, 'portal-results.json');
+    rmSync(file, { force: true });
     const ok = run('portal browser tests', process.execPath, [
-      join(root, 'portal', 'test', 'run.js'),
-      file,
+      require.resolve('@playwright/test/cli'),
+      'test',
+      '-c',
+      join('portal', 'playwright.config.ts'),
     ]);
     if (existsSync(file)) {
-      const r = JSON.parse(readFileSync(file, 'utf8'));
-      passed += r.passed;
-      failed += r.failed;
+      const { stats, errors = [] } = JSON.parse(readFileSync(file, 'utf8'));
+      passed += stats.expected + stats.flaky;
+      // A failing global setup runs no test: it still counts as a failure.
+      failed += stats.unexpected + errors.length;
     } else if (!ok) failed += 1;
     return ok;
   });

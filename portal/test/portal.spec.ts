@@ -1,0 +1,488 @@
+// The portal's flows in a real browser. Each test makes its own institution (fixtures.ts).
+import {
+  call,
+  expect,
+  login,
+  makeInstitution,
+  must,
+  nav,
+  portalSession,
+  runReminderSweep,
+  shot,
+  test,
+  type Bank,
+  type Hook,
+} from './fixtures';
+
+const DAY = 86_400_000;
+
+/** Webhook URL and signing secret set through the portal API; the receiver learns the secret. */
+async function connectWebhook(bank: Bank, hook: Hook) {
+  const portal = await portalSession(bank.admin);
+  await must(portal('PUT', '/webhook', { url: hook.url }), 200, 'webhook url');
+  const s = await must(portal('POST', '/webhook/secret', { overlap_seconds: 0 }), 201, 'secret');
+  hook.state.secret = s.signing_secret;
+}
+
+/** An enrolled cardholder's purchase, delivered to the receiver; answers the delivery id. */
+async function deliveredPurchase(bank: Bank, hook: Hook) {
+  const auth = bank.integrationKey;
+  await must(
+    call('POST', `/api/v1/offers/${bank.offerId}/add`, {
+      token: auth,
+      body: { cardholder_token: 'chk_erin_000001', card_token: 'tok_card_e' },
+    }),
+    201,
+    'enrollment',
+  );
+  // Feed calls for the funnel.
+  for (const ch of ['chk_erin_000001', 'chk_frank_00001', 'chk_gina_000001'])
+    await call('GET', `/api/v1/offers?cardholder_token=${ch}`, { token: auth });
+  const tx = await call('POST', '/api/v1/transactions', {
+    token: auth,
+    body: {
+      cardholder_token: 'chk_erin_000001',
+      card_token: 'tok_card_e',
+      card_acceptor_id: bank.acceptor,
+      amount: 42.5,
+      transaction_ref: 'pos-erin-0001',
+      transacted_at: new Date().toISOString(),
+    },
+  });
+  expect(tx.status, `transaction accepted: ${JSON.stringify(tx.body)}`).toBe(202);
+  await expect
+    .poll(() => hook.received.length, { message: 'the webhook at the receiver', timeout: 30_000 })
+    .toBeGreaterThanOrEqual(1);
+  const first = hook.received[0];
+  expect(
+    first.verified,
+    'the receiver verified X-Service-Signature-V2 with the secret from the portal',
+  ).toBe(true);
+  const payload = JSON.parse(first.body);
+  expect(payload.event, `payload ${first.body}`).toBe('redemption.completed');
+  expect(payload.cardholder_token, `payload ${first.body}`).toBe('chk_erin_000001');
+  return String(first.headers['x-service-delivery-id']);
+}
+
+test('login: a wrong password is refused with a message, the right one opens the dashboard', async ({
+  page,
+  bank,
+}) => {
+  await page.goto('/portal/');
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('E-mail').fill(bank.admin.email);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Wrong e-mail or password.' }).waitFor();
+  await shot(page, 'login');
+  await page.getByLabel('Password').fill(bank.admin.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  await page.getByText('Engagement funnel').waitFor();
+  await expect(page.getByText('Demo Bank').first(), 'institution name shown').toBeVisible();
+});
+
+test('API keys: create with scopes and expiry, see the key once, use it with the public API', async ({
+  page,
+  bank,
+}) => {
+  await login(page, bank.admin);
+  await nav(page, 'API keys');
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.getByRole('button', { name: '+ Create key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+  await dialog.getByLabel('Name').fill('reporting warehouse');
+  await dialog.getByRole('checkbox', { name: /Transactions/ }).uncheck();
+  await dialog
+    .getByLabel('Expires on')
+    .fill(new Date(Date.now() + 200 * DAY).toISOString().slice(0, 10));
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const reveal = page.getByRole('dialog', { name: 'Your new API key' });
+  await reveal.getByText('You will not see it again.').waitFor();
+  const key = (await reveal.getByTestId('new-key').textContent())!.trim();
+  expect(key, 'a key is shown').toMatch(/^plo_live_[A-Za-z0-9_-]{43}$/);
+  await reveal.getByRole('button', { name: 'Copy key' }).click();
+  await reveal.getByRole('button', { name: 'Copied' }).waitFor();
+  expect(
+    await page.evaluate(() => navigator.clipboard.readText()),
+    'the copy button copies the key',
+  ).toBe(key);
+  await shot(page, 'keys-reveal');
+  await reveal.getByRole('button', { name: 'I have stored the key' }).click();
+  await page.getByRole('cell', { name: 'reporting warehouse', exact: true }).waitFor();
+  expect(await page.content(), 'the key is not on the page any more').not.toContain(key);
+  const me = await must(call('GET', '/api/v1/me', { token: key }), 200, 'GET /api/v1/me');
+  expect(me.key.name, `scopes as chosen: ${JSON.stringify(me.key)}`).toBe('reporting warehouse');
+  expect(me.key.scopes.join(), `scopes as chosen: ${JSON.stringify(me.key)}`).toBe(
+    'offers,reporting',
+  );
+  // Expiry badges: the seeded key expiring in 2 days shows as such.
+  await page.getByText('Expires in 2 days').waitFor();
+  await shot(page, 'keys');
+});
+
+test('API keys: revoke with confirmation; the public API then refuses the key (403 token_revoked)', async ({
+  page,
+  bank,
+}) => {
+  const portal = await portalSession(bank.admin);
+  const created = await must(
+    portal('POST', '/api-keys', { name: 'reporting warehouse', scopes: ['offers', 'reporting'] }),
+    201,
+    'key to revoke',
+  );
+  await must(call('GET', '/api/v1/me', { token: created.key }), 200, 'the key works before');
+  await login(page, bank.admin);
+  await nav(page, 'API keys');
+  await page.getByRole('button', { name: 'Revoke reporting warehouse' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+  await confirm.getByText('This cannot be undone.').waitFor();
+  await confirm.getByRole('button', { name: 'Revoke key' }).click();
+  await page.getByText('Key “reporting warehouse” revoked.').waitFor();
+  await page
+    .getByRole('row', { name: /reporting warehouse/ })
+    .getByText('Revoked')
+    .waitFor();
+  const r = await call('GET', '/api/v1/me', { token: created.key });
+  expect(r.status, `refused: ${JSON.stringify(r.body)}`).toBe(403);
+  expect(r.body.error).toBe('token_revoked');
+});
+
+test('keyboard: the create-key dialog opens with Enter and closes with Escape', async ({
+  page,
+  bank,
+}) => {
+  await login(page, bank.admin);
+  await nav(page, 'API keys');
+  await page.getByRole('button', { name: '+ Create key' }).focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+  await dialog.waitFor();
+  expect(
+    await dialog.getByLabel('Name').evaluate((el) => el === document.activeElement),
+    'focus moves into the dialog',
+  ).toBe(true);
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+});
+
+test('security activity lists the key created and revoked and the sign-ins', async ({
+  page,
+  bank,
+}) => {
+  const failed = await call('POST', '/portal/api/auth/login', {
+    body: { email: bank.admin.email, password: 'not the password' },
+  });
+  expect(failed.status).toBe(401);
+  const portal = await portalSession(bank.admin);
+  const k = await must(
+    portal('POST', '/api-keys', { name: 'reporting warehouse', scopes: ['offers'] }),
+    201,
+    'key',
+  );
+  await must(portal('DELETE', `/api-keys/${k.id}`), 200, 'revoke');
+  await login(page, bank.admin);
+  await nav(page, 'Security activity');
+  await page.getByRole('heading', { name: 'Security activity' }).waitFor();
+  await page.getByRole('row', { name: /API key revoked.*reporting warehouse/ }).waitFor();
+  await page.getByRole('row', { name: /API key created.*reporting warehouse/ }).waitFor();
+  await page
+    .getByRole('row', { name: /Failed sign-in/ })
+    .first()
+    .waitFor();
+  await shot(page, 'security-activity');
+});
+
+test('CSV upload: drag and drop a file with good, bad, duplicate and blank lines; read the report by line', async ({
+  page,
+  bank,
+}) => {
+  await login(page, bank.admin);
+  await nav(page, 'Upload transactions');
+  await page.getByRole('heading', { name: 'Upload transactions' }).waitFor();
+  await page.getByText('No uploads yet').waitFor();
+  const at = new Date(Date.now() - 3_600_000).toISOString();
+  const ca = bank.acceptor;
+  const csv = [
+    'Transaction_Ref,amount,cardholder_token,card_token,card_acceptor_id,transacted_at',
+    `csv-001,25.00,chk_alice_0001,tok_card_a,${ca},${at}`,
+    `csv-002,-3,chk_bob_00001,tok_card_b,${ca},${at}`,
+    '',
+    `csv-001,25.00,chk_alice_0001,tok_card_a,${ca},${at}`,
+    `csv-003,12.40,chk_carol_001,tok_card_c,${ca},yesterday`,
+    `csv-004,60,chk_dave_0001,tok_card_d,CA-OTHER-999,${at}`,
+  ].join('\r\n');
+  // A real drop event carrying a File, as a user's drag and drop would.
+  const dt = await page.evaluateHandle((text) => {
+    const d = new DataTransfer();
+    d.items.add(new File([text], 'november.csv', { type: 'text/csv' }));
+    return d;
+  }, csv);
+  await page.locator('.dropzone').dispatchEvent('drop', { dataTransfer: dt });
+  const result = page.getByTestId('upload-result');
+  await result.getByText('Completed').waitFor({ timeout: 30_000 });
+  const stat = async (label: string) =>
+    (await result
+      .locator('dt', { hasText: new RegExp(`^${label}$`) })
+      .locator('xpath=following-sibling::dd')
+      .textContent())!.trim();
+  expect(await stat('Accepted'), 'two accepted').toBe('2');
+  expect(await stat('Duplicates'), 'one duplicate').toBe('1');
+  expect(await stat('Invalid'), 'two invalid').toBe('2');
+  expect(await stat('Blank lines skipped'), 'one blank line').toBe('1');
+  const rows = result.locator('.errors-table tbody tr');
+  const lines = await rows.evaluateAll((trs) =>
+    trs.map((tr) => tr.children[0].textContent).filter(Boolean),
+  );
+  expect(lines.join(), 'error lines').toBe('3,6');
+  await result.getByText('must be a positive number', { exact: false }).waitFor();
+  await result.getByText('ISO 8601', { exact: false }).waitFor();
+  await page.getByRole('button', { name: 'november.csv' }).waitFor();
+  await shot(page, 'uploads');
+});
+
+test('CSV upload: a file without a header fails with a clear message; the Starter plan is told why it cannot upload', async ({
+  page,
+  bank,
+  browser,
+  baseURL,
+}) => {
+  await login(page, bank.admin);
+  await nav(page, 'Upload transactions');
+  const input = page.locator('input[type=file]');
+  await input.setInputFiles({
+    name: 'no-header.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`chk_x,tok,${bank.acceptor},10,r-1,2026-01-01T00:00:00Z\n`),
+  });
+  await page
+    .getByTestId('upload-result')
+    .getByText('The file could not be imported.')
+    .waitFor({ timeout: 30_000 });
+  await page.getByText('The first line must be a header row', { exact: false }).waitFor();
+  const starter = await makeInstitution('Small Credit Union', 'starter');
+  const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL });
+  const p = await other.newPage();
+  await login(p, starter.admin);
+  await p.getByRole('link', { name: 'Upload transactions' }).click();
+  await p.getByText('CSV upload is part of the Growth and Enterprise plans.').waitFor();
+  await shot(p, 'uploads-starter-plan');
+  await other.close();
+});
+
+test('webhook: set the URL to a local receiver and rotate the signing secret (shown once)', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await login(page, bank.admin);
+  await nav(page, 'Webhook');
+  await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor();
+  await page.getByRole('textbox', { name: /^URL/ }).fill(hook.url);
+  await page.getByRole('button', { name: 'Save URL' }).click();
+  await page.getByText('Webhook URL saved.').waitFor();
+  await page.getByRole('button', { name: /Create secret|Rotate secret/ }).click();
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: /Create secret|Rotate secret/ })
+    .click();
+  const reveal = page.getByRole('dialog', { name: 'Your new signing secret' });
+  await reveal.getByText('You will not see it again.').waitFor();
+  const secret = (await reveal.getByTestId('new-secret').textContent())!.trim();
+  expect(secret.startsWith('whsec_'), `a secret is shown (${secret.slice(0, 8)}…)`).toBe(true);
+  await reveal.getByRole('button', { name: 'I have stored the secret' }).click();
+  await page.getByText('Verifying a delivery').waitFor();
+  await shot(page, 'webhook');
+  // The receiver verifies a real delivery with the secret the portal showed.
+  hook.state.secret = secret;
+  await deliveredPurchase(bank, hook);
+});
+
+test('a purchase by an enrolled cardholder matches; the signed delivery and its attempt are in the portal', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  await deliveredPurchase(bank, hook);
+  await login(page, bank.admin);
+  await nav(page, 'Deliveries');
+  await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  await page.getByRole('button', { name: 'Delivered' }).click();
+  await page.getByRole('link', { name: 'redemption.completed' }).first().click();
+  await page.getByRole('heading', { name: 'redemption.completed' }).waitFor();
+  const attempts = page.getByTestId('attempts');
+  await attempts.getByRole('cell', { name: '200' }).first().waitFor();
+  await attempts.getByRole('cell', { name: 'automatic' }).first().waitFor();
+  await attempts
+    .getByText(/\d+ ms/)
+    .first()
+    .waitFor();
+  // The payload is shown with the masked token only; the full one went to the receiver alone.
+  await page.getByText('chk_****0001').first().waitFor();
+  expect(
+    await page.getByText('chk_erin_000001').count(),
+    'the full cardholder token is not shown in the portal',
+  ).toBe(0);
+});
+
+test('redeliver: one manual attempt with the same delivery id, listed with the attempts', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  const deliveryId = await deliveredPurchase(bank, hook);
+  await login(page, bank.admin);
+  await page.goto(`/portal/deliveries/${deliveryId}`);
+  await page.getByRole('heading', { name: 'redemption.completed' }).waitFor();
+  const before = hook.received.length;
+  await page.getByRole('button', { name: 'Redeliver' }).click();
+  await page.getByText('Redelivery queued.').waitFor();
+  await expect
+    .poll(() => hook.received.length, { message: 'the redelivery at the receiver' })
+    .toBeGreaterThan(before);
+  expect(hook.received[before].headers['x-service-delivery-id'], 'same X-Service-Delivery-Id').toBe(
+    deliveryId,
+  );
+  await page
+    .getByTestId('attempts')
+    .getByRole('cell', { name: 'manual' })
+    .waitFor({ timeout: 15_000 });
+  await shot(page, 'delivery');
+  await nav(page, 'Deliveries');
+  await page.getByRole('link', { name: 'redemption.completed' }).first().waitFor();
+  await shot(page, 'deliveries');
+});
+
+test('inbox: the expiry alert is unread with a count in the navigation; reading it lowers the count', async ({
+  page,
+  bank,
+}) => {
+  await runReminderSweep();
+  await login(page, bank.admin);
+  const badge = page.getByTestId('unread-count');
+  await badge.waitFor({ timeout: 20_000 });
+  const before = Number(await badge.textContent());
+  await nav(page, 'Inbox');
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  const msg = page.getByRole('button', { name: /API key "legacy batch job" expires in 2 days/ });
+  await msg.click();
+  await page.getByText('Rotate it without downtime', { exact: false }).waitFor();
+  if (before === 1) await expect(badge, 'the unread count to drop').toBeHidden();
+  else await expect(badge, 'the unread count to drop').toHaveText(String(before - 1));
+  await shot(page, 'inbox');
+});
+
+test('a member can read but not create keys (no button; the API answers 403 forbidden)', async ({
+  page,
+  bank,
+}) => {
+  await login(page, bank.member);
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByText('Only admins of your institution can create or revoke keys.').waitFor();
+  await page.getByRole('cell', { name: 'core banking' }).waitFor();
+  expect(
+    await page.getByRole('button', { name: '+ Create key' }).count(),
+    'no create button for a member',
+  ).toBe(0);
+  expect(
+    await page.getByRole('button', { name: /^Revoke/ }).count(),
+    'no revoke button for a member',
+  ).toBe(0);
+  const r = await page.evaluate(async () => {
+    const me = await (await fetch('/portal/api/me')).json();
+    const res = await fetch('/portal/api/api-keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrf_token },
+      body: JSON.stringify({ name: 'x', scopes: ['offers'] }),
+    });
+    return { status: res.status, body: await res.json() };
+  });
+  expect(r.status, `member create: ${JSON.stringify(r)}`).toBe(403);
+  expect(r.body.error, `member create: ${JSON.stringify(r)}`).toBe('forbidden');
+  await shot(page, 'keys-member');
+});
+
+test('dashboard: funnel chart and totals for a chosen window; phone width with the menu', async ({
+  page,
+  bank,
+  hook,
+  browser,
+  baseURL,
+}) => {
+  await connectWebhook(bank, hook);
+  await deliveredPurchase(bank, hook);
+  await login(page, bank.admin);
+  await page.getByLabel('Period').selectOption('7');
+  // Funnel events are flushed in batches: reload until the feed views are counted.
+  await expect(async () => {
+    await page.reload();
+    await page.getByLabel('Period').selectOption('7');
+    await page.getByRole('img', { name: 'Engagement funnel' }).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#funnel-desc').textContent(), 'funnel has feed views').toMatch(
+      /Widget views: [1-9]/,
+    );
+  }).toPass({ timeout: 20_000 });
+  await expect(page.locator('.tile', { hasText: 'Redemptions' })).toContainText('1');
+  // What the institution is paid for the one redemption ($5.50), labelled as such.
+  await expect(page.locator('.tile', { hasText: 'Payout to your institution' })).toContainText(
+    '$5.50',
+  );
+  await shot(page, 'dashboard');
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    baseURL,
+  });
+  const p = await phone.newPage();
+  await login(p, bank.admin);
+  await shot(p, 'dashboard-phone');
+  await p.getByRole('button', { name: /Menu/ }).click();
+  await p.getByRole('link', { name: 'API keys' }).click();
+  await p.getByRole('heading', { name: 'API keys' }).waitFor();
+  const overflow = await p.evaluate(
+    () => document.documentElement.scrollWidth > window.innerWidth + 1,
+  );
+  expect(overflow, 'no horizontal scrolling at phone width').toBe(false);
+  await shot(p, 'keys-phone');
+  await phone.close();
+});
+
+test('dashboard: offers added without widget views show "—", not a share above 100 %', async ({
+  page,
+  bank,
+}) => {
+  const auth = bank.integrationKey;
+  // One feed view, three adds (two cardholders never saw the feed).
+  await call('GET', '/api/v1/offers?cardholder_token=chk_hal_0000001', { token: auth });
+  for (const ch of ['chk_hal_0000001', 'chk_ivy_0000001', 'chk_jon_0000001'])
+    await must(
+      call('POST', `/api/v1/offers/${bank.offerId}/add`, {
+        token: auth,
+        body: { cardholder_token: ch, card_token: `tok_${ch}` },
+      }),
+      201,
+      'add',
+    );
+  await login(page, bank.admin);
+  const added = page.locator('svg text.chart-value').nth(3);
+  await expect(async () => {
+    await page.reload();
+    await page.getByRole('img', { name: 'Engagement funnel' }).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#funnel-desc').textContent()).toContain('Offers added: 3');
+  }).toPass({ timeout: 20_000 });
+  await expect(page.locator('#funnel-desc')).toContainText('Widget views: 1');
+  await expect(added).toHaveText('3 · —');
+  await expect(page.locator('svg')).not.toContainText('300');
+  await expect(page.locator('figcaption')).toContainText('more than the widget views');
+  await shot(page, 'dashboard-adds-without-views');
+});
+
+test('sign out ends the session', async ({ page, bank }) => {
+  await login(page, bank.admin);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  const r = await page.evaluate(async () => (await fetch('/portal/api/me')).status);
+  expect(r, 'after sign-out /me is 401').toBe(401);
+});
