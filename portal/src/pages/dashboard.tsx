@@ -28,7 +28,7 @@ export function shareOfViews(value: number, views: number): string | null {
   if (!views) return null;
   if (value > views) return '—';
   const r = value / views;
-  return `${(r * 100).toFixed(r < 0.1 ? 1 : 0)}%`;
+  return `${(r * 100).toFixed(r > 0 && r < 0.1 ? 1 : 0)}%`;
 }
 
 /** A small hand-drawn SVG bar chart: one bar per funnel step, with the count and the share of the first step. */
@@ -61,11 +61,13 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
                 {s.label}
               </text>
               <rect x={labelW} y={y} width={bw} height={barH} rx={6} className={`bar bar-${i}`} />
-              <text x={labelW + bw + 8} y={y + barH / 2 + 5} className="chart-value">
-                {num(values[i])}
-                {share && ` · ${share}`}
+              <g>
                 {share === '—' && <title>More than the widget views: no share shown</title>}
-              </text>
+                <text x={labelW + bw + 8} y={y + barH / 2 + 5} className="chart-value">
+                  {num(values[i])}
+                  {share && ` · ${share}`}
+                </text>
+              </g>
             </g>
           );
         })}
