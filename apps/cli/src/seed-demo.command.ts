@@ -209,6 +209,28 @@ const OFFERS: OfferSeed[] = [
       ['$25 or more.', '25 $ o más.', 'R$25 ou mais.'],
     ),
   },
+  {
+    // Qualification rules: a weekday lunch offer for visa cards, purchases up to $80.
+    merchant: 0,
+    min_spend: 15,
+    cashback_amount: 4,
+    qualification: {
+      max_spend: 80,
+      days_of_week: [1, 2, 3, 4, 5],
+      time_of_day: { from: '11:00', to: '14:00' },
+      networks: ['visa'],
+    },
+    translations: t(
+      '$4 back on a weekday lunch',
+      '4 $ en el almuerzo entre semana',
+      'R$4 de volta no almoço em dia útil',
+      [
+        'Monday to Friday, 11:00-14:00, Visa, $15 to $80.',
+        'De lunes a viernes, 11:00-14:00, Visa, de 15 $ a 80 $.',
+        'Segunda a sexta, 11:00-14:00, Visa, de R$15 a R$80.',
+      ],
+    ),
+  },
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { applyRate, toMinor } from './money';
 import { comparePreference } from './winner';
+import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
 
 export { comparePreference } from './winner';
 
@@ -22,6 +23,7 @@ export const NO_MATCH_REASONS = [
   'redemption_limit_reached',
   'budget_exhausted',
   'better_offer_selected',
+  ...QUALIFICATION_REASONS,
 ] as const;
 export type NoMatchReason = (typeof NO_MATCH_REASONS)[number];
 
@@ -48,6 +50,8 @@ export interface OfferTerms {
   budgetUsed: number;
   maxRedemptionsPerCardholder: number;
   priority: number;
+  /** Optional rules narrowing which purchases qualify (qualification.ts); absent = none. */
+  qualification?: Qualification;
 }
 
 export interface MatchingEnrollment {
@@ -67,6 +71,10 @@ export interface PurchaseFacts {
   /** Currency as sent, or null (then the amount is read in the offer's currency). */
   currency: string | null;
   transactedAt: Date;
+  /** Card network as sent (qualification networks); absent = unknown. */
+  network?: string | null;
+  /** The program's IANA time zone (qualification days and hours); absent = UTC. */
+  timeZone?: string;
 }
 
 /** A reward in the offer's minor units. merchantFunded = serviceRevenue + institutionPayout, always. */
@@ -157,6 +165,19 @@ export function evaluateOffer(
   if (purchase.currency !== null && purchase.currency !== offer.currency)
     reasons.push('currency_mismatch');
   if (purchaseMinor < offer.minSpend) reasons.push('below_min_spend');
+  if (offer.qualification)
+    reasons.push(
+      ...qualificationReasons(
+        offer.qualification,
+        {
+          amountMinor: purchaseMinor,
+          transactedAt: purchase.transactedAt,
+          channel: null,
+          network: purchase.network ?? null,
+        },
+        purchase.timeZone ?? 'UTC',
+      ),
+    );
   if (enrollment && enrollment.redemptionCount >= offer.maxRedemptionsPerCardholder)
     reasons.push('redemption_limit_reached');
   if (offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal)

@@ -43,6 +43,26 @@ export interface QualificationFacts {
   network: string | null;
 }
 
+/** The offer's qualification column (JSON): the admin API's names, max_spend in minor units. */
+export interface StoredQualification {
+  max_spend_minor?: number;
+  days_of_week?: number[];
+  time_of_day?: TimeOfDay;
+  networks?: string[];
+}
+
+export function fromStoredQualification(
+  q: StoredQualification | null | undefined,
+): Qualification | undefined {
+  if (!q) return undefined;
+  return {
+    maxSpend: q.max_spend_minor,
+    daysOfWeek: q.days_of_week,
+    timeOfDay: q.time_of_day,
+    networks: q.networks,
+  };
+}
+
 const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 export function isTimeOfDay(v: string): boolean {

@@ -20,7 +20,7 @@ import {
 } from 'class-validator';
 import { LOCALES, PLANS, PORTAL_ROLES, SORT_ORDERS } from '@app/db';
 import { SCOPES } from '@app/domain';
-import { IsTimestamp } from '../common/validators';
+import { IsTimestamp, IsTimeZoneName } from '../common/validators';
 
 export class ProgramSettingsDto {
   @ApiPropertyOptional({
@@ -75,6 +75,15 @@ export class ProgramSettingsDto {
   @Min(0)
   @Max(3650)
   settlement_hold_days?: number;
+
+  @ApiPropertyOptional({
+    example: 'America/Sao_Paulo',
+    default: 'UTC',
+    description: "IANA time zone in which offers' days_of_week and time_of_day are read",
+  })
+  @IsOptional()
+  @IsTimeZoneName()
+  time_zone?: string;
 }
 
 export class RateLimitsDto {
@@ -176,6 +185,7 @@ export class ProgramDto {
   @ApiProperty({ example: 20 }) widget_feed_limit: number;
   @ApiProperty({ example: 0.5 }) service_share_rate: number;
   @ApiProperty({ example: 30 }) settlement_hold_days: number;
+  @ApiProperty({ example: 'UTC' }) time_zone: string;
 }
 
 export class InstitutionDto {

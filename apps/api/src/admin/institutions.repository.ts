@@ -11,6 +11,7 @@ export interface ProgramColumns {
   widget_feed_limit?: number;
   service_share_rate?: number;
   settlement_hold_days?: number;
+  time_zone?: string;
 }
 
 export interface InstitutionRow {
@@ -30,7 +31,7 @@ const SELECT = `
          json_build_object('supported_locales', p.supported_locales, 'sort_order', p.sort_order,
                            'max_active_offers', p.max_active_offers, 'widget_feed_limit', p.widget_feed_limit,
                            'service_share_rate', p.service_share_rate::float8,
-                           'settlement_hold_days', p.settlement_hold_days) AS program`;
+                           'settlement_hold_days', p.settlement_hold_days, 'time_zone', p.time_zone) AS program`;
 const FROM = `FROM institution i JOIN program p ON p.institution_id = i.id`;
 
 /** Every statement over institution, program and portal_user for the operators' API. */
@@ -128,6 +129,7 @@ const PROGRAM_COLUMNS = [
   'widget_feed_limit',
   'service_share_rate',
   'settlement_hold_days',
+  'time_zone',
 ] as const;
 
 /** The present program columns (names from the fixed list above, never from input). */

@@ -92,6 +92,7 @@ function programColumns(p: ProgramSettingsDto): ProgramColumns {
     widget_feed_limit: p.widget_feed_limit,
     service_share_rate: p.service_share_rate,
     settlement_hold_days: p.settlement_hold_days,
+    time_zone: p.time_zone,
   };
 }
 

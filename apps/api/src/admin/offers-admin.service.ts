@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { cursorColumn, keysetSql } from '@app/db';
-import { fitsCurrency, toMajor, toMinor } from '@app/domain';
+import { fitsCurrency, StoredQualification, toMajor, toMinor } from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
-import { AdminOfferDto, CreateOfferDto, UpdateOfferDto } from './offers.dto';
+import { AdminOfferDto, CreateOfferDto, QualificationDto, UpdateOfferDto } from './offers.dto';
 
 interface OfferRow {
   id: string;
@@ -26,6 +26,7 @@ interface OfferRow {
   segments: string[];
   max_redemptions_per_cardholder: number;
   priority: number;
+  qualification: StoredQualification | null;
   created_at: Date;
   updated_at: Date;
   cursor_t: string;
@@ -63,8 +64,8 @@ export class OffersAdminService {
       const [row] = await m.query(
         `INSERT INTO offer (merchant_id, status, translations, min_spend, reward_type, cashback_amount, cashback_percent,
                             merchant_fee_amount, currency, starts_at, expires_at, budget_total, segments,
-                            max_redemptions_per_cardholder, priority, targeted)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+                            max_redemptions_per_cardholder, priority, targeted, qualification)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
         [
           dto.merchant_id,
           dto.status,
@@ -82,6 +83,7 @@ export class OffersAdminService {
           dto.max_redemptions_per_cardholder ?? 1,
           dto.priority ?? 0,
           (dto.institution_ids?.length ?? 0) > 0,
+          toStored(dto.qualification, dto.currency),
         ],
       );
       await this.setTargets(m, row.id, dto.institution_ids ?? []);
@@ -140,6 +142,7 @@ export class OffersAdminService {
            max_redemptions_per_cardholder = COALESCE($14, max_redemptions_per_cardholder),
            priority = COALESCE($15, priority),
            targeted = COALESCE($16, targeted),
+           qualification = CASE WHEN $17 THEN $18::jsonb ELSE qualification END,
            updated_at = now()
          WHERE id = $1`,
         [
@@ -159,6 +162,8 @@ export class OffersAdminService {
           dto.max_redemptions_per_cardholder ?? null,
           dto.priority ?? null,
           dto.institution_ids ? dto.institution_ids.length > 0 : null,
+          dto.qualification !== undefined,
+          toStored(dto.qualification, c),
         ],
       );
       if (dto.institution_ids) await this.setTargets(m, id, dto.institution_ids);
@@ -278,7 +283,29 @@ function toDto(r: OfferRow): AdminOfferDto {
     segments: r.segments,
     max_redemptions_per_cardholder: r.max_redemptions_per_cardholder,
     priority: r.priority,
+    qualification: fromStored(r.qualification, c),
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
+}
+
+/** The admin object as stored: the same names, max_spend in minor units; empty rules dropped. */
+function toStored(q: QualificationDto | null | undefined, currency: string): string | null {
+  if (!q) return null;
+  const stored: StoredQualification = {};
+  if (q.max_spend !== undefined) stored.max_spend_minor = toMinor(q.max_spend, currency);
+  if (q.days_of_week) stored.days_of_week = [...q.days_of_week].sort();
+  if (q.time_of_day) stored.time_of_day = { from: q.time_of_day.from, to: q.time_of_day.to };
+  if (q.networks) stored.networks = q.networks.map((n) => n.trim().toLowerCase());
+  return Object.keys(stored).length ? JSON.stringify(stored) : null;
+}
+
+function fromStored(q: StoredQualification | null, currency: string): QualificationDto | null {
+  if (!q) return null;
+  const dto: QualificationDto = {};
+  if (q.max_spend_minor !== undefined) dto.max_spend = toMajor(q.max_spend_minor, currency);
+  if (q.days_of_week) dto.days_of_week = q.days_of_week;
+  if (q.time_of_day) dto.time_of_day = q.time_of_day;
+  if (q.networks) dto.networks = q.networks;
+  return dto;
 }

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   ArrayUnique,
   IsArray,
   IsIn,
@@ -14,11 +16,12 @@ import {
   Max,
   Min,
   registerDecorator,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { LOCALES, OFFER_STATUSES, REWARD_TYPES } from '@app/db';
 import { PageQuery } from '../common/pagination';
-import { IsAmount, IsCurrencyCode, IsTimestamp } from '../common/validators';
+import { IsAmount, IsCurrencyCode, IsTimeOfDay, IsTimestamp } from '../common/validators';
 
 /** `{ "en": {title, description}, "es": {...} }`: keys are supported locales, at least one. */
 function IsTranslations(options: ValidationOptions = {}) {
@@ -56,6 +59,69 @@ function IsTranslations(options: ValidationOptions = {}) {
         },
       },
     });
+}
+
+/** Local hours of a day-part offer; `to` not after `from` crosses midnight. */
+export class TimeOfDayDto {
+  @ApiProperty({ example: '22:00', description: 'Local start, included (HH:MM)' })
+  @IsTimeOfDay()
+  from: string;
+
+  @ApiProperty({ example: '02:00', description: 'Local end, excluded (HH:MM)' })
+  @IsTimeOfDay()
+  to: string;
+}
+
+/**
+ * Optional rules narrowing which purchases qualify; each one that fails is a simulate reason.
+ * Days and hours are read in the program's time_zone.
+ */
+export class QualificationDto {
+  @ApiPropertyOptional({
+    example: 200,
+    description: 'Purchases above this amount (offer currency) do not qualify: above_max_spend',
+  })
+  @IsOptional()
+  @IsAmount({ positive: true })
+  max_spend?: number;
+
+  @ApiPropertyOptional({
+    example: [6, 7],
+    type: [Number],
+    description: 'ISO weekdays 1-7 (Monday = 1), local: outside_days',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(7, { each: true })
+  days_of_week?: number[];
+
+  @ApiPropertyOptional({
+    type: TimeOfDayDto,
+    example: { from: '22:00', to: '02:00' },
+    description: 'Local hours [from, to), may cross midnight: outside_hours',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => TimeOfDayDto)
+  time_of_day?: TimeOfDayDto;
+
+  @ApiPropertyOptional({
+    example: ['visa', 'elo'],
+    type: [String],
+    description:
+      "Card networks, matched case-insensitively against the transaction's network: network_mismatch",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Length(1, 50, { each: true })
+  networks?: string[];
 }
 
 export class CreateOfferDto {
@@ -181,6 +247,17 @@ export class CreateOfferDto {
   @Min(-1_000_000)
   @Max(1_000_000)
   priority?: number;
+
+  @ApiPropertyOptional({
+    type: QualificationDto,
+    nullable: true,
+    example: { days_of_week: [1, 2, 3, 4, 5], time_of_day: { from: '11:00', to: '14:00' } },
+    description: 'Qualification rules; null (on update) removes them',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => QualificationDto)
+  qualification?: QualificationDto | null;
 }
 
 /** Every field optional; merchant and currency are fixed once the offer exists. */
@@ -220,6 +297,12 @@ export class AdminOfferDto {
   @ApiProperty({ example: ['premium'] }) segments: string[];
   @ApiProperty({ example: 1 }) max_redemptions_per_cardholder: number;
   @ApiProperty({ example: 0 }) priority: number;
+  @ApiProperty({
+    type: QualificationDto,
+    nullable: true,
+    example: { max_spend: 200, days_of_week: [6, 7], networks: ['visa'] },
+  })
+  qualification: QualificationDto | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) updated_at: string;
 }

@@ -1,5 +1,5 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
-import { CURRENCY_PATTERN } from '@app/domain';
+import { CURRENCY_PATTERN, isTimeOfDay, isValidTimeZone } from '@app/domain';
 
 /** An amount in major units: a finite, non-negative number below 10^12. */
 export function IsAmount(options: ValidationOptions & { positive?: boolean } = {}) {
@@ -50,5 +50,29 @@ export function IsTimestamp(options: ValidationOptions = {}) {
           /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
           !Number.isNaN(Date.parse(v)),
       },
+    });
+}
+
+/** An IANA time zone name such as Europe/Berlin or UTC. */
+export function IsTimeZoneName(options: ValidationOptions = {}) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTimeZoneName',
+      target: object.constructor,
+      propertyName,
+      options: { message: 'must be an IANA time zone such as Europe/Berlin', ...options },
+      validator: { validate: (v: unknown) => typeof v === 'string' && isValidTimeZone(v) },
+    });
+}
+
+/** A local time "HH:MM" (00:00–23:59). */
+export function IsTimeOfDay(options: ValidationOptions = {}) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTimeOfDay',
+      target: object.constructor,
+      propertyName,
+      options: { message: 'must be a local time HH:MM such as 22:00', ...options },
+      validator: { validate: (v: unknown) => typeof v === 'string' && isTimeOfDay(v) },
     });
 }

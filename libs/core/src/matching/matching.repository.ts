@@ -19,6 +19,8 @@ export interface ClaimedRow {
   /** Sum of the refunds stored for this purchase (a refund may arrive before its purchase). */
   refunded: string;
   service_share_rate: string | null;
+  network: string | null;
+  time_zone: string | null;
   now: Date;
 }
 
@@ -67,7 +69,8 @@ export interface NewRedemption {
 const CLAIM_SQL = `
   SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
          t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
-         COALESCE(r.total, 0)::text AS refunded, p.service_share_rate::text AS service_share_rate, now() AS now
+         COALESCE(r.total, 0)::text AS refunded, p.service_share_rate::text AS service_share_rate,
+         t.network, p.time_zone, now() AS now
     FROM unnest($1::uuid[]) AS ids(id)
     CROSS JOIN LATERAL (
       SELECT * FROM transaction x WHERE x.id = ids.id AND x.status = 'received' FOR NO KEY UPDATE SKIP LOCKED

@@ -294,6 +294,8 @@ export class MatchingService {
           amount: netAmount(p.amount, [p.refunded]),
           currency: p.currency?.trim() || null,
           transactedAt: p.transacted_at,
+          network: p.network,
+          timeZone: p.time_zone ?? undefined,
         },
         serviceShareRate: p.service_share_rate ?? DEFAULT_SHARE_RATE,
         enrollmentIds: (

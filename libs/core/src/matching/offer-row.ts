@@ -1,9 +1,9 @@
-import type { OfferTerms } from '@app/domain';
+import { fromStoredQualification, OfferTerms, StoredQualification } from '@app/domain';
 
 /** The offer columns matching decides on (alias `o`); bigint and numeric arrive as text. */
 export const OFFER_TERMS_COLUMNS = `o.id, o.merchant_id, o.status, o.currency, o.min_spend, o.reward_type, o.cashback_amount,
   o.cashback_percent::text AS cashback_percent, o.merchant_fee_amount, o.starts_at, o.expires_at, o.budget_total,
-  o.budget_used, o.max_redemptions_per_cardholder, o.priority`;
+  o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification`;
 
 export interface OfferRow {
   id: string;
@@ -21,6 +21,7 @@ export interface OfferRow {
   budget_used: string;
   max_redemptions_per_cardholder: number;
   priority: number;
+  qualification: StoredQualification | null;
 }
 
 export function toOfferTerms(r: OfferRow): OfferTerms {
@@ -40,5 +41,6 @@ export function toOfferTerms(r: OfferRow): OfferTerms {
     budgetUsed: Number(r.budget_used),
     maxRedemptionsPerCardholder: r.max_redemptions_per_cardholder,
     priority: r.priority,
+    ...(r.qualification ? { qualification: fromStoredQualification(r.qualification) } : {}),
   };
 }

@@ -92,11 +92,14 @@ export class SimulationService {
     event: TransactionEvent,
     merchant: MerchantRef | null,
   ): Promise<Pick<SimulationResult, 'matched' | 'evaluations'>> {
-    const [rows, rate, refunded]: [Row[], { rate: string }[], { total: string }[]] =
-      await Promise.all([
-        this.db.query(
-          merchant
-            ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+    const [rows, rate, refunded]: [
+      Row[],
+      { rate: string; time_zone: string }[],
+      { total: string }[],
+    ] = await Promise.all([
+      this.db.query(
+        merchant
+          ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
                FROM offer o
                LEFT JOIN cardholder_offer co ON co.offer_id = o.id AND co.institution_id = $1 AND co.cardholder_token = $2
               WHERE o.merchant_id = $3
@@ -105,29 +108,31 @@ export class SimulationService {
                          AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1))))
               ORDER BY o.id
               LIMIT $4`
-            : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+          : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
                FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
               WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status = 'active' AND $3::uuid IS NULL
               ORDER BY o.id
               LIMIT $4`,
-          [institutionId, event.cardholderToken, merchant?.id ?? null, MAX_EVALUATIONS],
-        ),
-        this.db.query(
-          `SELECT service_share_rate::text AS rate FROM program WHERE institution_id = $1`,
-          [institutionId],
-        ),
-        this.db.query(
-          `SELECT COALESCE(sum(amount), 0)::text AS total FROM transaction
+        [institutionId, event.cardholderToken, merchant?.id ?? null, MAX_EVALUATIONS],
+      ),
+      this.db.query(
+        `SELECT service_share_rate::text AS rate, time_zone FROM program WHERE institution_id = $1`,
+        [institutionId],
+      ),
+      this.db.query(
+        `SELECT COALESCE(sum(amount), 0)::text AS total FROM transaction
           WHERE kind = 'refund' AND institution_id = $1 AND original_transaction_ref = $2`,
-          [institutionId, event.transactionRef],
-        ),
-      ]);
+        [institutionId, event.transactionRef],
+      ),
+    ]);
     const shareRate = rate[0]?.rate ?? '0.5';
     const facts = {
       merchantId: merchant?.id ?? null,
       amount: netAmount(event.amount, [refunded[0]?.total ?? '0']),
       currency: event.currency,
       transactedAt: new Date(event.transactedAt),
+      network: event.network,
+      timeZone: rate[0]?.time_zone ?? 'UTC',
     };
     const offers = new Map<string, OfferTerms>();
     const evaluations = rows.map((r) => {

@@ -4,6 +4,7 @@ import { WebhookDeliveryLease1763700003000 } from './1763700003000-webhook-deliv
 import { WebhookOutboxNotify1763700003100 } from './1763700003100-webhook-outbox-notify';
 import { Portal1763700004000 } from './1763700004000-portal';
 import { EngagementRollups1763700005000 } from './1763700005000-engagement-rollups';
+import { OfferQualification1763800200000 } from './1763800200000-offer-qualification';
 import { WidgetSettings1763800300000 } from './1763800300000-widget-settings';
 import { WebhookSecretOverlap1763800400000 } from './1763800400000-webhook-secret-overlap';
 import { WebhookEventCatalog1763800400100 } from './1763800400100-webhook-event-catalog';
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   WebhookOutboxNotify1763700003100,
   Portal1763700004000,
   EngagementRollups1763700005000,
+  OfferQualification1763800200000,
   WidgetSettings1763800300000,
   WebhookSecretOverlap1763800400000,
   WebhookEventCatalog1763800400100,
