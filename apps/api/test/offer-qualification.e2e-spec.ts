@@ -86,9 +86,11 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
   }
 
   describe('admin API', () => {
-    it('program time_zone: an IANA name, default UTC; anything else is 400', async () => {
-      const w = await createWorld(api, {});
-      expect(w.institution.program).toMatchObject({ time_zone: 'UTC' });
+    it('program time_zone: an IANA name (absent until set = UTC); anything else is 400', async () => {
+      const plain = await createWorld(api, {});
+      expect(plain.institution.program).not.toHaveProperty('time_zone');
+      const w = await createWorld(api, { program: { time_zone: ZONE } });
+      expect(w.institution.program).toMatchObject({ time_zone: ZONE });
       const bad = await api.http
         .post('/admin/api/v1/institutions')
         .set('Authorization', op())

@@ -185,7 +185,11 @@ export class ProgramDto {
   @ApiProperty({ example: 20 }) widget_feed_limit: number;
   @ApiProperty({ example: 0.5 }) service_share_rate: number;
   @ApiProperty({ example: 30 }) settlement_hold_days: number;
-  @ApiProperty({ example: 'UTC' }) time_zone: string;
+  @ApiPropertyOptional({
+    example: 'America/Sao_Paulo',
+    description: 'Present once set; absent means UTC',
+  })
+  time_zone?: string;
 }
 
 export class InstitutionDto {

@@ -23,15 +23,16 @@ export interface InstitutionRow {
   webhook_url: string | null;
   created_at: Date;
   cursor_t: string;
-  program: Required<ProgramColumns>;
+  /** time_zone only when one was set (absent = UTC). */
+  program: Required<Omit<ProgramColumns, 'time_zone'>> & Pick<ProgramColumns, 'time_zone'>;
 }
 
 const SELECT = `
   SELECT i.id, i.name, i.plan, i.status, i.rate_limits, i.webhook_url, i.created_at,
-         json_build_object('supported_locales', p.supported_locales, 'sort_order', p.sort_order,
+         json_strip_nulls(json_build_object('supported_locales', p.supported_locales, 'sort_order', p.sort_order,
                            'max_active_offers', p.max_active_offers, 'widget_feed_limit', p.widget_feed_limit,
                            'service_share_rate', p.service_share_rate::float8,
-                           'settlement_hold_days', p.settlement_hold_days, 'time_zone', p.time_zone) AS program`;
+                           'settlement_hold_days', p.settlement_hold_days, 'time_zone', p.time_zone)) AS program`;
 const FROM = `FROM institution i JOIN program p ON p.institution_id = i.id`;
 
 /** Every statement over institution, program and portal_user for the operators' API. */

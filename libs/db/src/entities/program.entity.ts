@@ -37,8 +37,8 @@ export class Program {
   })
   serviceShareRate: number;
   @Column('int', { name: 'settlement_hold_days', default: 30 }) settlementHoldDays: number;
-  /** IANA zone in which offers' days and hours are read. */
-  @Column('text', { name: 'time_zone', default: 'UTC' }) timeZone: string;
+  /** IANA zone in which offers' days and hours are read; null = UTC. */
+  @Column('text', { name: 'time_zone', nullable: true }) timeZone: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
