@@ -1214,6 +1214,19 @@ export interface components {
             min_spend: number;
             /** @example 0 */
             priority: number;
+            /**
+             * @example {
+             *       "days_of_week": [
+             *         6,
+             *         7
+             *       ],
+             *       "max_spend": 200,
+             *       "networks": [
+             *         "visa"
+             *       ]
+             *     }
+             */
+            qualification: components["schemas"]["QualificationDto"] | null;
             /** @example percent */
             reward_type: string;
             /**
@@ -1387,6 +1400,23 @@ export interface components {
              */
             priority: number;
             /**
+             * @description Qualification rules; null (on update) removes them
+             * @example {
+             *       "days_of_week": [
+             *         1,
+             *         2,
+             *         3,
+             *         4,
+             *         5
+             *       ],
+             *       "time_of_day": {
+             *         "from": "11:00",
+             *         "to": "14:00"
+             *       }
+             *     }
+             */
+            qualification?: components["schemas"]["QualificationDto"] | null;
+            /**
              * @description fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount
              * @default fixed
              * @example percent
@@ -1523,7 +1553,7 @@ export interface components {
              *       "below_min_spend"
              *     ]
              */
-            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected")[];
+            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch")[];
         };
         FeedOfferDto: {
             /**
@@ -1994,6 +2024,11 @@ export interface components {
              *     ]
              */
             supported_locales: string[];
+            /**
+             * @description Present once set; absent means UTC
+             * @example America/Sao_Paulo
+             */
+            time_zone?: string;
             /** @example 20 */
             widget_feed_limit: number;
         };
@@ -2030,10 +2065,47 @@ export interface components {
              */
             supported_locales?: ("en" | "es" | "pt-BR")[];
             /**
+             * @description IANA time zone in which offers' days_of_week and time_of_day are read
+             * @default UTC
+             * @example America/Sao_Paulo
+             */
+            time_zone: string;
+            /**
              * @default 20
              * @example 20
              */
             widget_feed_limit: number;
+        };
+        QualificationDto: {
+            /**
+             * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
+             * @example [
+             *       6,
+             *       7
+             *     ]
+             */
+            days_of_week?: number[];
+            /**
+             * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
+             * @example 200
+             */
+            max_spend?: number;
+            /**
+             * @description Card networks, matched case-insensitively against the transaction's network: network_mismatch
+             * @example [
+             *       "visa",
+             *       "elo"
+             *     ]
+             */
+            networks?: string[];
+            /**
+             * @description Local hours [from, to), may cross midnight: outside_hours
+             * @example {
+             *       "from": "22:00",
+             *       "to": "02:00"
+             *     }
+             */
+            time_of_day?: components["schemas"]["TimeOfDayDto"];
         };
         RateLimitsDto: {
             /**
@@ -2525,6 +2597,18 @@ export interface components {
             /** @example pending */
             status: string;
         };
+        TimeOfDayDto: {
+            /**
+             * @description Local start, included (HH:MM)
+             * @example 22:00
+             */
+            from: string;
+            /**
+             * @description Local end, excluded (HH:MM)
+             * @example 02:00
+             */
+            to: string;
+        };
         TransactionAcceptedDto: {
             /**
              * Format: uuid
@@ -2840,6 +2924,23 @@ export interface components {
              * @example 0
              */
             priority: number;
+            /**
+             * @description Qualification rules; null (on update) removes them
+             * @example {
+             *       "days_of_week": [
+             *         1,
+             *         2,
+             *         3,
+             *         4,
+             *         5
+             *       ],
+             *       "time_of_day": {
+             *         "from": "11:00",
+             *         "to": "14:00"
+             *       }
+             *     }
+             */
+            qualification?: components["schemas"]["QualificationDto"] | null;
             /**
              * @description fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount
              * @default fixed
