@@ -84,6 +84,22 @@ if (existsSync(join(root, 'portal', 'playwright.config.ts'))) {
   });
 }
 
+if (existsSync(join(root, 'widget', 'test', 'run.js'))) {
+  steps.push(() => {
+    const file = join(out, 'widget-results.json');
+    const ok = run('widget browser tests', process.execPath, [
+      join(root, 'widget', 'test', 'run.js'),
+      file,
+    ]);
+    if (existsSync(file)) {
+      const r = JSON.parse(readFileSync(file, 'utf8'));
+      passed += r.passed;
+      failed += r.failed;
+    } else if (!ok) failed += 1;
+    return ok;
+  });
+}
+
 let ok = true;
 for (const step of steps) ok = step() && ok;
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
