@@ -1567,7 +1567,7 @@ export interface components {
              */
             cashback_amount: number;
             /**
-             * @description Beyond SPEC: percent of the purchase for percent offers, else null
+             * @description Additive: percent of the purchase for percent offers, else null
              * @example null
              */
             cashback_percent: number | null;
@@ -1585,7 +1585,7 @@ export interface components {
             /** @example 3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b */
             merchant_id: string;
             /**
-             * @description Beyond SPEC: the merchant’s display name
+             * @description Additive: the merchant’s display name
              * @example Green Grocer
              */
             merchant_name: string;
@@ -1597,7 +1597,7 @@ export interface components {
             /** @description Only with personalize=true */
             reason?: components["schemas"]["ReasonDto"];
             /**
-             * @description Beyond SPEC: fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount
+             * @description Additive: fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount
              * @example fixed
              * @enum {string}
              */

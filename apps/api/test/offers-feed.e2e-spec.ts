@@ -29,7 +29,7 @@ describe('GET /api/v1/offers (feed)', () => {
       .set('Authorization', w.auth)
       .send({ cardholder_token: token, ...body });
 
-  it('returns the SPEC fields of each offer, plus reward_type, cashback_percent and merchant_name', async () => {
+  it('returns the published fields of each offer, plus reward_type, cashback_percent and merchant_name', async () => {
     const w = await createWorld(api, {
       merchants: [{ name: 'Green Grocer' }],
       offers: [

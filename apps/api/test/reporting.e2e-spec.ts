@@ -89,7 +89,7 @@ describe('reporting', () => {
   });
 
   describe('GET /api/v1/reporting/redemptions', () => {
-    it('items carry SPEC fields: masked token, offer title in the first locale, amounts in major units', async () => {
+    it('items carry the published fields: masked token, offer title in the first locale, amounts in major units', async () => {
       const res = await get('/api/v1/reporting/redemptions?limit=1').expect(200);
       expect(res.body.data).toHaveLength(1);
       expect(res.body.data[0]).toEqual({

@@ -1,6 +1,6 @@
 /**
  * Group commit: concurrent callers' items are written together. A single-row insert is bound by
- * the commit (about 1,350 commits/s on the reference machine, DESIGN section 9); coalescing the
+ * the commit (about 1,350 commits/s on the reference machine, docs/transactions.md); coalescing the
  * rows that arrive while earlier writes are in flight into one multi-row statement multiplies
  * that ceiling, while each caller is still answered only after its own row is committed.
  *

@@ -5,7 +5,7 @@ import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qu
 export { comparePreference } from './winner';
 
 /**
- * Matching rules (DESIGN section 4) and reward computation, as pure functions. The worker's
+ * Matching rules (docs/transactions.md) and reward computation, as pure functions. The worker's
  * chunk matcher and the simulate endpoint both decide with these, so a simulation explains
  * exactly what matching does.
  */

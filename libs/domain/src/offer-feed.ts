@@ -1,5 +1,5 @@
 /**
- * Offer feed and enrollment rules (DESIGN section 4), without I/O: eligibility, the program's
+ * Offer feed and enrollment rules (docs/offers.md), without I/O: eligibility, the program's
  * sort orders, the feed limit, locale fallback, personalization (affinity tiers and reasons) and
  * the decision of an add. The api service feeds these functions rows and request values; every
  * rule that can be stated without a database lives here and is unit-tested here.
@@ -11,7 +11,7 @@ export type FeedLocale = (typeof FEED_LOCALES)[number];
 export const FEED_SORT_ORDERS = ['featured', 'ending_soon', 'highest_cashback', 'newest'] as const;
 export type FeedSortOrder = (typeof FEED_SORT_ORDERS)[number];
 
-/** Bounds of the `limit` query parameter (SPEC); the program's widget_feed_limit caps it further. */
+/** Bounds of the `limit` query parameter (published: 1–100); the program's widget_feed_limit caps it further. */
 export const FEED_LIMIT_MIN = 1;
 export const FEED_LIMIT_MAX = 100;
 
@@ -182,7 +182,7 @@ export function normalizeLocale(tag: string | undefined | null): FeedLocale | nu
 }
 
 /**
- * SPEC: the requested language if the program offers it, else the program's first supported
+ * Published rule: the requested language if the program offers it, else the program's first supported
  * language (its default).
  */
 export function resolveLocale(

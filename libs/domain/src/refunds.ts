@@ -1,7 +1,7 @@
 import { toMinor } from './money';
 
 /**
- * Refunds (DESIGN section 4): a refund reverses the original purchase's redemption when the net
+ * Refunds (docs/transactions.md): a refund reverses the original purchase's redemption when the net
  * amount left (purchase minus all its refunds) falls below the offer's min_spend.
  */
 

@@ -2,8 +2,8 @@ import { CURRENCY_PATTERN, fitsCurrency } from './money';
 import { piiProblem, PiiField } from './pii';
 
 /**
- * Parsing and validation of a posted transaction event, in both published shapes (SPEC
- * "Transaction event" and its "Earlier payload shape": transaction_id → transaction_ref,
+ * Parsing and validation of a posted transaction event, in both published shapes (the current
+ * one and the earlier payload shape, docs/transactions.md: transaction_id → transaction_ref,
  * timestamp → transacted_at, merchant_id, currency). The single, batch, simulate and CSV paths all
  * call this one function, so every path applies the same rules and reports the same per-field
  * errors. Hand-written rather than class-validator: a batch validates 1,000 items per request.

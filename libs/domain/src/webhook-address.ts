@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * SSRF rules for institution webhook URLs (DESIGN section 5), the pure part: URL shape and the
+ * SSRF rules for institution webhook URLs (docs/webhooks.md), the pure part: URL shape and the
  * classification of one IP address. The resolving and connecting part lives in libs/core.
  */
 

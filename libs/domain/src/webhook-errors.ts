@@ -1,5 +1,5 @@
 /**
- * Error classes of a webhook attempt, as the attempt log shows them (DESIGN section 5), and the
+ * Error classes of a webhook attempt, as the attempt log shows them (docs/webhooks.md), and the
  * mapping from Node's network error codes.
  */
 export type WebhookErrorClass =

@@ -1,5 +1,5 @@
 /**
- * Redemption webhook retry schedule (DESIGN section 5): the first attempt at once, then 8 retries
+ * Redemption webhook retry schedule (docs/webhooks.md): the first attempt at once, then 8 retries
  * after 1, 2, 4, 8, 16, 30, 60 and 120 × base (base = WEBHOOK_RETRY_BASE_MS, 30 s by default:
  * 30 s, 1, 2, 4, 8, 15, 30 and 60 min, about two hours in all), each moved by up to ±10% jitter.
  */

@@ -34,7 +34,7 @@ describe('webhook signing', () => {
     expect(signatureV2(body, secret, 1700000000)).toBe(`sha256=${expected}`);
   });
 
-  it('signWebhook gives the three SPEC headers', () => {
+  it('signWebhook gives the three published headers', () => {
     const h = signWebhook(body, secret, 1700000000);
     expect(Object.keys(h).sort()).toEqual([
       'X-Service-Signature',
@@ -44,7 +44,7 @@ describe('webhook signing', () => {
     expect(h['X-Service-Timestamp']).toBe('1700000000');
   });
 
-  it('serializes SPEC fields in SPEC order whatever the stored key order, extra fields after', () => {
+  it('serializes the published fields in their order whatever the stored key order, extra fields after', () => {
     const stored = {
       occurred_at: '2026-11-21T10:00:00.123Z',
       offer_id: 'o',

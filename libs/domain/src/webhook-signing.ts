@@ -151,7 +151,7 @@ export function headersForLog(
   return out;
 }
 
-/** SPEC's payload fields, in the order of its table; the body is written in this order. */
+/** The published payload fields, in the order docs/webhooks.md lists them; the body is written in this order. */
 export const WEBHOOK_PAYLOAD_FIELDS = [
   'event',
   'redemption_id',
@@ -164,7 +164,7 @@ export const WEBHOOK_PAYLOAD_FIELDS = [
 ] as const;
 
 /**
- * The request body for a stored payload: SPEC's fields in SPEC's order (PostgreSQL's jsonb does not
+ * The request body for a stored payload: the published fields in their documented order (PostgreSQL's jsonb does not
  * keep key order), then any further fields in their stored order. Deterministic: every attempt of
  * one delivery sends the same bytes.
  */

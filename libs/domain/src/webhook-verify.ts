@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
  *
  * V2 (the default): `X-Service-Signature-V2` must equal `sha256=` + hex HMAC-SHA256 of
  * `<X-Service-Timestamp>.<raw body>`, and the timestamp must be within `toleranceSec` (default 300 s,
- * SPEC's 5 minutes) of now: a captured request cannot be replayed later.
+ * the published 5 minutes) of now: a captured request cannot be replayed later.
  * V1 (`scheme: 'v1'`): `X-Service-Signature` over the raw body alone; no replay protection.
  *
  * `secret` may be a list: during a secret rotation a receiver accepts the old and the new one.

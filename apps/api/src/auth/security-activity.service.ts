@@ -21,7 +21,7 @@ export type SecurityEventType =
   | 'login.failed'
   | 'login.locked';
 
-/** The institution's security activity log (SPEC Authentication item 6, DESIGN section 6). */
+/** The institution's security activity log (docs/portal.md). */
 @Injectable()
 export class SecurityActivityService {
   constructor(

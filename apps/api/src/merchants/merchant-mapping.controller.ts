@@ -5,7 +5,7 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { ResolveMerchantsDto, ResolveMerchantsResultDto } from './merchant-mapping.dto';
 import { MerchantMappingService } from './merchant-mapping.service';
 
-/** The merchant mapping operation SPEC names: identifiers (card acceptor, PIX key, UPI VPA, CoDi, PSP id) → merchant ids. */
+/** The published merchant mapping operation: identifiers (card acceptor, PIX key, UPI VPA, CoDi, PSP id) → merchant ids. */
 @ApiTags('Merchants')
 @Controller('api/v1/merchants')
 export class MerchantMappingController {

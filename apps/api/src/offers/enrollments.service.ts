@@ -70,7 +70,7 @@ const ERRORS: Record<EnrollmentError, () => ApiError> = {
     ),
 };
 
-/** Default of program.max_active_offers (DESIGN section 3), should the program row be missing. */
+/** Default of program.max_active_offers (docs/offers.md), should the program row be missing. */
 const DEFAULT_MAX_ACTIVE = 10;
 
 /** POST /api/v1/offers/{id}/add: enrolls a cardholder, idempotently and race-free. */

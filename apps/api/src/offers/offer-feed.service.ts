@@ -33,7 +33,7 @@ interface CardholderRow {
   history: [string, string, number][] | null;
 }
 
-/** Program defaults (DESIGN section 3) for an institution whose program row is missing. */
+/** Program defaults (docs/offers.md) for an institution whose program row is missing. */
 const DEFAULT_PROGRAM = {
   sortOrder: 'featured' as FeedSortOrder,
   locales: ['en'],

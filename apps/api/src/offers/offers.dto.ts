@@ -109,7 +109,7 @@ export class FeedOfferDto {
   @ApiProperty({ example: 'Spend 20 or more in one purchase.', description: 'Localized' })
   description: string;
   @ApiProperty({ example: '3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b' }) merchant_id: string;
-  @ApiProperty({ example: 'Green Grocer', description: 'Beyond SPEC: the merchant’s display name' })
+  @ApiProperty({ example: 'Green Grocer', description: 'Additive: the merchant’s display name' })
   merchant_name: string;
   @ApiProperty({ example: 20, description: 'Minimum purchase, major units' }) min_spend: number;
   @ApiProperty({
@@ -126,14 +126,14 @@ export class FeedOfferDto {
     enum: ['fixed', 'percent'],
     example: 'fixed',
     description:
-      'Beyond SPEC: fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount',
+      'Additive: fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount',
   })
   reward_type: string;
   @ApiProperty({
     example: null,
     nullable: true,
     type: Number,
-    description: 'Beyond SPEC: percent of the purchase for percent offers, else null',
+    description: 'Additive: percent of the purchase for percent offers, else null',
   })
   cashback_percent: number | null;
   @ApiPropertyOptional({ type: ReasonDto, description: 'Only with personalize=true' })

@@ -2,7 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import { PiiField, piiProblem } from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 
-/** DESIGN section 4 PII guard: 400 pii_rejected when a token field holds an e-mail or a card number. */
+/** PII guard (docs/offers.md): 400 pii_rejected when a token field holds an e-mail or a card number. */
 export function rejectPii(fields: Partial<Record<PiiField, string | undefined>>): void {
   const details: ErrorDetail[] = [];
   for (const [field, value] of Object.entries(fields) as [PiiField, string | undefined][]) {

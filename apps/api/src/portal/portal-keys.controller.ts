@@ -36,7 +36,7 @@ import {
 } from './portal.dto';
 
 const DAY = 86_400_000;
-/** Longest expiry a portal user may choose: rotation at least yearly (SPEC), with a year's slack. */
+/** Longest expiry a portal user may choose: rotation at least yearly (docs/portal.md), with a year's slack. */
 const MAX_EXPIRY_MS = 2 * 366 * DAY;
 export const EXPIRING_SOON_DAYS = 14;
 
@@ -69,7 +69,7 @@ function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
   };
 }
 
-/** API keys in the portal: everyone reads; only admins create and revoke (SPEC Authentication 2–6). */
+/** API keys in the portal: everyone reads; only admins create and revoke (docs/portal.md). */
 @ApiTags('Portal')
 @Controller('portal/api/api-keys')
 export class PortalKeysController {

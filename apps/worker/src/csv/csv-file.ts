@@ -3,7 +3,7 @@ import { Readable } from 'stream';
 import { TRANSACTION_EVENT_FIELDS } from '@app/domain';
 
 /**
- * Reading a transaction CSV (SPEC "CSV transaction row", DESIGN section 6): header required,
+ * Reading a transaction CSV (docs/portal.md, CSV upload): header required,
  * columns in any order and case, unknown columns and institution_id ignored, BOM and CRLF
  * handled, blank lines skipped and counted, physical line numbers (the header is line 1) for
  * every row. Validation itself is parseTransactionEvent's, the same as the API's.
@@ -14,7 +14,7 @@ export const CSV_COLUMNS: readonly string[] = TRANSACTION_EVENT_FIELDS.filter(
   (f) => f !== 'institution_id',
 );
 const READ = new Set(CSV_COLUMNS);
-/** The columns SPEC lists, in its order (shown in messages). */
+/** The published CSV columns, in their documented order (shown in messages). */
 export const SPEC_COLUMNS = [
   'cardholder_token',
   'card_token',

@@ -27,7 +27,7 @@ export interface SentReminder {
 const fmt = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
- * API-key expiry reminders (SPEC Authentication 5, DESIGN section 6): 14 days before, 3 days
+ * API-key expiry reminders (docs/portal.md): 14 days before, 3 days
  * before and on the day of expiry (the UTC day), each sent once. The primary key of
  * api_key_reminder (api_key_id, days_before) makes "once" hold even with several workers; the
  * inbox message carries a dedupe key too. When a sweep finds several reminders of one key due

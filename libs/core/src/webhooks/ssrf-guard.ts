@@ -3,7 +3,7 @@ import { isIP } from 'net';
 import { checkWebhookUrlShape, classifyAddress } from '@app/domain';
 
 /**
- * SSRF guard, the I/O half (DESIGN section 5). A webhook URL is checked when it is saved and again
+ * SSRF guard, the I/O half (docs/webhooks.md). A webhook URL is checked when it is saved and again
  * at every connection: the connection's `lookup` resolves the name, refuses it unless every address
  * is public unicast, and hands the socket exactly the addresses it checked, so a DNS answer that
  * changes between the check and the connect (rebinding) cannot reach an internal address.

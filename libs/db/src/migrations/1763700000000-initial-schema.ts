@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The whole data model of DESIGN section 3. Money columns are bigint minor units in the row's
+ * The whole initial data model (docs/decisions.md). Money columns are bigint minor units in the row's
  * currency; transaction.amount is numeric because a transaction may arrive without a currency
  * and is converted to the offer's minor units at matching time.
  */
