@@ -8,7 +8,8 @@ import { bullConnection, QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
 import { PortalJobsModule } from './portal-jobs.module';
 import { MatchingProcessor } from './matching/matching.processor';
-import { WorkerSchedulesService } from './matching/worker-schedules.service';
+import { MatchRelayTimer } from './matching/match-relay-timer.service';
+import { SettlementScheduleService } from './settlement/settlement-schedule.service';
 import { SettlementProcessor } from './settlement/settlement.processor';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
@@ -32,6 +33,12 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     TransactionsCoreModule,
     WebhooksWorkerModule,
   ],
-  providers: [WorkerHealthService, MatchingProcessor, SettlementProcessor, WorkerSchedulesService],
+  providers: [
+    WorkerHealthService,
+    MatchingProcessor,
+    MatchRelayTimer,
+    SettlementProcessor,
+    SettlementScheduleService,
+  ],
 })
 export class WorkerModule {}
