@@ -13,6 +13,7 @@ import { HealthRepository } from './health/health.repository';
 import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
 import { PortalModule } from './portal/portal.module';
+import { PortalWidgetModule } from './portal/widget/portal-widget.module';
 import { ReportingModule } from './reporting/reporting.module';
 import { WidgetModule } from './widget/widget.module';
 import { TransactionsModule } from './transactions/transactions.module';
@@ -31,6 +32,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     TransactionsModule,
     MerchantsModule,
     WidgetModule,
+    PortalWidgetModule,
   ],
   controllers: [HealthController],
   providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],

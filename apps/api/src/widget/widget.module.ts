@@ -1,9 +1,8 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { OffersModule } from '../offers/offers.module';
-import { PortalModule } from '../portal/portal.module';
 import { CardholderSessionsController } from './cardholder-sessions.controller';
 import { CardholderSessionsService } from './cardholder-sessions.service';
-import { PortalWidgetController } from './portal-widget.controller';
 import { WidgetController } from './widget.controller';
 import { WidgetPreflightMiddleware } from './widget-preflight.middleware';
 import { WidgetSessionGuard } from './widget-session.guard';
@@ -12,12 +11,12 @@ import { WidgetSettingsService } from './widget-settings.service';
 
 /**
  * The embeddable widget: cardholder sessions (POST /api/v1/cardholder-sessions), the
- * browser-facing widget API (/widget/v1, CORS), the portal's widget settings. The bundle itself
- * is served as a static file (widget-assets.ts).
+ * browser-facing widget API (/widget/v1, CORS) and the widget settings (the portal's routes for
+ * them are in portal/widget). The bundle itself is served as a static file (widget-assets.ts).
  */
 @Module({
-  imports: [OffersModule, PortalModule],
-  controllers: [CardholderSessionsController, WidgetController, PortalWidgetController],
+  imports: [OffersModule, AuthModule],
+  controllers: [CardholderSessionsController, WidgetController],
   providers: [
     CardholderSessionsService,
     WidgetSessionGuard,
@@ -25,6 +24,7 @@ import { WidgetSettingsService } from './widget-settings.service';
     WidgetSettingsService,
     WidgetPreflightMiddleware,
   ],
+  exports: [CardholderSessionsService, WidgetSettingsService],
 })
 export class WidgetModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

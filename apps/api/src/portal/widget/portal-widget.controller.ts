@@ -7,16 +7,16 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorResponseDto } from '../common/error-response.dto';
-import { PortalAuth } from '../portal/portal-session.guard';
-import { CardholderSessionsService } from './cardholder-sessions.service';
+import { ErrorResponseDto } from '../../common/error-response.dto';
+import { PortalAuth } from '../portal-session.guard';
+import { CardholderSessionsService } from '../../widget/cardholder-sessions.service';
 import {
   CardholderSessionDto,
   PreviewSessionDto,
   UpdateWidgetSettingsDto,
   WidgetSettingsDto,
-} from './widget.dto';
-import { WidgetSettingsService } from './widget-settings.service';
+} from '../../widget/widget.dto';
+import { WidgetSettingsService } from '../../widget/widget-settings.service';
 
 const PREVIEW_TTL_SECONDS = 900;
 const requestOrigin = (req: Request) => `${req.protocol}://${req.get('host')}`;
