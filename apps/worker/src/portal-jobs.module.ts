@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { TransactionsCoreModule } from '@app/core';
 import { QUEUES } from '@app/queue';
 import { CsvImportProcessor } from './csv/csv-import.processor';
 import { CsvRelayService } from './csv/csv-relay.service';
@@ -8,7 +9,10 @@ import { KeyRemindersService } from './reminders/key-reminders.service';
 
 /** The portal's background work: CSV imports (and their relay) and API-key expiry reminders. */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.csv }, { name: QUEUES.reminders })],
+  imports: [
+    BullModule.registerQueue({ name: QUEUES.csv }, { name: QUEUES.reminders }),
+    TransactionsCoreModule,
+  ],
   providers: [CsvImportProcessor, CsvRelayService, KeyRemindersService, KeyRemindersProcessor],
   exports: [KeyRemindersService, CsvRelayService],
 })

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { IngestionService } from './ingestion/ingestion.service';
 import { TransactionStore } from './ingestion/transaction-store';
 import { MatchQueue } from './matching/match-queue';
@@ -8,6 +8,7 @@ import { MatchingService } from './matching/matching.service';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
 import { SettlementService } from './settlement/settlement.service';
+import { WebhooksCoreModule } from './webhooks/webhooks-core.module';
 
 const SERVICES = [
   TransactionStore,
@@ -23,9 +24,8 @@ const SERVICES = [
 
 /**
  * Transactions, matching and settlement services shared by the api and the worker (needs the
- * global DbModule and ConfigModule). Global so that any module of either app (transactions,
- * admin, portal CSV upload, worker processors) can inject them.
+ * global DbModule and ConfigModule). Imported by the modules that use them: transactions,
+ * merchants, admin (settlement runs), the worker and its CSV import.
  */
-@Global()
-@Module({ providers: SERVICES, exports: SERVICES })
+@Module({ imports: [WebhooksCoreModule], providers: SERVICES, exports: SERVICES })
 export class TransactionsCoreModule {}

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TransactionsCoreModule } from '@app/core';
+import { AuthModule } from '../auth/auth.module';
 import { PortalModule } from '../portal/portal.module';
 import { InstitutionsController } from './institutions.controller';
 import { InstitutionsRepository } from './institutions.repository';
@@ -14,7 +16,7 @@ import { WebhooksAdminController } from './webhooks-admin.controller';
 
 /** The operators' API under /admin/api/v1 (Bearer OPERATOR_TOKEN). */
 @Module({
-  imports: [PortalModule],
+  imports: [PortalModule, AuthModule, TransactionsCoreModule],
   controllers: [
     InstitutionsController,
     MerchantsController,

@@ -1,4 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { RedisModule } from '../common/redis.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { MeController } from './me.controller';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -6,9 +7,12 @@ import { ApiKeysService } from './api-keys.service';
 import { RateLimiterService } from './rate-limiter.service';
 import { SecurityActivityService } from './security-activity.service';
 
-/** API-key authentication, scopes and rate limits for the public API. */
-@Global()
+/**
+ * API-key authentication, scopes and rate limits for the public API, and the security activity
+ * log. Every module whose controllers use ApiKeyAuth imports it (the guard resolves there).
+ */
 @Module({
+  imports: [RedisModule],
   controllers: [MeController],
   providers: [
     ApiKeysRepository,

@@ -1,10 +1,9 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
 import { createRedis, REDIS } from '@app/queue';
 
 /** The api's request-path Redis connection (rate-limit counters); fails fast when Redis is down. */
-@Global()
 @Module({
   providers: [
     {

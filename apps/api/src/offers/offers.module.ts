@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { EngagementRecorder } from './engagement-recorder.service';
 import { EnrollmentsService } from './enrollments.service';
 import { OfferCatalogue } from './offer-catalogue.service';
@@ -8,6 +9,7 @@ import { OffersController } from './offers.controller';
 
 /** Offer feed (GET /api/v1/offers), enrollment (POST /api/v1/offers/{id}/add) and their funnel events. */
 @Module({
+  imports: [AuthModule],
   controllers: [OffersController],
   providers: [
     OfferCatalogue,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WebhooksCoreModule } from '@app/core';
+import { AuthModule } from '../auth/auth.module';
 import { ReportingModule } from '../reporting/reporting.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
@@ -15,7 +16,7 @@ import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
-  imports: [ReportingModule, WebhooksCoreModule],
+  imports: [ReportingModule, WebhooksCoreModule, AuthModule],
   controllers: [
     PortalAuthController,
     PortalKeysController,

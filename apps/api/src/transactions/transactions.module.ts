@@ -1,12 +1,13 @@
 import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { MatchQueue, TransactionsCoreModule } from '@app/core';
+import { AuthModule } from '../auth/auth.module';
 import { SignatureService } from './signature.service';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
 
 /** POST /api/v1/transactions, /batch and /simulate. */
 @Module({
-  imports: [TransactionsCoreModule],
+  imports: [TransactionsCoreModule, AuthModule],
   controllers: [TransactionsController],
   providers: [TransactionsService, SignatureService],
 })

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { WebhookDeliveryService } from './webhook-delivery.service';
@@ -19,10 +19,11 @@ const store = {
 };
 
 /**
- * Webhook delivery for both apps (needs the global DbModule and ConfigModule). Global so that
- * matching and settlement can inject WebhookEvents and ask for deliveries in their transactions.
+ * Webhook delivery for both apps (needs the global DbModule and ConfigModule): the store that
+ * owns the delivery and attempt rows, the events matching and settlement record in their
+ * transactions, the outbox, the delivery engine and replays. Imported by TransactionsCoreModule,
+ * the api's PortalModule and the worker's WebhooksWorkerModule.
  */
-@Global()
 @Module({
   providers: [store, WebhookEvents, WebhookOutbox, WebhookDeliveryService, WebhookReplays],
   exports: [WebhookStore, WebhookEvents, WebhookOutbox, WebhookDeliveryService, WebhookReplays],
