@@ -9,15 +9,13 @@ export const QUEUES = {
   settlement: 'settlement',
   csv: 'csv-import',
   reminders: 'key-reminders',
-  maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /** Match a chunk of committed transactions (up to MATCH_CHUNK ids). */
 export interface MatchJob {
   transactionIds: string[];
-  /** The request that posted them (a group-committed chunk of single posts carries several). */
-  requestId?: string;
+  /** The requests that posted them (a group-committed chunk of single posts carries several). */
   requestIds?: string[];
   /** 'ingest' when enqueued after commit by the api, 'relay' when re-enqueued by the worker's relay. */
   origin?: 'ingest' | 'relay' | 'split';

@@ -42,7 +42,6 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
         {
           jobId: job.id,
           origin: job.data.origin,
-          requestId: job.data.requestId,
           requestIds: job.data.requestIds,
           ...stats,
           totalMs: Date.now() - started,
@@ -58,12 +57,12 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
         const [a, b] = await Promise.all([
           this.queue.enqueue(
             ids.slice(0, half),
-            { origin: 'split', requestId: job.data.requestId },
+            { origin: 'split', requestIds: job.data.requestIds },
             () => jobIds.split(parent, 'a'),
           ),
           this.queue.enqueue(
             ids.slice(half),
-            { origin: 'split', requestId: job.data.requestId },
+            { origin: 'split', requestIds: job.data.requestIds },
             () => jobIds.split(parent, 'b'),
           ),
         ]);
