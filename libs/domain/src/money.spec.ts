@@ -1,4 +1,4 @@
-import { applyRate, currencyExponent, fitsCurrency, Money, toMajor, toMinor } from './money';
+import { applyRate, currencyExponent, fitsCurrency, toMajor, toMinor } from './money';
 
 describe('money', () => {
   it('knows currency exponents (2 by default, 0 and 3 where ISO 4217 says)', () => {
@@ -61,22 +61,12 @@ describe('money', () => {
       [0, 7, 0.25],
       [1234, 0, 0.5],
     ] as const) {
-      const funded = Money.ofMinor(cashback, 'USD').plus(Money.ofMinor(fee, 'USD'));
-      const revenue = Money.ofMinor(fee, 'USD').times(rate);
-      const payout = funded.minus(revenue);
-      expect(revenue.plus(payout).equals(funded)).toBe(true);
-      expect(payout.minor).toBeGreaterThanOrEqual(cashback);
+      const revenue = applyRate(fee, rate);
+      const payout = cashback + fee - revenue;
+      expect(Number.isSafeInteger(revenue)).toBe(true);
+      expect(revenue).toBeGreaterThanOrEqual(0);
+      expect(revenue).toBeLessThanOrEqual(fee);
+      expect(payout).toBeGreaterThanOrEqual(cashback);
     }
-  });
-
-  it('Money refuses to mix currencies and serializes as major units', () => {
-    const usd = Money.ofMajor(5, 'USD');
-    expect(() => usd.plus(Money.ofMajor(5, 'EUR'))).toThrow(/currency mismatch/);
-    expect(JSON.stringify({ amount: Money.ofMajor('19.99', 'USD') })).toBe('{"amount":19.99}');
-    expect(Money.ofMajor(3, 'USD').min(Money.ofMajor(2.5, 'USD')).minor).toBe(250);
-    expect(Money.ofMajor(3, 'USD').compare(Money.ofMajor(2.5, 'USD'))).toBe(1);
-    expect(Money.zero('JPY').toString()).toBe('0 JPY');
-    expect(Money.ofMinor(1250, 'USD').toString()).toBe('12.50 USD');
-    expect(() => Money.ofMinor(1.5, 'USD')).toThrow(RangeError);
   });
 });
