@@ -14,8 +14,8 @@ const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref
 
 /**
  * The transaction table's write path. One set-based statement per call, whatever the number of
- * rows: `INSERT … SELECT FROM unnest(17 arrays) ON CONFLICT DO NOTHING RETURNING` (17 bind
- * parameters, not 17,000), so the unique (institution_id, transaction_ref) decides duplicates
+ * rows: `INSERT … SELECT FROM unnest(16 arrays) ON CONFLICT DO NOTHING RETURNING` (17 bind
+ * parameters, the arrays and the source, not 17,000), so the unique (institution_id, transaction_ref) decides duplicates
  * atomically even under concurrent posts of the same reference.
  */
 @Injectable()
