@@ -11,6 +11,7 @@ import { InboxPage } from './pages/inbox';
 import { KeysPage } from './pages/keys';
 import { UploadsPage } from './pages/uploads';
 import { WebhookPage } from './pages/webhook';
+import { WidgetPage } from './pages/widget';
 import { Loading } from './ui';
 import './styles.css';
 
@@ -100,6 +101,7 @@ const NAV: { to: string; label: string }[] = [
   { to: '/uploads', label: 'Upload transactions' },
   { to: '/webhook', label: 'Webhook' },
   { to: '/deliveries', label: 'Deliveries' },
+  { to: '/widget', label: 'Widget' },
   { to: '/inbox', label: 'Inbox' },
   { to: '/activity', label: 'Security activity' },
 ];
@@ -193,6 +195,7 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
           <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />
           <Route path="/deliveries" element={<DeliveriesPage />} />
           <Route path="/deliveries/:id" element={<DeliveryPage />} />
+          <Route path="/widget" element={<WidgetPage isAdmin={isAdmin} />} />
           <Route path="/inbox" element={<InboxPage />} />
           <Route path="/activity" element={<ActivityPage />} />
           <Route path="*" element={<NotFound />} />

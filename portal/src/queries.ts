@@ -25,10 +25,13 @@ export const keys = {
     one: (id: string) => ['uploads', 'one', id] as const,
   },
   webhook: ['webhook'] as const,
+  widget: ['widget'] as const,
+  replays: ['webhook-replays'] as const,
+  webhookStats: ['webhook-stats'] as const,
   deliveries: {
     all: ['deliveries'] as const,
-    list: (status: DeliveryStatusFilter | '', cursor?: string) =>
-      ['deliveries', 'list', { status, cursor }] as const,
+    list: (filter: DeliveryFilter, cursor?: string) =>
+      ['deliveries', 'list', { ...filter, cursor }] as const,
     one: (id: string) => ['deliveries', 'one', id] as const,
   },
   inbox: {
@@ -124,23 +127,33 @@ export const queries = {
       queryKey: keys.webhook,
       queryFn: async ({ signal }) => ok(await client.GET('/portal/api/webhook', { signal })),
     }),
-  deliveries: (status: DeliveryStatusFilter | '', cursor?: string) =>
+  replays: () =>
     queryOptions({
-      queryKey: keys.deliveries.list(status, cursor),
+      queryKey: keys.replays,
+      queryFn: async ({ signal }) =>
+        ok(await client.GET('/portal/api/webhook/replays', { signal })),
+    }),
+  widget: () =>
+    queryOptions({
+      queryKey: keys.widget,
+      queryFn: async ({ signal }) => ok(await client.GET('/portal/api/widget', { signal })),
+    }),
+  deliveries: (filter: DeliveryFilter, cursor?: string) =>
+    queryOptions({
+      queryKey: keys.deliveries.list(filter, cursor),
       placeholderData: keepPreviousData,
       queryFn: async ({ signal }) =>
         ok(
           await client.GET('/portal/api/webhook/deliveries', {
-            params: {
-              query: {
-                status: status || undefined,
-                limit: 25,
-                cursor,
-              },
-            },
+            params: { query: { ...filter, limit: 25, cursor } },
             signal,
           }),
         ),
+    }),
+  webhookStats: () =>
+    queryOptions({
+      queryKey: keys.webhookStats,
+      queryFn: async ({ signal }) => ok(await client.GET('/portal/api/webhook/stats', { signal })),
     }),
   delivery: (id: string) =>
     queryOptions({
@@ -175,10 +188,11 @@ export const queries = {
     }),
 };
 
+type DeliveryQuery = NonNullable<operations['portalListWebhookDeliveries']['parameters']['query']>;
 /** The delivery statuses the list can be filtered by. */
-export type DeliveryStatusFilter = NonNullable<
-  NonNullable<operations['portalListWebhookDeliveries']['parameters']['query']>['status']
->;
+export type DeliveryStatusFilter = NonNullable<DeliveryQuery['status']>;
+/** What the delivery list is searched and filtered by (absent: any). */
+export type DeliveryFilter = Omit<DeliveryQuery, 'limit' | 'cursor'>;
 
 export function createQueryClient() {
   return new QueryClient({

@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync } from 'fs';
 import http from 'http';
 import type { AddressInfo } from 'net';
 import { join } from 'path';
+import { Client } from 'pg';
 
 const root = join(__dirname, '..', '..');
 const shots = join(root, 'test-output', 'screenshots');
@@ -170,6 +171,17 @@ async function makeBank(): Promise<Bank> {
   };
 }
 
+/** One SQL statement on the test database, for states a browser cannot reach quickly. */
+export async function sql(text: string, params: unknown[] = []) {
+  const c = new Client({ connectionString: process.env.PORTAL_TEST_DB });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /** Runs the worker's key-expiry reminder sweep now (it otherwise runs hourly). */
 export async function runReminderSweep() {
   const url = new URL(process.env.PORTAL_TEST_REDIS_URL!);
@@ -251,12 +263,22 @@ export const nav = (p: Page, label: string) =>
     .first()
     .click();
 
+/** The screenshots docs/ and the README show (refreshed with UPDATE_DOC_SCREENSHOTS=1). */
+const DOC_SHOTS = new Set([
+  'dashboard',
+  'keys',
+  'widget',
+  'webhook-options',
+  'deliveries-search',
+  'delivery',
+]);
+
 /** A full-page screenshot into test-output/screenshots (and, when asked, the docs' copies). */
 export async function shot(p: Page, name: string) {
   mkdirSync(shots, { recursive: true });
   const file = join(shots, `${name}.png`);
   await p.screenshot({ path: file, fullPage: true });
-  if (process.env.UPDATE_DOC_SCREENSHOTS === '1' && (name === 'dashboard' || name === 'keys')) {
+  if (process.env.UPDATE_DOC_SCREENSHOTS === '1' && DOC_SHOTS.has(name)) {
     mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true });
     copyFileSync(file, join(root, 'docs', 'screenshots', `portal-${name}.png`));
   }

@@ -123,6 +123,7 @@ export default async function globalSetup() {
   process.env.PORTAL_TEST_OPERATOR_TOKEN = env.OPERATOR_TOKEN;
   process.env.PORTAL_TEST_QUEUE_PREFIX = queuePrefix;
   process.env.PORTAL_TEST_REDIS_URL = env.REDIS_URL;
+  process.env.PORTAL_TEST_DB = DB;
   return async () => {
     await Promise.all(children.map(stop));
   };

@@ -1,4 +1,8 @@
 // The portal's flows in a real browser. Each test makes its own institution (fixtures.ts).
+import { execFileSync } from 'child_process';
+import { mkdtempSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import {
   call,
   expect,
@@ -9,6 +13,7 @@ import {
   portalSession,
   runReminderSweep,
   shot,
+  sql,
   test,
   type Bank,
   type Hook,
@@ -485,4 +490,408 @@ test('sign out ends the session', async ({ page, bank }) => {
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   const r = await page.evaluate(async () => (await fetch('/portal/api/me')).status);
   expect(r, 'after sign-out /me is 401').toBe(401);
+});
+
+// ------------------------------------------------------------------ widget page
+
+test('widget page: an admin sets origins and theme, copies the two lines, and the live preview (not counted) shows and adds the offer', async ({
+  page,
+  bank,
+}) => {
+  await login(page, bank.admin);
+  await nav(page, 'Widget');
+  await page.getByRole('heading', { name: 'Widget', exact: true }).waitFor();
+  // A page outside https is refused with the field named.
+  await page.getByLabel('Allowed origins').fill('http://online.demo-bank.example');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('alert').filter({ hasText: 'allowed_origins[0]' }).waitFor();
+  await page.getByLabel('Allowed origins').fill('https://online.demo-bank.example');
+  await page.getByLabel('Accent').fill('#0f766e');
+  await page.getByLabel('Corner radius').fill('4px');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('Widget settings saved.').waitFor();
+  const portal = await portalSession(bank.admin);
+  const saved = await must(portal('GET', '/widget'), 200, 'widget settings');
+  expect(saved.allowed_origins, 'origins saved').toEqual(['https://online.demo-bank.example']);
+  expect(saved.theme, 'theme saved').toMatchObject({ accent: '#0f766e', radius: '4px' });
+
+  // The two lines to paste, with this service's script URL and the chosen language.
+  await page.getByLabel('Language').selectOption('pt-BR');
+  const snippet = (await page.getByTestId('embed-snippet').textContent())!;
+  expect(snippet.split('\n'), 'two lines').toEqual([
+    `<script type="module" src="${saved.script_url}"></script>`,
+    '<offers-widget session-token="cs_…" locale="pt-BR"></offers-widget>',
+  ]);
+  expect(saved.script_url).toMatch(/\/widget\/v1\/offers-widget\.js$/);
+  await page.getByRole('button', { name: 'Copy the two lines' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText()), 'copied').toBe(snippet);
+
+  // The preview is the real widget on a preview session, with the unsaved accent applied.
+  await page.getByLabel('Language').selectOption('en');
+  const preview = page.getByTestId('widget-preview');
+  await preview.getByText('$5 back at Green Grocer').waitFor({ timeout: 20_000 });
+  await page.getByLabel('Accent').fill('#b91c1c');
+  await expect
+    .poll(() =>
+      preview
+        .locator('offers-widget')
+        .evaluate((el) => getComputedStyle(el).getPropertyValue('--offers-accent').trim()),
+    )
+    .toBe('#b91c1c');
+  await preview.getByRole('button', { name: /^Add/ }).first().click();
+  await preview.getByText(/Added/).first().waitFor();
+  await shot(page, 'widget');
+
+  // Neither the preview's view nor its add is counted: one API feed call is, and only it.
+  await call('GET', '/api/v1/offers?cardholder_token=chk_counted_0001', {
+    token: bank.integrationKey,
+  });
+  const from = new Date(Date.now() - DAY).toISOString();
+  const to = new Date(Date.now() + DAY).toISOString();
+  await expect
+    .poll(
+      async () =>
+        (
+          await must(
+            call('GET', `/api/v1/reporting/funnel?from=${from}&to=${to}`, {
+              token: bank.integrationKey,
+            }),
+            200,
+            'funnel',
+          )
+        ).data.widget_views,
+      { message: 'the API feed view counted', timeout: 20_000 },
+    )
+    .toBe(1);
+  const funnel = await must(
+    call('GET', `/api/v1/reporting/funnel?from=${from}&to=${to}`, { token: bank.integrationKey }),
+    200,
+    'funnel',
+  );
+  expect(funnel.data, `preview not counted: ${JSON.stringify(funnel.data)}`).toMatchObject({
+    widget_views: 1,
+    unique_cardholders: 1,
+    offer_add_successes: 0,
+  });
+});
+
+test('widget page: a member reads the settings and the two lines, cannot change them and gets no preview', async ({
+  page,
+  bank,
+}) => {
+  await login(page, bank.member);
+  await nav(page, 'Widget');
+  await page.getByText('Only admins can change the widget settings').waitFor();
+  await expect(page.getByLabel('Allowed origins')).toBeDisabled();
+  expect(await page.getByRole('button', { name: 'Save settings' }).count(), 'no save').toBe(0);
+  expect(await page.getByTestId('widget-preview').count(), 'no preview').toBe(0);
+  await expect(page.getByTestId('embed-snippet')).toContainText('<offers-widget');
+});
+
+// ------------------------------------------------------------------ webhook options
+
+/** The receiver's current secret from a rotation made through the portal page. */
+async function rotateInPage(page: import('@playwright/test').Page, overlap: string) {
+  await page.getByRole('button', { name: 'Rotate secret' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+  await dialog.getByLabel('Overlap').selectOption({ label: overlap });
+  await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+  const reveal = page.getByRole('dialog', { name: 'Your new signing secret' });
+  const secret = (await reveal.getByTestId('new-secret').textContent())!.trim();
+  await reveal.getByRole('button', { name: 'I have stored the secret' }).click();
+  return secret;
+}
+
+test('webhook: rotate with a chosen overlap and end it; choose event types; send a test event and see its attempt', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  await login(page, bank.admin);
+  await nav(page, 'Webhook');
+  hook.state.secret = await rotateInPage(page, '1 hour');
+  const overlap = page.getByTestId('overlap');
+  await overlap.getByText('the previous secret also signs until').waitFor();
+  const portal = await portalSession(bank.admin);
+  const during = await must(portal('GET', '/webhook'), 200, 'settings');
+  const left = Date.parse(during.previous_secret_expires_at) - Date.now();
+  expect(left, 'an overlap of one hour').toBeGreaterThan(3_500_000);
+  expect(left).toBeLessThanOrEqual(3_600_000);
+
+  // Event types: redemption.completed stays on while a URL is set.
+  const events = page.getByRole('group', { name: 'Send these events' });
+  await expect(events.getByRole('checkbox', { name: /redemption\.completed/ })).toBeDisabled();
+  await events.getByRole('checkbox', { name: /redemption\.reversed/ }).uncheck();
+  await page.getByRole('button', { name: 'Save event types' }).click();
+  await page.getByText('Event types saved.').waitFor();
+  expect((await must(portal('GET', '/webhook'), 200, 'settings')).event_types).toEqual([
+    'redemption.completed',
+    'redemption.settled',
+  ]);
+
+  // A test event reaches the receiver, signed with the new secret, and its attempt shows here.
+  await page.getByRole('button', { name: 'Send a test event' }).click();
+  const result = page.getByTestId('test-result');
+  await result.getByText('HTTP 200').waitFor({ timeout: 20_000 });
+  const got = hook.received.at(-1)!;
+  expect(JSON.parse(got.body).event, 'a webhook.test body').toBe('webhook.test');
+  expect(got.verified, 'verified with the secret shown at rotation').toBe(true);
+  expect(
+    String(got.headers['webhook-signature']).split(' ').length,
+    'two Standard Webhooks signatures during the overlap',
+  ).toBe(2);
+  await shot(page, 'webhook-options');
+
+  await overlap.getByRole('button', { name: 'End overlap now' }).click();
+  await expect(overlap).toBeHidden();
+  expect((await must(portal('GET', '/webhook'), 200, 'settings')).previous_secret_expires_at).toBe(
+    null,
+  );
+  await nav(page, 'Security activity');
+  await page.getByRole('row', { name: /webhook\.test_sent|Test event sent/ }).waitFor();
+  await page.getByRole('row', { name: /event_types_changed|Event types changed/ }).waitFor();
+});
+
+test('webhook: custom headers arrive hidden from the log; mutual TLS certificate upload is checked and shown; rate cap set and removed', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  await login(page, bank.admin);
+  await nav(page, 'Webhook');
+  await page.getByRole('button', { name: 'Add headers' }).click();
+  await page.getByRole('button', { name: '+ Header' }).click();
+  await page.getByLabel('Header name 1').fill('X-Gateway-Key');
+  await page.getByLabel('Value 1').fill('gw-secret-value-123');
+  await page.getByRole('button', { name: 'Save headers' }).click();
+  await page.getByText('Custom headers saved.').waitFor();
+  await page.getByTestId('custom-headers').getByText('X-Gateway-Key').waitFor();
+  await page.getByRole('button', { name: 'Send a test event' }).click();
+  await page.getByTestId('test-result').getByText('HTTP 200').waitFor({ timeout: 20_000 });
+  expect(hook.received.at(-1)!.headers['x-gateway-key'], 'the header arrives').toBe(
+    'gw-secret-value-123',
+  );
+  // The attempt's headers in the portal hide the value.
+  await page.getByTestId('test-result').getByRole('link').click();
+  await page.getByText('Attempt 1: request headers and response').click();
+  const attempt = page.getByTestId('attempt-1');
+  await attempt.getByText('X-Gateway-Key', { exact: false }).waitFor();
+  expect(await page.content(), 'the value is never shown').not.toContain('gw-secret-value-123');
+  await page.goBack();
+
+  // mTLS: garbage is refused; a real certificate and key are accepted and shown.
+  const certPane = page.getByRole('region', { name: 'Mutual TLS' });
+  await certPane.getByLabel('Certificate (PEM)').fill('not a certificate');
+  await certPane.getByLabel('Private key (PEM)').fill('not a key');
+  await certPane.getByRole('button', { name: 'Upload certificate' }).click();
+  await certPane.getByRole('alert').waitFor();
+  const dir = mkdtempSync(join(tmpdir(), 'portal-mtls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'key.pem',
+      '-out',
+      'cert.pem',
+      '-days',
+      '30',
+      '-subj',
+      '/CN=offers-webhooks/O=Demo Bank',
+    ],
+    { cwd: dir, stdio: 'pipe' },
+  );
+  await certPane.getByLabel('Certificate file').setInputFiles(join(dir, 'cert.pem'));
+  await certPane.getByLabel('Private key file').setInputFiles(join(dir, 'key.pem'));
+  await expect(certPane.getByLabel('Certificate (PEM)')).toHaveValue(/BEGIN CERTIFICATE/);
+  await certPane.getByRole('button', { name: 'Upload certificate' }).click();
+  await certPane.getByText('Client certificate saved').waitFor();
+  await certPane.getByTestId('client-certificate').getByText('CN=offers-webhooks').waitFor();
+  await certPane.getByTestId('client-certificate').getByText('Expires soon').waitFor();
+  expect(await page.content(), 'the key is not on the page').not.toContain('PRIVATE KEY-----\nM');
+  await certPane.getByRole('button', { name: 'Remove certificate' }).click();
+  await certPane.getByText('No client certificate.').waitFor();
+
+  // Rate cap.
+  const cap = page.getByRole('region', { name: 'Rate cap' });
+  await cap.getByLabel('Attempts per second').fill('20');
+  await cap.getByRole('button', { name: 'Save cap' }).click();
+  await cap.getByText('At most 20 attempts per second').waitFor();
+  const portal = await portalSession(bank.admin);
+  expect((await must(portal('GET', '/webhook'), 200, 'settings')).max_per_second).toBe(20);
+  await cap.getByLabel('Attempts per second').fill('');
+  await cap.getByRole('button', { name: 'Save cap' }).click();
+  await cap.getByText('No cap').waitFor();
+  expect((await must(portal('GET', '/webhook'), 200, 'settings')).max_per_second).toBe(null);
+});
+
+test('webhook: after an outage, replay failed deliveries since a time with progress; each keeps its delivery id', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  const portal = await portalSession(bank.admin);
+  // The endpoint answers 410 Gone: each test event fails at once.
+  hook.state.status = 410;
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++)
+    ids.push((await must(portal('POST', '/webhook/test'), 202, 'test')).id);
+  await expect
+    .poll(
+      async () =>
+        (await must(portal('GET', '/webhook/deliveries?status=failed'), 200, 'failed')).data.length,
+      { message: 'three failed deliveries' },
+    )
+    .toBe(3);
+  hook.state.status = 200;
+  const before = hook.received.length;
+  await login(page, bank.admin);
+  await nav(page, 'Webhook');
+  const replay = page.getByRole('region', { name: 'Replay failed deliveries' });
+  await replay.getByRole('button', { name: 'Replay' }).click();
+  await replay.getByText('Replay started: 3 failed deliveries').waitFor();
+  await replay.getByText('3 of 3 redelivered').waitFor({ timeout: 30_000 });
+  await replay.getByText('Done').waitFor();
+  const replayed = hook.received
+    .slice(before)
+    .map((r) => String(r.headers['x-service-delivery-id']));
+  expect(replayed.sort(), 'each failed delivery once, with its own id').toEqual([...ids].sort());
+  await nav(page, 'Security activity');
+  await page.getByRole('row', { name: /replay_started|Replay started/ }).waitFor();
+});
+
+test('webhook: paused deliveries show why, and an admin resumes them', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  // Three days of failures take three days: the paused state is set directly.
+  await sql(
+    `UPDATE institution SET webhook_failing_since = now() - interval '3 days', webhook_disabled_at = now() WHERE id = $1`,
+    [bank.id],
+  );
+  await login(page, bank.admin);
+  await nav(page, 'Webhook');
+  const paused = page.getByTestId('paused');
+  await paused.getByText('Deliveries are paused').waitFor();
+  await paused.getByRole('button', { name: 'Resume deliveries' }).click();
+  await page.getByText('Deliveries resumed: 0 waiting deliveries are sent again').waitFor();
+  await expect(paused).toBeHidden();
+  const portal = await portalSession(bank.admin);
+  expect(await must(portal('GET', '/webhook'), 200, 'settings')).toMatchObject({
+    paused_at: null,
+    failing_since: null,
+  });
+});
+
+// ------------------------------------------------------------------ deliveries search and attempts
+
+test('deliveries: search by delivery id, redemption id, offer and dates, filter by event type; each attempt in full', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  const deliveryId = await deliveredPurchase(bank, hook);
+  const portal = await portalSession(bank.admin);
+  const test1 = (await must(portal('POST', '/webhook/test'), 202, 'test')).id as string;
+  await expect
+    .poll(async () => (await must(portal('GET', `/webhook/deliveries/${test1}`), 200, 'd')).status)
+    .toBe('delivered');
+  const detail = await must(portal('GET', `/webhook/deliveries/${deliveryId}`), 200, 'detail');
+  await login(page, bank.admin);
+  await nav(page, 'Deliveries');
+  const rows = page.locator('table tbody tr');
+  await expect(rows).toHaveCount(2);
+  const search = page.getByRole('search', { name: 'Search deliveries' });
+  const run = async (fill: Record<string, string>, expected: number) => {
+    await search.getByRole('button', { name: 'Clear' }).click();
+    for (const [label, v] of Object.entries(fill))
+      if (label === 'Event type') await search.getByLabel(label).selectOption(v);
+      else await search.getByLabel(label, { exact: true }).fill(v);
+    await search.getByRole('button', { name: 'Search' }).click();
+    if (expected) await expect(rows).toHaveCount(expected);
+    else await page.getByText('No delivery matches this search').waitFor();
+  };
+  await run({ 'Delivery id': deliveryId }, 1);
+  await expect(rows.first()).toContainText(deliveryId);
+  await run({ 'Redemption id': detail.redemption_id }, 1);
+  await expect(rows.first()).toContainText('redemption.completed');
+  await run({ 'Offer id': bank.offerId }, 1);
+  await run({ 'Event type': 'webhook.test' }, 1);
+  await expect(rows.first()).toContainText(test1);
+  const day = (d: number) => {
+    const t = new Date(Date.now() + d * DAY);
+    return `${t.getFullYear()}-${String(t.getMonth() + 1).padStart(2, '0')}-${String(t.getDate()).padStart(2, '0')}`;
+  };
+  await run({ From: day(0), To: day(0) }, 2);
+  await run({ From: day(-10), To: day(-3) }, 0);
+  await run({ 'Offer id': '00000000-0000-4000-8000-000000000000' }, 0);
+  expect(page.url(), 'the search is in the address').toContain('offer_id=');
+  await run({ 'Event type': 'webhook.test' }, 1);
+  await shot(page, 'deliveries-search');
+
+  // The attempt: time to the second, URL, headers with signatures shortened, status, duration,
+  // error class and the response excerpt.
+  await page.goto(`/portal/deliveries/${deliveryId}`);
+  const attempts = page.getByTestId('attempts');
+  await attempts.getByRole('cell', { name: hook.url }).waitFor();
+  await expect(attempts.locator('time').first()).toHaveText(/\d{1,2}:\d{2}:\d{2}/);
+  await attempts.getByRole('cell', { name: '200' }).waitFor();
+  await attempts
+    .getByText(/\d+ ms/)
+    .first()
+    .waitFor();
+  await page.getByText('Attempt 1: request headers and response').click();
+  const a1 = page.getByTestId('attempt-1');
+  const sig = (await a1
+    .locator('dt', { hasText: /^X-Service-Signature-V2$/i })
+    .locator('xpath=following-sibling::dd')
+    .textContent())!;
+  expect(sig, 'the signature is shortened').toMatch(/^sha256=[0-9a-f]{1,8}…$/);
+  await a1.locator('dt', { hasText: /^webhook-id$/i }).waitFor();
+  await a1.getByText('{"received":true,"verified":true}').waitFor();
+
+  // A failing attempt shows its HTTP status and error class.
+  hook.state.status = 503;
+  await page.getByRole('button', { name: 'Redeliver' }).click();
+  await attempts.getByRole('cell', { name: '503', exact: true }).waitFor({ timeout: 15_000 });
+  await attempts
+    .getByText(/^http_status/)
+    .first()
+    .waitFor();
+  await shot(page, 'delivery');
+});
+
+test('dashboard: delivered and failed webhook deliveries per hour over the last 7 days', async ({
+  page,
+  bank,
+  hook,
+}) => {
+  await connectWebhook(bank, hook);
+  await deliveredPurchase(bank, hook);
+  const portal = await portalSession(bank.admin);
+  hook.state.status = 410;
+  const failed = (await must(portal('POST', '/webhook/test'), 202, 'test')).id;
+  await expect
+    .poll(async () => (await must(portal('GET', `/webhook/deliveries/${failed}`), 200, 'd')).status)
+    .toBe('failed');
+  await login(page, bank.admin);
+  const chart = page.getByRole('img', { name: 'Webhook deliveries per hour, last 7 days' });
+  await chart.waitFor();
+  await expect(page.locator('#deliveries-chart-desc')).toHaveText('Delivered: 1; failed: 1');
+  await expect(chart.locator('rect.ok')).toHaveCount(1);
+  await expect(chart.locator('rect.failed')).toHaveCount(1);
+  await expect(page.locator('.legend')).toContainText('Delivered 1');
+  await expect(page.locator('.legend')).toContainText('Failed 1');
 });

@@ -10,6 +10,15 @@ const LABELS: Record<string, [string, 'green' | 'amber' | 'red' | 'grey' | 'blue
   'api_key.revoked': ['API key revoked', 'amber'],
   'webhook.secret_rotated': ['Signing secret rotated', 'amber'],
   'webhook.url_changed': ['Webhook URL changed', 'blue'],
+  'webhook.previous_secret_expired': ['Rotation overlap ended', 'grey'],
+  'webhook.event_types_changed': ['Event types changed', 'blue'],
+  'webhook.headers_changed': ['Custom headers changed', 'amber'],
+  'webhook.client_certificate_changed': ['Client certificate changed', 'amber'],
+  'webhook.rate_cap_changed': ['Rate cap changed', 'blue'],
+  'webhook.resumed': ['Deliveries resumed', 'green'],
+  'webhook.test_sent': ['Test event sent', 'grey'],
+  'webhook.replay_started': ['Replay started', 'blue'],
+  'widget.settings_changed': ['Widget origins changed', 'blue'],
   'login.succeeded': ['Signed in', 'green'],
   'login.failed': ['Failed sign-in', 'red'],
   'login.locked': ['Sign-in locked', 'red'],
@@ -33,7 +42,12 @@ function describe(e: Event): string {
     ]
       .filter(Boolean)
       .join(' ');
-  return '';
+  // The other events record a few plain fields (names, counts, times; never a secret).
+  return Object.entries(d)
+    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
+    .concat(Object.entries(d).filter(([, v]) => Array.isArray(v)))
+    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join(' · ');
 }
 
 export function ActivityPage() {
@@ -43,7 +57,7 @@ export function ActivityPage() {
     <>
       <PageHeader
         title="Security activity"
-        description="Keys created and revoked, webhook secret and URL changes, and sign-ins at your institution."
+        description="Keys created and revoked, webhook and widget changes, test events and replays, and sign-ins at your institution."
       />
       <section className="card">
         <QueryState

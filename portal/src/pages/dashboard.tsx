@@ -5,6 +5,7 @@ import { queries } from '../queries';
 import { Empty, money, num, PageHeader, QueryState } from '../ui';
 
 type Dashboard = Schemas['DashboardDto'];
+type HourlyOutcome = Schemas['HourlyOutcomeDto'];
 const WINDOWS: { id: string; label: string; days: number }[] = [
   { id: '7', label: 'Last 7 days', days: 7 },
   { id: '30', label: 'Last 30 days', days: 30 },
@@ -86,6 +87,101 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
   );
 }
 
+const HOUR = 3_600_000;
+const CHART_HOURS = 7 * 24;
+
+/**
+ * Webhook deliveries delivered and failed per hour over the last 7 days: one stacked column per
+ * hour (the API leaves out hours without any), a tick per day.
+ */
+export function DeliveryChart({ hours }: { hours: HourlyOutcome[] }) {
+  const end = Math.floor(Date.now() / HOUR) * HOUR;
+  const start = end - (CHART_HOURS - 1) * HOUR;
+  const byHour = new Map(hours.map((h) => [Math.floor(Date.parse(h.hour) / HOUR) * HOUR, h]));
+  const delivered = hours.reduce((a, h) => a + h.delivered, 0);
+  const failed = hours.reduce((a, h) => a + h.failed, 0);
+  const max = Math.max(1, ...hours.map((h) => h.delivered + h.failed));
+  const w = 672;
+  const h = 140;
+  const colW = w / CHART_HOURS;
+  const day = new Intl.DateTimeFormat(undefined, { weekday: 'short' });
+  return (
+    <figure className="chart">
+      <svg
+        viewBox={`0 0 ${w} ${h + 18}`}
+        role="img"
+        aria-labelledby="deliveries-chart-title deliveries-chart-desc"
+        preserveAspectRatio="xMinYMin meet"
+      >
+        <title id="deliveries-chart-title">Webhook deliveries per hour, last 7 days</title>
+        <desc id="deliveries-chart-desc">{`Delivered: ${delivered}; failed: ${failed}`}</desc>
+        <line x1={0} y1={h} x2={w} y2={h} className="axis" />
+        {Array.from({ length: CHART_HOURS }, (_, i) => {
+          const t = start + i * HOUR;
+          const o = byHour.get(t);
+          const x = i * colW;
+          const tick =
+            new Date(t).getHours() === 0 ? (
+              <g key={`d${t}`}>
+                <line x1={x} y1={0} x2={x} y2={h} className="gridline" />
+                <text x={x + 2} y={h + 14} className="chart-label small">
+                  {day.format(new Date(t))}
+                </text>
+              </g>
+            ) : null;
+          if (!o) return tick;
+          const dh = (o.delivered / max) * h;
+          const fh = (o.failed / max) * h;
+          return (
+            <g key={t}>
+              {tick}
+              <title>{`${new Date(t).toLocaleString()}: ${o.delivered} delivered, ${o.failed} failed`}</title>
+              {o.delivered > 0 && (
+                <rect x={x} y={h - dh} width={Math.max(colW - 0.5, 1)} height={dh} className="ok" />
+              )}
+              {o.failed > 0 && (
+                <rect
+                  x={x}
+                  y={h - dh - fh}
+                  width={Math.max(colW - 0.5, 1)}
+                  height={fh}
+                  className="failed"
+                />
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption className="muted small legend">
+        <span className="key ok" aria-hidden="true" /> Delivered {num(delivered)}
+        <span className="key failed" aria-hidden="true" /> Failed {num(failed)}
+        <span> · by the hour of the last attempt</span>
+      </figcaption>
+    </figure>
+  );
+}
+
+function DeliveriesCard() {
+  const stats = useQuery(queries.webhookStats());
+  return (
+    <section className="card" aria-labelledby="deliveries-h">
+      <h2 id="deliveries-h">Webhook deliveries</h2>
+      <QueryState
+        query={stats}
+        loading="Loading deliveries…"
+        isEmpty={(s) => !s.hours.length}
+        empty={
+          <Empty title="No deliveries in the last 7 days">
+            Each event sent to your webhook appears here by the hour.
+          </Empty>
+        }
+      >
+        {(s) => <DeliveryChart hours={s.hours} />}
+      </QueryState>
+    </section>
+  );
+}
+
 export function DashboardPage() {
   const [win, setWin] = useState('30');
   const days = WINDOWS.find((w) => w.id === win)!.days;
@@ -116,6 +212,7 @@ export function DashboardPage() {
       >
         {(data) => <Figures data={data} />}
       </QueryState>
+      <DeliveriesCard />
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { client, errorMessage, ok, Schemas } from '../api';
-import { DeliveryStatusFilter, keys, queries } from '../queries';
+import { DeliveryFilter, DeliveryStatusFilter, keys, queries } from '../queries';
 import {
   Badge,
   Empty,
@@ -19,6 +19,62 @@ export type Delivery = Schemas['WebhookDeliveryDto'];
 
 const STATUSES: (DeliveryStatusFilter | '')[] = ['', 'pending', 'delivered', 'failed', 'skipped'];
 const asStatus = (s: string | null) => STATUSES.find((x) => x === s) ?? '';
+type EventFilter = NonNullable<DeliveryFilter['event']>;
+const EVENTS: EventFilter[] = [
+  'redemption.completed',
+  'redemption.reversed',
+  'redemption.settled',
+  'webhook.test',
+];
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+/** The search fields kept in the address (dates as YYYY-MM-DD, the user's own days). */
+const SEARCH_FIELDS = ['id', 'redemption_id', 'offer_id', 'from', 'to'] as const;
+type SearchField = (typeof SEARCH_FIELDS)[number];
+
+/** A local day as the instant it starts; `to` is inclusive, so it ends where the next day starts. */
+function dayStart(day: string, next = false): string | undefined {
+  const [y, m, d] = day.split('-').map(Number);
+  if (!y || !m || !d) return undefined;
+  return new Date(y, m - 1, d + (next ? 1 : 0)).toISOString();
+}
+
+function filterOf(search: URLSearchParams): DeliveryFilter {
+  const v = (k: string) => search.get(k)?.trim() || undefined;
+  return {
+    status: asStatus(search.get('status')) || undefined,
+    event: EVENTS.find((e) => e === search.get('event')),
+    id: v('id'),
+    redemption_id: v('redemption_id'),
+    offer_id: v('offer_id'),
+    from: v('from') && dayStart(v('from')!),
+    to: v('to') && dayStart(v('to')!, true),
+  };
+}
+
+/** Shows a header value in full unless it is a signature (already shortened by the service). */
+function Headers({ headers }: { headers: Record<string, string> | null }) {
+  if (!headers) return <span className="muted">Not recorded (the attempt was interrupted)</span>;
+  return (
+    <dl className="headers">
+      {Object.entries(headers).map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd className="mono">{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const dts = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+/** An attempt's time to the second. */
+function Seconds({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={iso}>
+      {dts.format(new Date(iso))}
+    </time>
+  );
+}
 const REASONS: Record<string, string> = {
   no_webhook_url: 'No webhook URL was set',
   no_signing_secret: 'No signing secret was set',
@@ -43,15 +99,27 @@ export function DeliveryStatus({ d }: { d: Pick<Delivery, 'status'> }) {
 export function DeliveriesPage() {
   const [search, setSearch] = useSearchParams();
   const status = asStatus(search.get('status'));
+  const filter = filterOf(search);
+  const searching = SEARCH_FIELDS.some((k) => search.get(k)) || !!filter.event;
   const pager = useCursor();
-  const list = useQuery(queries.deliveries(status, pager.cursor));
+  const list = useQuery(queries.deliveries(filter, pager.cursor));
+  const update = (changes: Record<string, string>) => {
+    pager.reset();
+    const next = new URLSearchParams(search);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    setSearch(next, { replace: true });
+  };
   return (
     <>
       <PageHeader
         title="Deliveries"
-        description="Every redemption event sent to your webhook, with each attempt."
+        description="Every event sent to your webhook, with each attempt."
       />
-      <section className="card">
+      <section className="card stack">
+        <SearchForm search={search} onSearch={update} />
         <div className="filters" role="group" aria-label="Filter by status">
           {STATUSES.map((s) => (
             <button
@@ -59,10 +127,7 @@ export function DeliveriesPage() {
               type="button"
               className={`chip${status === s ? ' active' : ''}`}
               aria-pressed={status === s}
-              onClick={() => {
-                pager.reset();
-                setSearch(s ? { status: s } : {}, { replace: true });
-              }}
+              onClick={() => update({ status: s })}
             >
               {s ? s[0].toUpperCase() + s.slice(1) : 'All'}
             </button>
@@ -73,9 +138,15 @@ export function DeliveriesPage() {
           loading="Loading deliveries…"
           isEmpty={(p) => !p.data.length}
           empty={
-            <Empty title={status ? `No ${status} deliveries` : 'No deliveries yet'}>
-              A delivery appears here when a cardholder's purchase matches an offer.
-            </Empty>
+            searching ? (
+              <Empty title="No delivery matches this search">
+                Check the ids and dates, or clear the search.
+              </Empty>
+            ) : (
+              <Empty title={status ? `No ${status} deliveries` : 'No deliveries yet'}>
+                A delivery appears here when a cardholder's purchase matches an offer.
+              </Empty>
+            )
           }
         >
           {(page) => (
@@ -97,6 +168,11 @@ export function DeliveriesPage() {
                         <span>
                           <Link to={`/deliveries/${d.id}`}>{d.event}</Link>
                           <span className="muted small mono block">{d.id}</span>
+                          {d.redemption_id && (
+                            <span className="muted small mono block">
+                              redemption {d.redemption_id}
+                            </span>
+                          )}
                         </span>
                       </td>
                       <td data-label="Status">
@@ -253,6 +329,7 @@ export function DeliveryPage() {
                         <th scope="col">#</th>
                         <th scope="col">Time</th>
                         <th scope="col">Trigger</th>
+                        <th scope="col">URL</th>
                         <th scope="col">HTTP status</th>
                         <th scope="col">Error</th>
                         <th scope="col">Duration</th>
@@ -263,9 +340,12 @@ export function DeliveryPage() {
                         <tr key={a.attempt_number}>
                           <td data-label="#">{a.attempt_number}</td>
                           <td data-label="Time">
-                            <Time iso={a.started_at} />
+                            <Seconds iso={a.started_at} />
                           </td>
                           <td data-label="Trigger">{a.trigger}</td>
+                          <td data-label="URL" className="mono small wrap">
+                            {a.url ?? <span className="muted">—</span>}
+                          </td>
                           <td data-label="HTTP status">
                             {a.http_status === null ? (
                               <span className="muted">—</span>
@@ -289,6 +369,24 @@ export function DeliveryPage() {
                   </table>
                 </div>
               )}
+              {delivery.attempts.map((a) => (
+                <details
+                  key={a.attempt_number}
+                  className="attempt"
+                  data-testid={`attempt-${a.attempt_number}`}
+                >
+                  <summary>Attempt {a.attempt_number}: request headers and response</summary>
+                  <h3>Request headers</h3>
+                  <p className="hint">Signatures are shortened; custom header values are hidden.</p>
+                  <Headers headers={a.request_headers} />
+                  <h3>Response (first 4 KiB)</h3>
+                  {a.response_excerpt ? (
+                    <pre className="code">{a.response_excerpt}</pre>
+                  ) : (
+                    <p className="muted">No response body.</p>
+                  )}
+                </details>
+              ))}
             </section>
             <section className="card">
               <h2>Payload</h2>
@@ -298,5 +396,82 @@ export function DeliveryPage() {
         )}
       </QueryState>
     </>
+  );
+}
+
+function SearchForm({
+  search,
+  onSearch,
+}: {
+  search: URLSearchParams;
+  onSearch: (changes: Record<string, string>) => void;
+}) {
+  const initial = () =>
+    Object.fromEntries([...SEARCH_FIELDS, 'event'].map((k) => [k, search.get(k) ?? ''])) as Record<
+      SearchField | 'event',
+      string
+    >;
+  const [form, setForm] = useState(initial);
+  const set =
+    (k: SearchField | 'event') => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
+      setForm({ ...form, [k]: e.target.value });
+  const id = (k: 'id' | 'redemption_id' | 'offer_id', label: string) => (
+    <label>
+      {label}
+      <input
+        value={form[k]}
+        onChange={set(k)}
+        pattern={UUID}
+        title="A UUID such as 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11"
+        className="mono"
+        spellCheck={false}
+      />
+    </label>
+  );
+  return (
+    <form
+      role="search"
+      aria-label="Search deliveries"
+      className="search-grid"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(Object.fromEntries(Object.entries(form).map(([k, v]) => [k, v.trim()])));
+      }}
+    >
+      {id('id', 'Delivery id')}
+      {id('redemption_id', 'Redemption id')}
+      {id('offer_id', 'Offer id')}
+      <label>
+        Event type
+        <select value={form.event} onChange={set('event')}>
+          <option value="">Any</option>
+          {EVENTS.map((e) => (
+            <option key={e}>{e}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        From
+        <input type="date" value={form.from} onChange={set('from')} />
+      </label>
+      <label>
+        To
+        <input type="date" value={form.to} onChange={set('to')} />
+      </label>
+      <div className="row end">
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            const cleared = Object.fromEntries(Object.keys(form).map((k) => [k, '']));
+            setForm(cleared as Record<SearchField | 'event', string>);
+            onSearch(cleared);
+          }}
+        >
+          Clear
+        </button>
+        <button type="submit">Search</button>
+      </div>
+    </form>
   );
 }

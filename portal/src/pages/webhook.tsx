@@ -3,9 +3,27 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { client, errorMessage, ok, Schemas } from '../api';
 import { keys, queries } from '../queries';
-import { CopyButton, Dialog, Notice, PageHeader, QueryState } from '../ui';
+import { CopyButton, Dialog, Notice, PageHeader, QueryState, Time } from '../ui';
+import {
+  ClientCertificateCard,
+  CustomHeadersCard,
+  EventTypesCard,
+  PausedBanner,
+  RateCapCard,
+  ReplayCard,
+  TestEventCard,
+} from './webhook-options';
 
 type WebhookSettings = Schemas['WebhookSettingsDto'];
+
+/** How long the previous secret keeps signing after a rotation (Standard Webhooks headers). */
+const OVERLAPS: { seconds: number; label: string }[] = [
+  { seconds: 86_400, label: '24 hours (recommended)' },
+  { seconds: 3_600, label: '1 hour' },
+  { seconds: 3 * 86_400, label: '3 days' },
+  { seconds: 7 * 86_400, label: '7 days' },
+  { seconds: 0, label: 'No overlap: the old secret stops now' },
+];
 
 const SNIPPET = `const crypto = require('crypto');
 
@@ -29,6 +47,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
   const [confirmRotate, setConfirmRotate] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const [rotateError, setRotateError] = useState<string | null>(null);
+  const [overlap, setOverlap] = useState(OVERLAPS[0].seconds);
 
   useEffect(() => {
     if (settings.data) setUrl(settings.data.url ?? '');
@@ -58,15 +77,27 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
 
   const rotate = useMutation({
     mutationFn: async () =>
-      // The dialog promises the old secret 24 hours of overlap: say so rather than rely on a default.
-      ok(await client.POST('/portal/api/webhook/secret', { body: { overlap_seconds: 86_400 } })),
+      // The overlap chosen in the dialog is always sent, never left to a default.
+      ok(await client.POST('/portal/api/webhook/secret', { body: { overlap_seconds: overlap } })),
     onMutate: () => setRotateError(null),
     onSuccess: (r) => {
       setSecret(r.signing_secret);
       setConfirmRotate(false);
       qc.setQueryData(keys.webhook, (cur: WebhookSettings | undefined) =>
-        cur ? { ...cur, secret_set: true } : cur,
+        cur
+          ? { ...cur, secret_set: true, previous_secret_expires_at: r.previous_secret_expires_at }
+          : cur,
       );
+      void qc.invalidateQueries({ queryKey: keys.activity.all });
+    },
+    onError: (e) => setRotateError(errorMessage(e)),
+  });
+
+  const endOverlap = useMutation({
+    mutationFn: async () => ok(await client.DELETE('/portal/api/webhook/secret/previous')),
+    onMutate: () => setRotateError(null),
+    onSuccess: (r) => {
+      qc.setQueryData(keys.webhook, r);
       void qc.invalidateQueries({ queryKey: keys.activity.all });
     },
     onError: (e) => setRotateError(errorMessage(e)),
@@ -83,8 +114,9 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
         title="Webhook"
         description={
           <>
-            We POST a signed <code>redemption.completed</code> event to your URL when a purchase
-            earns cashback. See every attempt under <Link to="/deliveries">Deliveries</Link>.
+            We POST a signed event to your URL when a purchase earns cashback (and, if you choose,
+            when it is reversed or settled). See every attempt under{' '}
+            <Link to="/deliveries">Deliveries</Link>.
           </>
         }
       />
@@ -94,6 +126,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
       <QueryState query={settings} loading="Loading webhook settings…">
         {(data) => (
           <>
+            <PausedBanner data={data} isAdmin={isAdmin} />
             <section className="card" aria-labelledby="url-title">
               <h2 id="url-title">Endpoint URL</h2>
               <form onSubmit={submit} className="stack">
@@ -143,6 +176,30 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
                   ? 'Its value was shown once, when it was created.'
                   : 'Create one before going live: deliveries cannot be signed without it.'}
               </p>
+              {data.previous_secret_expires_at && (
+                <div className="alert info" data-testid="overlap">
+                  <span>
+                    Rotation overlap: the previous secret also signs until{' '}
+                    <Time iso={data.previous_secret_expires_at} /> (a second{' '}
+                    <code>webhook-signature</code>).
+                  </span>
+                  {isAdmin && (
+                    <button
+                      type="button"
+                      className="secondary small"
+                      onClick={() => endOverlap.mutate()}
+                      disabled={endOverlap.isPending}
+                    >
+                      End overlap now
+                    </button>
+                  )}
+                </div>
+              )}
+              {rotateError && !confirmRotate && (
+                <p role="alert" className="error">
+                  {rotateError}
+                </p>
+              )}
               {isAdmin && (
                 <button
                   type="button"
@@ -153,6 +210,12 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
                 </button>
               )}
             </section>
+            <TestEventCard data={data} />
+            <EventTypesCard data={data} isAdmin={isAdmin} />
+            <ReplayCard data={data} isAdmin={isAdmin} />
+            <CustomHeadersCard data={data} isAdmin={isAdmin} />
+            <ClientCertificateCard data={data} isAdmin={isAdmin} />
+            <RateCapCard data={data} isAdmin={isAdmin} />
           </>
         )}
       </QueryState>
@@ -176,6 +239,11 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
           <li>
             Deduplicate on <code>X-Service-Delivery-Id</code>: a redelivery carries the same id.
           </li>
+          <li>
+            Every delivery also carries the Standard Webhooks headers (<code>webhook-id</code>,{' '}
+            <code>webhook-timestamp</code>, <code>webhook-signature</code>), so an off-the-shelf
+            verifier library works too.
+          </li>
         </ol>
         <pre className="code">{SNIPPET}</pre>
         <p className="muted small">
@@ -192,11 +260,23 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
       >
         <div className="stack">
           {settings.data?.secret_set && (
-            <p>
-              Deliveries are signed with the new secret from now on. For 24 hours the old secret
-              signs too (a second Standard Webhooks signature), so your receiver can switch to the
-              new one at its pace.
-            </p>
+            <>
+              <p>
+                Deliveries are signed with the new secret from now on. During the overlap the old
+                secret signs too (a second Standard Webhooks signature), so your receiver can switch
+                to the new one at its pace.
+              </p>
+              <label>
+                Overlap
+                <select value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
+                  {OVERLAPS.map((o) => (
+                    <option key={o.seconds} value={o.seconds}>
+                      {o.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </>
           )}
           {rotateError && (
             <p role="alert" className="error">
