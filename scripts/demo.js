@@ -101,6 +101,12 @@ async function main() {
   for (let i = 0; i < 60 && !(await ready()); i++) await new Promise((r) => setTimeout(r, 500));
   if (!(await ready())) fail('the api did not become ready; see the log above');
   const key = /api key:\s+(\S+)/.exec(seeded)?.[1];
+  // A bank page on another origin showing the widget (scripts/widget-demo-host.js).
+  const host = await require('./widget-demo-host').start({
+    apiBase: `http://localhost:${port}`,
+    apiKey: key,
+  });
+  process.on('exit', host.close);
   process.stdout.write(
     [
       '',
@@ -108,6 +114,7 @@ async function main() {
       `  Swagger docs:  http://localhost:${port}/docs`,
       `  Portal:        http://localhost:${port}/portal/   (admin@demo-bank.example / demo-password-123)`,
       `  API key:       ${key}`,
+      `  Widget demo:   ${host.url}   (a bank page on another origin, session minted server-side)`,
       `  Try:           curl -H "Authorization: Bearer ${key}" http://localhost:${port}/api/v1/me`,
       '',
     ].join('\n'),

@@ -753,6 +753,48 @@ async function main() {
     await p.context.close();
   });
 
+  await test("npm run demo's host page (scripts/widget-demo-host.js): lists its origin, mints the session server-side and shows the offers", async () => {
+    const demo = await require('../../scripts/widget-demo-host').start({
+      apiBase,
+      apiKey: key,
+      portalAdmin: admin,
+    });
+    try {
+      const origin = new URL(demo.url).origin;
+      const settings = await fetch(`${apiBase}/portal/api/widget`, { headers: { cookie } });
+      const listed = (await settings.json()).allowed_origins;
+      expect(
+        listed.includes(origin) && listed.includes(host.origin),
+        `origin added, the others kept: ${listed}`,
+      );
+      const html = await (await fetch(demo.url)).text();
+      expect(!html.includes(key), 'the API key is not in the page');
+      expect(/session-token="cs_[\w-]+"/.test(html), 'a minted session in the page');
+      const p = await newPage();
+      await p.page.goto(demo.url);
+      await waitForCards(p.page, 3);
+      const text = await widgetText(p.page);
+      expect(text.includes('$5 back at Green Grocer'), 'the institution offers');
+      await p.page.locator('offers-widget button', { hasText: 'Add' }).first().click();
+      await p.page.waitForFunction(
+        () =>
+          /Added/.test(
+            document.querySelector('offers-widget').shadowRoot.querySelector('article').innerText,
+          ),
+        null,
+        { timeout: 15_000 },
+      );
+      expect(p.consoleErrors.length === 0, `console errors: ${p.consoleErrors.join(' | ')}`);
+      expect(
+        p.thirdParty.length === 0 || p.thirdParty.every((u) => u.startsWith(origin)),
+        'no third-party requests',
+      );
+      await p.context.close();
+    } finally {
+      demo.close();
+    }
+  });
+
   await test('dark and phone-width screenshots', async () => {
     host.state.cardholder = 'ch-screens';
     const dark = await newPage({ colorScheme: 'dark' });
