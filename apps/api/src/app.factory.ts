@@ -12,6 +12,7 @@ import { AppConfig } from '@app/config';
 import { runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
 import { bodyParserError } from './common/error-mapping';
+import { assertJsonDepth, inputRules } from './common/input-rules';
 import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
@@ -59,6 +60,7 @@ export async function createApiApp(
   app.use(cookieParser());
   app.use('/api/v1/transactions/batch', jsonBody(BATCH_BODY_LIMIT));
   app.use(jsonBody(BODY_LIMIT));
+  app.use(inputRules);
   app.use('/api/v1/transactions', earlierShapeDeprecation);
 
   app.useGlobalPipes(createValidationPipe());
@@ -81,6 +83,7 @@ function jsonBody(limit: string): express.RequestHandler {
   const parse = express.json({
     limit,
     verify: (req: express.Request & { rawBody?: Buffer }, _res, buf) => {
+      assertJsonDepth(buf);
       req.rawBody = buf;
     },
   });

@@ -95,4 +95,38 @@ describe('GroupCommitter', () => {
     await expect(b).rejects.toThrow(/2 items/);
     await expect(c).rejects.toThrow(/2 items/);
   });
+
+  it("a write refused for one item's data is split until only that item fails", async () => {
+    // Like PostgreSQL: the whole statement fails (22008 datetime overflow) while item 13 is in it.
+    const writes: number[][] = [];
+    const write = async (items: number[]) => {
+      writes.push(items);
+      if (items.includes(13))
+        throw Object.assign(new Error('date out of range'), { code: '22008' });
+      return items.map((i) => `row-${i}`);
+    };
+    const g = new GroupCommitter(write, { maxBatch: 100, maxInFlight: 1 });
+    const first = g.submit(0); // written alone; the other 19 then leave together
+    const rest = Array.from({ length: 19 }, (_, i) => g.submit(i + 1));
+    await first;
+    const settled = await Promise.allSettled(rest);
+    settled.forEach((r, i) => {
+      if (i + 1 === 13) expect(r).toMatchObject({ status: 'rejected', reason: { code: '22008' } });
+      else expect(r).toEqual({ status: 'fulfilled', value: `row-${i + 1}` });
+    });
+    expect(writes.length).toBeLessThanOrEqual(2 + 2 * Math.ceil(Math.log2(19)));
+  });
+
+  it('an outage (no data error) is not split: every caller fails with it at once', async () => {
+    let writes = 0;
+    const write = async () => {
+      writes++;
+      throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+    };
+    const g = new GroupCommitter<number, string>(write, { maxBatch: 100, maxInFlight: 1 });
+    const all = [1, 2, 3, 4].map((i) => g.submit(i));
+    const settled = await Promise.allSettled(all);
+    expect(settled.every((r) => r.status === 'rejected')).toBe(true);
+    expect(writes).toBe(2);
+  });
 });

@@ -1,3 +1,5 @@
+import { isRowDataError } from '@app/db';
+
 /**
  * Group commit: concurrent callers' items are written together. A single-row insert is bound by
  * the commit (about 1,350 commits/s on the reference machine, docs/transactions.md); coalescing the
@@ -7,12 +9,21 @@
  * No timer: with a free slot an item is written at once (lowest latency at low load); when every
  * slot is busy, items wait and leave together in the next batch as soon as a slot frees.
  * Used by single transaction posts (ingestion) and by the webhook engine's claims and outcomes.
+ *
+ * One caller's bad item must not fail the others grouped with it (another tenant's posts, say):
+ * a write refused for an item's data is split and retried until only that item is refused.
  */
 export interface GroupCommitOptions {
   /** Most items per write. */
   maxBatch: number;
   /** Writes in flight at once (each holds one database connection). */
   maxInFlight: number;
+  /**
+   * Whether a failed write is about some item's data (then the group is split in halves and each
+   * half written again, down to the single item, so only the offender fails). Default: the
+   * statement was refused for a row's data (libs/db isRowDataError); an outage fails everyone.
+   */
+  isolate?: (e: unknown) => boolean;
 }
 
 interface Pending<I, O> {
@@ -65,6 +76,13 @@ export class GroupCommitter<I, O> {
         throw new Error(`group write returned ${results.length} results for ${batch.length} items`);
       batch.forEach((p, i) => p.resolve(results[i]));
     } catch (e) {
+      if (batch.length > 1 && (this.options.isolate ?? isRowDataError)(e)) {
+        // Halves in turn, on the same slot: about 2·log2(n) writes find one offender.
+        const mid = batch.length >> 1;
+        await this.run(batch.slice(0, mid));
+        await this.run(batch.slice(mid));
+        return;
+      }
       for (const p of batch) p.reject(e);
     }
   }

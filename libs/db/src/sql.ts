@@ -29,3 +29,21 @@ export function returnedRows<T>(result: unknown): T[] {
   }
   return result as T[];
 }
+
+/**
+ * True for a statement refused because of the data of some row (data exception 22xxx, integrity
+ * 23xxx, program limit 54xxx such as an index row too large), as opposed to the database being
+ * unreachable, overloaded or deadlocked: splitting the rows and retrying isolates the offender.
+ */
+export function isRowDataError(e: unknown): boolean {
+  const code = pgErrorCode(e);
+  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/** A client-facing reason for a row refused by the database (never the driver's own text). */
+export function rowDataErrorReason(e: unknown): string {
+  const code = pgErrorCode(e) ?? '';
+  if (code.startsWith('23')) return 'conflicts with data already stored';
+  if (code.startsWith('54')) return 'is too large to store';
+  return 'holds a value the database cannot store';
+}

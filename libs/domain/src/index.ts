@@ -27,3 +27,6 @@ export * from './card-lifecycle';
 export * from './cardholder-session';
 export * from './widget-origins';
 export * from './refund-reversal';
+export * from './timestamp';
+export * from './text';
+export * from './json-input';

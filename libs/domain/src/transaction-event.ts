@@ -1,5 +1,7 @@
 import { CURRENCY_PATTERN, fitsCurrency } from './money';
 import { piiProblem, PiiField } from './pii';
+import { textProblem } from './text';
+import { parseTransactedAt } from './timestamp';
 
 /**
  * Parsing and validation of a posted transaction event, in both published shapes (the current
@@ -88,9 +90,7 @@ export interface ParseOptions {
 }
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
-const FUTURE_TOLERANCE_MS = 86_400_000;
 const MAX_AMOUNT = 1e12;
 
 type Raw = Record<string, unknown>;
@@ -125,6 +125,11 @@ function str(raw: Raw, field: string, max: number, c: Collector, required = fals
     c.add(field, 'must not contain control characters');
     return null;
   }
+  const problem = textProblem(v);
+  if (problem) {
+    c.add(field, problem);
+    return null;
+  }
   return v;
 }
 
@@ -146,16 +151,12 @@ function oneOf<T extends string>(
 function timestamp(raw: Raw, field: string, c: Collector, now: number): string | null {
   const v = raw[field];
   if (v === undefined || v === null) return null;
-  const ms = typeof v === 'string' && TIMESTAMP.test(v) ? Date.parse(v) : NaN;
-  if (Number.isNaN(ms)) {
-    c.add(field, 'must be an ISO 8601 timestamp with a time zone, such as 2026-11-21T10:00:00Z');
+  const r = parseTransactedAt(v, now);
+  if (!r.ok) {
+    c.add(field, r.message);
     return null;
   }
-  if (ms > now + FUTURE_TOLERANCE_MS) {
-    c.add(field, 'must not lie in the future');
-    return null;
-  }
-  return new Date(ms).toISOString();
+  return r.iso;
 }
 
 /** A JS number as plain decimal text (no exponent), or null when it has more than 4 decimals. */

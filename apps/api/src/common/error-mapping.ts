@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
-import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@app/db';
+import { PG_UNIQUE_VIOLATION, pgErrorCode, rowDataErrorReason } from '@app/db';
 import { ApiError, ErrorBody, STATUS_CODES } from './api-error';
+import { tooDeepError } from './input-rules';
 
 export interface MappedError {
   status: number;
@@ -21,6 +22,7 @@ export function bodyParserError(e: unknown): ApiError {
   const type = (e as BodyParserError)?.type;
   if (type === 'entity.parse.failed')
     return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+  if (type === 'entity.too.deep') return tooDeepError();
   if (type === 'entity.too.large')
     return new ApiError(
       413,
@@ -78,6 +80,19 @@ export function mapError(e: unknown): MappedError {
   }
   if (pgErrorCode(e) === PG_UNIQUE_VIOLATION) {
     return plain(409, 'conflict', 'A resource with the same unique value already exists.');
+  }
+  // Last line of defence: validators refuse such values first, but a value the database cannot
+  // store is still the client's input, never a server fault (and never the driver's text).
+  if (/^(22|54)/.test(pgErrorCode(e) ?? '')) {
+    return {
+      status: 400,
+      body: {
+        error: 'validation_failed',
+        message: 'The request holds a value that cannot be stored.',
+        details: [{ field: 'body', message: rowDataErrorReason(e) }],
+      },
+      unexpected: false,
+    };
   }
   return plain(
     500,

@@ -1,5 +1,11 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
-import { CURRENCY_PATTERN, isTimeOfDay, isValidTimeZone } from '@app/domain';
+import {
+  CURRENCY_PATTERN,
+  isTimeOfDay,
+  isValidTimeZone,
+  parseTimestamp,
+  TIMESTAMP_FORMAT_MESSAGE,
+} from '@app/domain';
 
 /** An amount in major units: a finite, non-negative number below 10^12. */
 export function IsAmount(options: ValidationOptions & { positive?: boolean } = {}) {
@@ -33,22 +39,23 @@ export function IsCurrencyCode(options: ValidationOptions = {}) {
     });
 }
 
-/** An ISO 8601 timestamp with a time part (a bare date is ambiguous about the time zone). */
+/**
+ * An ISO 8601 timestamp with a time part and a zone (a bare date is ambiguous about the time
+ * zone), strict on the calendar and inside the accepted range: the one rule in libs/domain.
+ */
 export function IsTimestamp(options: ValidationOptions = {}) {
   return (object: object, propertyName: string) =>
     registerDecorator({
       name: 'isTimestamp',
       target: object.constructor,
       propertyName,
-      options: {
-        message: 'must be an ISO 8601 timestamp such as 2026-11-21T10:00:00Z',
-        ...options,
-      },
+      options,
       validator: {
-        validate: (v: unknown) =>
-          typeof v === 'string' &&
-          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
-          !Number.isNaN(Date.parse(v)),
+        validate: (v: unknown) => parseTimestamp(v).ok,
+        defaultMessage: (args) => {
+          const r = parseTimestamp(args?.value);
+          return r.ok ? TIMESTAMP_FORMAT_MESSAGE : r.message;
+        },
       },
     });
 }

@@ -60,6 +60,10 @@ export class TransactionsService {
       'batch',
       ctx.requestId,
     );
+    // Rows the database refused count as invalid items, like those refused before the statement.
+    for (const f of outcome.failed)
+      invalid.push({ index: f.index, errors: [{ field: 'transaction', message: f.reason }] });
+    invalid.sort((a, b) => a.index - b.index);
     return {
       received: items.length,
       accepted: outcome.accepted.length,

@@ -119,7 +119,11 @@ export class CsvImportProcessor extends WorkerHost {
       }
       const outcome = events.length
         ? await this.ingestion.submitMany(u.institution_id, events, 'csv', requestId)
-        : { accepted: [], duplicates: [] };
+        : { accepted: [], duplicates: [], failed: [] };
+      // Rows the database refused are invalid lines like the others; the rest of the chunk stands.
+      for (const f of outcome.failed)
+        invalid.push({ line: lines[f.index], errors: [{ field: 'row', message: f.reason }] });
+      invalid.sort((a, b) => a.line - b.line);
       totals.accepted += outcome.accepted.length;
       totals.duplicates += outcome.duplicates.length;
       totals.invalid += invalid.length;

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { isRowDataError, pgErrorCode, rowDataErrorReason } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
 import { MatchQueue } from '../matching/match-queue';
 import { GroupCommitter } from '../group-commit';
@@ -14,11 +15,17 @@ interface SingleItem extends NewTransaction {
   requestId?: string;
 }
 
-/** Input indexes of the rows written and of the duplicates (stored before, or repeated in the input). */
+/**
+ * Input indexes of the rows written, of the duplicates (stored before, or repeated in the input)
+ * and of the rows the database refused (with a reason for the client), which fail alone.
+ */
 export interface BatchOutcome {
   accepted: number[];
   duplicates: number[];
+  failed: { index: number; reason: string }[];
 }
+
+type InsertOutcome = string | null | { error: string };
 
 /** Single posts coalesced per write: enough to pass the commit ceiling, small enough to stay fast. */
 const GROUP = { maxBatch: 500, maxInFlight: 4 };
@@ -84,21 +91,49 @@ export class IngestionService implements OnModuleDestroy {
         toInsert.push(i);
       }
     });
-    const ids = await this.store.insert(
+    const ids = await this.insertIsolating(
       toInsert.map((i) => ({ institutionId, event: events[i]! })),
       source,
     );
     const accepted: number[] = [];
+    const failed: BatchOutcome['failed'] = [];
     const newIds: string[] = [];
     ids.forEach((id, n) => {
-      if (id) {
+      if (typeof id === 'string') {
         accepted.push(toInsert[n]);
         newIds.push(id);
-      } else duplicates.push(toInsert[n]);
+      } else if (id) failed.push({ index: toInsert[n], reason: id.error });
+      else duplicates.push(toInsert[n]);
     });
     duplicates.sort((a, b) => a - b);
     this.toMatch.add(newIds, requestId);
-    return { accepted, duplicates };
+    return { accepted, duplicates, failed };
+  }
+
+  /**
+   * One statement for all rows; when the database refuses it for some row's data, halves are
+   * written in turn down to the single row, so only the offending rows fail (with a reason).
+   * Nothing is committed by a refused statement, so the retries write each row at most once.
+   */
+  private async insertIsolating(
+    rows: NewTransaction[],
+    source: TransactionSource,
+  ): Promise<InsertOutcome[]> {
+    try {
+      return await this.store.insert(rows, source);
+    } catch (e) {
+      if (!isRowDataError(e)) throw e;
+      if (rows.length === 1) {
+        this.logger.warn(
+          { code: pgErrorCode(e), source },
+          'a transaction row refused by the database',
+        );
+        return [{ error: rowDataErrorReason(e) }];
+      }
+      const mid = rows.length >> 1;
+      const head = await this.insertIsolating(rows.slice(0, mid), source);
+      return [...head, ...(await this.insertIsolating(rows.slice(mid), source))];
+    }
   }
 
   /** The group write of single posts: one insert, then the original ids of the duplicates. */
