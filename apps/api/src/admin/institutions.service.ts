@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { hashPassword } from '@app/core';
 import { Locale, PG_UNIQUE_VIOLATION, pgErrorCode, Plan, PortalRole, SortOrder } from '@app/db';
+import { ApiKeyCache } from '../auth/api-key-cache.service';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
 import {
@@ -21,6 +22,7 @@ export class InstitutionsService {
 
   constructor(
     private readonly repo: InstitutionsRepository,
+    private readonly keyCache: ApiKeyCache,
     config: AppConfig,
   ) {
     this.keyset = new Keyset(config.secretsKey, 'admin:institutions');
@@ -45,16 +47,19 @@ export class InstitutionsService {
     return this.keyset.page(rows, limit, toDto);
   }
 
+  /** A suspension (or a new plan, name or rate limit) is in force for API keys when this answers. */
   async update(id: string, dto: UpdateInstitutionDto): Promise<InstitutionDto> {
-    const found = await this.repo.update(
-      id,
-      {
-        name: dto.name,
-        plan: dto.plan as Plan | undefined,
-        status: dto.status,
-        rateLimits: dto.rate_limits === undefined ? undefined : { ...dto.rate_limits },
-      },
-      programColumns(dto.program ?? {}),
+    const found = await this.keyCache.change(`institution:${id}`, () =>
+      this.repo.update(
+        id,
+        {
+          name: dto.name,
+          plan: dto.plan as Plan | undefined,
+          status: dto.status,
+          rateLimits: dto.rate_limits === undefined ? undefined : { ...dto.rate_limits },
+        },
+        programColumns(dto.program ?? {}),
+      ),
     );
     if (!found) throw ApiError.notFound('institution_not_found', 'No such institution.');
     return this.get(id);

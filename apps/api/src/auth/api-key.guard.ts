@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { effectiveScopes, hashApiKey } from '@app/domain';
 import { ApiError } from '../common/api-error';
+import { ApiKeyCache } from './api-key-cache.service';
 import { ApiKeysRepository, KeyAuthRow } from './api-keys.repository';
 import { ApiKeyPrincipal } from './auth.types';
 import { RateLimiterService } from './rate-limiter.service';
@@ -12,7 +13,8 @@ import { RateGroup, SCOPE_KEY } from './scopes.decorator';
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
 
 /**
- * Bearer API key → SHA-256 → one indexed lookup (key joined with its institution), then
+ * Bearer API key → SHA-256 → the key joined with its institution (from the in-process cache, which
+ * every change to keys and institutions empties at once; else one indexed lookup), then
  * revocation, expiry, scope and the per-key, per-scope-group rate limit.
  */
 @Injectable()
@@ -22,6 +24,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysRepository,
+    private readonly cache: ApiKeyCache,
     private readonly config: AppConfig,
     private readonly limiter: RateLimiterService,
   ) {}
@@ -42,7 +45,7 @@ export class ApiKeyGuard implements CanActivate {
         'Send the API key as: Authorization: Bearer <API_KEY>.',
       );
     }
-    const key = await this.keys.findForAuth(hashApiKey(match[1]));
+    const key = await this.cache.find(hashApiKey(match[1]));
     if (!key)
       throw new ApiError(HttpStatus.UNAUTHORIZED, 'invalid_token', 'The API key is not valid.');
     if (key.revoked_at) throw ApiError.forbidden('token_revoked', 'The API key has been revoked.');
@@ -62,7 +65,9 @@ export class ApiKeyGuard implements CanActivate {
     await this.applyRateLimit(key, group, res);
 
     if (key.stale) {
-      // Written at most once a minute per key; never on the request's critical path.
+      // Written at most once a minute per key; never on the request's critical path. The row may
+      // be the cached one: marking it keeps the next requests from writing again.
+      key.stale = false;
       this.keys
         .touchLastUsed(key.id)
         .catch((e: Error) => this.logger.warn({ err: e.message }, 'could not record key use'));

@@ -10,6 +10,7 @@ import {
 } from '@app/domain';
 import { ApiKey } from '@app/db';
 import { ApiError } from '../common/api-error';
+import { ApiKeyCache } from './api-key-cache.service';
 import { ApiKeysRepository } from './api-keys.repository';
 import { SecurityActivityService } from './security-activity.service';
 
@@ -39,6 +40,7 @@ export class ApiKeysService {
     private readonly db: DataSource,
     private readonly activity: SecurityActivityService,
     private readonly repo: ApiKeysRepository,
+    private readonly cache: ApiKeyCache,
   ) {}
 
   async issue(
@@ -89,8 +91,21 @@ export class ApiKeysService {
     });
   }
 
-  /** Revokes a key of the institution; revoking twice is harmless. */
+  /**
+   * Revokes a key of the institution; revoking twice is harmless. Answers once the revocation is
+   * in force in this process's key cache (and notified to every other api process).
+   */
   async revoke(
+    institutionId: string,
+    keyId: string,
+    actor: { label: string; ip?: string | null },
+  ): Promise<void> {
+    await this.cache.change(`key:${keyId}`, () =>
+      this.revokeInTransaction(institutionId, keyId, actor),
+    );
+  }
+
+  private async revokeInTransaction(
     institutionId: string,
     keyId: string,
     actor: { label: string; ip?: string | null },

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RedisModule } from '../common/redis.module';
+import { ApiKeyCache } from './api-key-cache.service';
 import { ApiKeyGuard } from './api-key.guard';
 import { MeController } from './me.controller';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -15,6 +16,7 @@ import { SecurityActivityService } from './security-activity.service';
   imports: [RedisModule],
   controllers: [MeController],
   providers: [
+    ApiKeyCache,
     ApiKeysRepository,
     ApiKeyGuard,
     RateLimiterService,
@@ -22,6 +24,7 @@ import { SecurityActivityService } from './security-activity.service';
     SecurityActivityService,
   ],
   exports: [
+    ApiKeyCache,
     ApiKeysRepository,
     ApiKeyGuard,
     RateLimiterService,

@@ -11,6 +11,7 @@ import { WebhookEventCatalog1763800400100 } from './1763800400100-webhook-event-
 import { WebhookReplayAndSearch1763800400200 } from './1763800400200-webhook-replay-and-search';
 import { WebhookEndpointOptions1763800400300 } from './1763800400300-webhook-endpoint-options';
 import { WebhookClientCertificate1763800400400 } from './1763800400400-webhook-client-certificate';
+import { AuthChangeNotify1763800500000 } from './1763800500000-auth-change-notify';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   WebhookReplayAndSearch1763800400200,
   WebhookEndpointOptions1763800400300,
   WebhookClientCertificate1763800400400,
+  AuthChangeNotify1763800500000,
 ];
