@@ -12,7 +12,11 @@ const BENCH_DB =
 const OPERATOR_TOKEN = 'op_bench_operator_token_0123456789abcdef';
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 
-/** Environment for api and worker under benchmark: quiet logs, bench database, big limits. */
+/**
+ * Environment for api and worker under benchmark: production mode with the production log level
+ * (LOG_LEVEL unset: info, one line per request), the bench database, and rate limits raised so the
+ * load is not refused (the limiter still makes its Redis round trip on every request).
+ */
 function benchEnv(extra = {}) {
   return {
     ...process.env,
@@ -21,7 +25,7 @@ function benchEnv(extra = {}) {
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     SECRETS_KEY,
     OPERATOR_TOKEN,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
     RATE_LIMIT_REPORTING_PER_MINUTE: '10000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -66,35 +70,35 @@ function pool(max = 8) {
   return new Pool({ connectionString: BENCH_DB, max });
 }
 
-/** Starts dist/apps/<app>/main.js and waits until it answers (api) or logs ready (worker). */
+/**
+ * Starts dist/apps/<app>/main.js and waits until it answers (api) or logs ready (worker). Its
+ * stdout and stderr go to a file (as production hands them to a collector), so the bench process
+ * does not buffer them; `logFile` says where.
+ */
 async function startApp(app, { port = 3900, env = {} } = {}) {
-  // The worker says "worker ready" at info level; the api stays at warn so request logs do not
-  // weigh on the measurements.
+  const logFile = join(require('os').tmpdir(), `bench-${app}-${process.pid}-${port}.log`);
+  const fd = require('fs').openSync(logFile, 'w');
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
     cwd: root,
-    env: benchEnv({
-      PORT: String(port),
-      ...(app === 'worker' ? { LOG_LEVEL: 'info' } : {}),
-      ...env,
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: benchEnv({ PORT: String(port), ...env }),
+    stdio: ['ignore', fd, fd],
   });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const deadline = Date.now() + 30_000;
+  require('fs').closeSync(fd);
+  const output = () => readFileSync(logFile, 'utf8');
+  const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${app} exited: ${output.slice(-2000)}`);
-    if (app === 'api' ? await ping(port) : /worker ready/.test(output)) break;
+    if (child.exitCode !== null) throw new Error(`${app} exited: ${output().slice(-2000)}`);
+    if (app === 'api' ? await ping(port) : /worker ready/.test(output())) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL'); // never leave a half-started process holding the port
-      throw new Error(`${app} did not start: ${output.slice(-2000)}`);
+      throw new Error(`${app} did not start: ${output().slice(-2000)}`);
     }
     await sleep(200);
   }
   return {
     child,
     port,
+    logFile,
     peakRssMb: () => peakRssMb(child.pid),
     stop: () =>
       new Promise((resolve) =>
@@ -119,6 +123,54 @@ function peakRssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const m = /VmHWM:\s+(\d+) kB/.exec(status);
   return m ? Math.round(Number(m[1]) / 1024) : null;
+}
+
+/** utime + stime of a process in clock ticks (100 per second), 0 when it is gone. */
+function cpuTicks(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy share of all cores since the previous call (reads /proc/stat). */
+function machineCpu() {
+  const f = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * CPU meter over a phase: `pids` is {name: pid | () => pid[]}. The returned function gives, per
+ * name, the CPU milliseconds spent since the meter started, plus the machine's busy share.
+ */
+function cpuMeter(pids) {
+  const list = (v) => (typeof v === 'function' ? v() : [v]);
+  const start = {};
+  for (const [k, v] of Object.entries(pids))
+    start[k] = new Map(list(v).map((pid) => [pid, cpuTicks(pid)]));
+  const m0 = machineCpu();
+  return () => {
+    const out = {};
+    for (const [k, v] of Object.entries(pids)) {
+      let ticks = 0;
+      // Only processes alive at both ends count (a backend that came or went is left out).
+      for (const pid of list(v)) {
+        const end = cpuTicks(pid);
+        if (start[k].has(pid) && end >= start[k].get(pid)) ticks += end - start[k].get(pid);
+      }
+      out[k] = ticks * 10;
+    }
+    const m1 = machineCpu();
+    out.machine_busy_pct = round((1 - (m1.idle - m0.idle) / (m1.total - m0.total)) * 100);
+    return out;
+  };
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -253,10 +305,30 @@ function saveResults(name, data) {
     'Written by `npm run bench`; each section from its latest run.',
     '',
   ];
-  for (const [section, figures] of Object.entries(all)) {
-    md.push(`## ${section}`, '', '| metric | value |', '|---|---|');
-    for (const [k, v] of Object.entries(flatten(figures))) md.push(`| ${k} | ${v} |`);
+  // The production section first: its goal table is what a reader wants at a glance.
+  const sections = Object.entries(all).sort(([a], [b]) =>
+    a === 'production' ? -1 : b === 'production' ? 1 : 0,
+  );
+  for (const [section, figures] of sections) {
+    const { table, ...rest } = figures;
+    md.push(`## ${section}`, '');
+    if (Array.isArray(table)) {
+      md.push(
+        `Measured ${figures.measured_at} on ${figures.machine}, ${figures.mode ?? ''}. ${figures.conditions ?? ''}.`,
+        '',
+        '| figure | value | anchor | ratio | goal | met |',
+        '|---|---|---|---|---|---|',
+      );
+      for (const x of table)
+        md.push(
+          `| ${x.figure} | ${x.value} | ${x.anchor || '—'} | ${x.ratio ?? '—'} | ${x.goal} | ${x.met ? 'yes' : '**no**'} |`,
+        );
+      md.push('', '<details><summary>all figures</summary>', '');
+    }
+    md.push('| metric | value |', '|---|---|');
+    for (const [k, v] of Object.entries(flatten(rest))) md.push(`| ${k} | ${v} |`);
     md.push('');
+    if (Array.isArray(table)) md.push('</details>', '');
   }
   writeFileSync(join(RESULTS, 'latest.md'), md.join('\n'));
   console.log(JSON.stringify({ [name]: all[name] }, null, 2));
@@ -275,9 +347,10 @@ function flatten(o, prefix = '') {
 /** Creates an institution and an all-scope key through the admin API of a running api. */
 async function createInstitution(port, body = { name: 'Bench Bank', plan: 'enterprise' }) {
   const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
-  const inst = JSON.parse(
-    (await request(port, 'POST', '/admin/api/v1/institutions', { headers: op, body })).body,
-  );
+  const created = await request(port, 'POST', '/admin/api/v1/institutions', { headers: op, body });
+  if (created.status !== 201)
+    throw new Error(`create institution: ${created.status} ${created.body}`);
+  const inst = JSON.parse(created.body);
   const key = JSON.parse(
     (
       await request(port, 'POST', `/admin/api/v1/institutions/${inst.id}/api-keys`, {
@@ -291,6 +364,8 @@ async function createInstitution(port, body = { name: 'Bench Bank', plan: 'enter
 
 module.exports = {
   BENCH_DB,
+  cpuTicks,
+  cpuMeter,
   OPERATOR_TOKEN,
   benchEnv,
   resetDatabase,

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// `npm run bench [-- <name> ...]`: runs the named benchmarks (all when none is named) against a
-// dedicated database, and writes bench/results/latest.json and bench/results/latest.md.
+// `npm run bench [-- [--quick] <name> ...]`: runs the named benchmarks against a dedicated
+// database and writes bench/results/latest.json and bench/results/latest.md. With no name, the
+// production bench (every goal, api and worker running, each figure next to its anchor); the
+// others (ingest, feed, webhooks, reporting) by name. --quick: small data and short phases, for
+// development on a shared machine (figures not comparable with a full run).
 const { readdirSync } = require('fs');
 const { join } = require('path');
 
@@ -10,8 +13,10 @@ const available = readdirSync(__dirname)
   .sort();
 
 async function main() {
-  const asked = process.argv.slice(2);
-  const names = asked.length ? asked : available;
+  const args = process.argv.slice(2);
+  if (args.includes('--quick')) process.env.BENCH_QUICK = '1';
+  const asked = args.filter((a) => a !== '--quick');
+  const names = asked.length ? asked : ['production'];
   for (const name of names) {
     if (!available.includes(name)) {
       console.error(`unknown benchmark "${name}"; available: ${available.join(', ')}`);

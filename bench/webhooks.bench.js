@@ -72,10 +72,10 @@ function startReceiver() {
 }
 
 /** Portal login (cookie + CSRF) as the institution's admin, then URL and secret through the portal API. */
-async function configureWebhook(institutionId, url) {
+async function configureWebhook(institutionId, url, port = PORT) {
   const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
   const user = { email: `bench-admin-${Date.now()}@bank.test`, password: 'bench password 123' };
-  await request(PORT, 'POST', `/admin/api/v1/institutions/${institutionId}/users`, {
+  await request(port, 'POST', `/admin/api/v1/institutions/${institutionId}/users`, {
     headers: op,
     body: { ...user, role: 'admin' },
   });
@@ -84,7 +84,7 @@ async function configureWebhook(institutionId, url) {
     const req = http.request(
       {
         host: '127.0.0.1',
-        port: PORT,
+        port,
         method: 'POST',
         path: '/portal/api/auth/login',
         headers: { 'content-type': 'application/json', 'content-length': body.length },
@@ -104,9 +104,9 @@ async function configureWebhook(institutionId, url) {
     req.end(body);
   });
   const headers = { cookie: login.cookie, 'x-csrf-token': login.body.csrf_token };
-  const put = await request(PORT, 'PUT', '/portal/api/webhook', { headers, body: { url } });
+  const put = await request(port, 'PUT', '/portal/api/webhook', { headers, body: { url } });
   if (put.status !== 200) throw new Error(`PUT /portal/api/webhook: ${put.status} ${put.body}`);
-  const rotated = await request(PORT, 'POST', '/portal/api/webhook/secret', { headers });
+  const rotated = await request(port, 'POST', '/portal/api/webhook/secret', { headers });
   if (rotated.status !== 201)
     throw new Error(`POST /portal/api/webhook/secret: ${rotated.status} ${rotated.body}`);
   return JSON.parse(rotated.body).signing_secret;
@@ -501,4 +501,4 @@ async function run() {
   }
 }
 
-module.exports = { run };
+module.exports = { run, startReceiver, configureWebhook };
