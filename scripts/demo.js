@@ -1,18 +1,35 @@
 #!/usr/bin/env node
-// `npm run demo`: everything a newcomer needs in one command. Checks PostgreSQL and Redis,
-// creates and migrates the database, seeds a demo institution, builds, starts api + worker,
-// and prints the Swagger URL, the portal URL, an API key and a portal login.
+// `npm run demo`: everything a newcomer needs in one command, for development on one machine.
+// Checks PostgreSQL and Redis, builds (only when a source changed since the last build), creates
+// and migrates the database, seeds a demo institution whose webhook points to a local receiver,
+// starts api + worker, and prints what to try: keys, merchants, a purchase that matches a demo
+// offer, the receiver command, the operator token and the admin API.
 const { spawn, spawnSync } = require('child_process');
+const { createHash, randomBytes } = require('crypto');
+const { existsSync, readFileSync, readdirSync, statSync, writeFileSync } = require('fs');
 const http = require('http');
-const { join } = require('path');
+const { join, relative } = require('path');
 
 const root = join(__dirname, '..');
 const port = Number(process.env.PORT ?? 3000);
+const receiverPort = Number(process.env.RECEIVER_PORT ?? 4100);
+const base = `http://localhost:${port}`;
 
 function fail(message) {
   process.stderr.write(`\n${message}\n`);
   process.exit(1);
 }
+
+if ((process.env.NODE_ENV ?? 'development') !== 'development') {
+  fail('npm run demo is for development only (it allows http and private webhook URLs).');
+}
+// The demo's webhook receiver listens on 127.0.0.1 over http: allowed in development only.
+const env = {
+  ...process.env,
+  NODE_ENV: 'development',
+  PORT: String(port),
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+};
 
 async function reachable() {
   const { Client } = require('pg');
@@ -55,11 +72,67 @@ function step(title, cmd, args, options = {}) {
   process.stdout.write(`\n> ${title}\n`);
   const r = spawnSync(cmd, args, {
     cwd: root,
+    env,
     stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
     encoding: 'utf8',
   });
   if (r.status !== 0) fail(`${title} failed`);
   return r.stdout;
+}
+
+// What the build reads. Their content hash is kept beside the build, so a second demo (or a
+// copy of the tree with its dist) starts without rebuilding.
+const BUILD_INPUTS = [
+  'apps',
+  'libs',
+  'portal',
+  'widget',
+  'openapi',
+  'package-lock.json',
+  'webpack.config.js',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build-widget.js',
+];
+const NOT_INPUTS = new Set(['node_modules', 'dist', 'test-output', 'test-results', '.vite']);
+const stampFile = join(root, 'dist', '.build-inputs.sha256');
+
+function sourceHash() {
+  const hash = createHash('sha256');
+  const walk = (p) => {
+    if (!existsSync(p)) return;
+    const entries = readdirSync(p, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
+    for (const e of entries) {
+      if (NOT_INPUTS.has(e.name)) continue;
+      const q = join(p, e.name);
+      if (e.isDirectory()) walk(q);
+      else hash.update(relative(root, q)).update('\0').update(readFileSync(q));
+    }
+  };
+  for (const input of BUILD_INPUTS) {
+    const p = join(root, input);
+    if (!existsSync(p)) continue;
+    if (statSync(p).isDirectory()) walk(p);
+    else hash.update(input).update('\0').update(readFileSync(p));
+  }
+  return hash.digest('hex');
+}
+
+function buildIfChanged() {
+  const built = ['dist/apps/api/main.js', 'dist/apps/worker/main.js', 'portal/dist/index.html'];
+  const hash = sourceHash();
+  const upToDate =
+    built.every((f) => existsSync(join(root, f))) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8').trim() === hash;
+  if (upToDate) {
+    process.stdout.write('\n> build: up to date (no source changed since the last build)\n');
+    return;
+  }
+  step('build (api, worker, portal, widget)', 'npm', ['run', 'build']);
+  writeFileSync(stampFile, `${hash}\n`);
 }
 
 function ready() {
@@ -73,52 +146,147 @@ function ready() {
   });
 }
 
-async function main() {
-  await reachable();
-  step('build (api, worker, portal)', 'npm', ['run', 'build']);
-  const seeded = step(
-    'migrate and seed the demo institution',
-    process.execPath,
-    [join(root, 'dist/apps/cli/main.js'), 'seed-demo'],
-    { capture: true },
-  );
-  process.stdout.write(seeded);
-
+/** api and worker in their own process group: Ctrl-C reaches them once, from here. */
+function startServices() {
   const children = ['api', 'worker'].map((app) =>
     spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
       cwd: root,
+      env,
       stdio: 'inherit',
-      env: { ...process.env, PORT: String(port) },
+      detached: true,
     }),
   );
-  const stop = () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  children.forEach((c) =>
-    c.on('exit', (code) => code && (stop(), fail(`a service exited with code ${code}`))),
+  let stopping = false;
+  const stop = (code) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('\nstopping api and worker…\n');
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    if (!running.length) process.exit(code);
+    let left = running.length;
+    for (const c of running) {
+      c.once('exit', () => --left === 0 && process.exit(code));
+      c.kill('SIGTERM');
+    }
+  };
+  process.on('SIGINT', () => stop(0));
+  process.on('SIGTERM', () => stop(0));
+  children.forEach((c, i) =>
+    c.on('exit', (code) => {
+      if (stopping) return;
+      process.stderr.write(`\nthe ${['api', 'worker'][i]} exited (code ${code}); stopping\n`);
+      stop(1);
+    }),
+  );
+}
+
+function operatorTokenHint() {
+  if (process.env.OPERATOR_TOKEN) return { where: 'your environment', read: '$OPERATOR_TOKEN' };
+  return { where: '.env (generated on first run)', read: "$(sed -n 's/^OPERATOR_TOKEN=//p' .env)" };
+}
+
+/** The lines printed once the service is ready; one section per topic, each easy to extend. */
+function instructions(seed, { widgetUrl }) {
+  const key = seed['api key'];
+  const secret = seed['signing secret'];
+  const offerId = seed['demo offer'].split(/\s+/)[0];
+  const cardholder = `chk_demo_${randomBytes(4).toString('hex')}`;
+  const auth = `-sS -H "Authorization: Bearer ${key}"`;
+  const json = "-H 'content-type: application/json'";
+  const purchase = {
+    transaction_ref: "demo-'$(date +%s)'",
+    cardholder_token: cardholder,
+    card_token: `card_${cardholder}`,
+    amount: 40,
+    currency: 'USD',
+    transacted_at: "'$(date -u +%Y-%m-%dT%H:%M:%SZ)'",
+    merchant_identifier: 'demo-pix-cafe-central',
+    merchant_identifier_type: 'pix_key',
+  };
+  const op = operatorTokenHint();
+  return [
+    [
+      'The service is running (Ctrl-C stops it).',
+      `  Swagger docs:   ${base}/docs`,
+      `  Portal:         ${base}/portal/   (admin@demo-bank.example / demo-password-123)`,
+      `  API key:        ${key}`,
+      `  Widget demo:    ${widgetUrl}   (a bank page on another origin, session minted server-side)`,
+      `  Try:            curl ${auth} ${base}/api/v1/me`,
+      `  Signing secret: ${secret}   (webhook URL ${seed['webhook url']})`,
+    ],
+    ['Demo merchants (post purchases with these identifiers):', ...seed.merchants],
+    [
+      'A verified webhook in three steps. Development only: the demo runs with',
+      'WEBHOOK_ALLOW_PRIVATE_URLS=true, so its http://127.0.0.1 receiver is accepted (in production',
+      'webhook URLs must be https and public). The demo set the webhook URL and a new signing secret.',
+      '  1. In a second terminal, start the receiver (it verifies every signature):',
+      `       WEBHOOK_SECRET=${secret} node scripts/webhook-receiver.js ${receiverPort}`,
+      `  2. Enroll a cardholder in "${seed['demo offer'].replace(/^\S+\s+/, '')}":`,
+      `       curl -X POST ${base}/api/v1/offers/${offerId}/add ${auth} ${json} -d '{"cardholder_token":"${cardholder}"}'`,
+      '  3. Post a purchase at Café Central that matches it (5% of 40 USD):',
+      `       curl -X POST ${base}/api/v1/transactions ${auth} ${json} -d '${JSON.stringify(purchase)}'`,
+      '  The receiver prints "verified redemption.completed …" within seconds; the portal shows the',
+      '  delivery under Webhooks. The whole integration: docs/api.md.',
+    ],
+    [
+      `Operators: the admin API (${base}/admin/api/v1, Swagger tag Admin) takes the operator token,`,
+      `OPERATOR_TOKEN in ${op.where}:`,
+      `  curl -H "Authorization: Bearer ${op.read}" ${base}/admin/api/v1/institutions`,
+    ],
+  ];
+}
+
+/** Reads the seed's "label: value" lines and its indented merchant table. */
+function parseSeed(text) {
+  const seed = { merchants: [] };
+  for (const line of text.split('\n')) {
+    const m = /^([a-z][a-z ]+):\s+(.*)$/.exec(line);
+    if (m) seed[m[1]] = m[2].trim();
+    else if (/^ {2}\S/.test(line)) seed.merchants.push(line);
+  }
+  return seed;
+}
+
+async function main() {
+  await reachable();
+  buildIfChanged();
+  const seeded = step(
+    'migrate and seed the demo institution',
+    process.execPath,
+    [
+      join(root, 'dist/apps/cli/main.js'),
+      'seed-demo',
+      '--webhook-url',
+      `http://127.0.0.1:${receiverPort}/webhook`,
+    ],
+    { capture: true },
+  );
+  // Migration lines and the institution; keys and merchants follow in the summary below.
+  const lines = seeded.split('\n');
+  process.stdout.write(
+    `${lines
+      .slice(
+        0,
+        lines.findIndex((l) => /^portal login:/.test(l)),
+      )
+      .join('\n')}\n`,
   );
 
-  for (let i = 0; i < 60 && !(await ready()); i++) await new Promise((r) => setTimeout(r, 500));
-  if (!(await ready())) fail('the api did not become ready; see the log above');
-  const key = /api key:\s+(\S+)/.exec(seeded)?.[1];
+  startServices();
+  const deadline = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) fail('the api did not become ready; see the log above');
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const seed = parseSeed(seeded);
   // A bank page on another origin showing the widget (scripts/widget-demo-host.js).
   const host = await require('./widget-demo-host').start({
-    apiBase: `http://localhost:${port}`,
-    apiKey: key,
+    apiBase: base,
+    apiKey: seed['api key'],
   });
   process.on('exit', host.close);
-  process.stdout.write(
-    [
-      '',
-      'The service is running (Ctrl-C stops it).',
-      `  Swagger docs:  http://localhost:${port}/docs`,
-      `  Portal:        http://localhost:${port}/portal/   (admin@demo-bank.example / demo-password-123)`,
-      `  API key:       ${key}`,
-      `  Widget demo:   ${host.url}   (a bank page on another origin, session minted server-side)`,
-      `  Try:           curl -H "Authorization: Bearer ${key}" http://localhost:${port}/api/v1/me`,
-      '',
-    ].join('\n'),
-  );
+  const sections = instructions(seed, { widgetUrl: host.url });
+  process.stdout.write(`\n${sections.map((s) => s.join('\n')).join('\n\n')}\n\n`);
 }
 
 main().catch((e) => fail(e.message));

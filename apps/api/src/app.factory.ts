@@ -13,6 +13,7 @@ import { runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
 import { bodyParserError } from './common/error-mapping';
 import { assertJsonDepth, inputRules } from './common/input-rules';
+import { ApiLogger } from './common/logging';
 import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
@@ -39,7 +40,7 @@ export async function createApiApp(
     abortOnError: false,
   });
   const config = app.get(AppConfig);
-  if (options.logger !== false) app.useLogger(app.get(Logger));
+  if (options.logger !== false) app.useLogger(new ApiLogger(app.get(Logger)));
   app.enableShutdownHooks();
   app.set('trust proxy', config.trustProxy ? parseTrustProxy(config.trustProxy) : false);
   app.disable('x-powered-by');

@@ -6,6 +6,8 @@ import { InstitutionsService } from '../../api/src/admin/institutions.service';
 import { MerchantsService } from '../../api/src/admin/merchants.service';
 import { OffersAdminService } from '../../api/src/admin/offers-admin.service';
 import { CreateOfferDto } from '../../api/src/admin/offers.dto';
+import type { PortalPrincipal } from '../../api/src/portal/portal-session.guard';
+import { PortalWebhooksService } from '../../api/src/portal/webhooks/portal-webhooks.service';
 import { migrate } from './migrate.command';
 
 export const DEMO = {
@@ -13,6 +15,9 @@ export const DEMO = {
   admin: { email: 'admin@demo-bank.example', password: 'demo-password-123' },
   member: { email: 'member@demo-bank.example', password: 'demo-password-123' },
 };
+
+/** The offer the demo's printed purchase matches: 5% back, no minimum, ten times per cardholder. */
+export const DEMO_OFFER_TITLE = '5% back at Café Central';
 
 const MERCHANTS = [
   {
@@ -235,9 +240,14 @@ const OFFERS: OfferSeed[] = [
 
 /**
  * Creates (once) a demo institution with program, staff logins, merchants with identifiers of
- * every type and a dozen offers; issues a fresh API key on every run and prints it.
+ * every type and a dozen offers; issues a fresh API key on every run and prints it, with the
+ * merchants' identifiers and the offer the demo purchase matches. `--webhook-url URL` also sets
+ * the institution's webhook URL and a fresh signing secret (printed once), as an admin would in
+ * the portal.
  */
-export async function seedDemo(): Promise<void> {
+export async function seedDemo(args: string[] = []): Promise<void> {
+  const urlAt = args.indexOf('--webhook-url');
+  const webhookUrl = urlAt >= 0 ? args[urlAt + 1] : undefined;
   await migrate();
   const app = await NestFactory.createApplicationContext(AppModule, {
     logger: ['error'],
@@ -310,6 +320,22 @@ export async function seedDemo(): Promise<void> {
       }
     }
 
+    const [demoOffer] = await db.query(
+      `SELECT o.id FROM offer o JOIN offer_target t ON t.offer_id = o.id
+        WHERE t.institution_id = $1 AND o.translations -> 'en' ->> 'title' = $2
+        ORDER BY o.created_at LIMIT 1`,
+      [institutionId, DEMO_OFFER_TITLE],
+    );
+
+    let webhook: string[] = [];
+    if (webhookUrl) {
+      const hooks = app.get(PortalWebhooksService);
+      const actor = { institutionId, email: 'seed-demo' } as PortalPrincipal;
+      await hooks.setUrl(actor, webhookUrl, undefined);
+      const { signing_secret } = await hooks.rotateSecret(actor, undefined, 0);
+      webhook = [`webhook url:      ${webhookUrl}`, `signing secret:   ${signing_secret}`];
+    }
+
     const key = await app
       .get(ApiKeysService)
       .issue(
@@ -323,6 +349,13 @@ export async function seedDemo(): Promise<void> {
         `portal login:     ${DEMO.admin.email} / ${DEMO.admin.password}  (admin)`,
         `                  ${DEMO.member.email} / ${DEMO.member.password}  (member)`,
         `api key:          ${key.key}`,
+        ...webhook,
+        `demo offer:       ${demoOffer?.id ?? '(none)'}  ${DEMO_OFFER_TITLE}`,
+        'merchants (name, identifier type, identifier, merchant_id):',
+        ...MERCHANTS.map(
+          (m, i) =>
+            `  ${m.name.padEnd(14)} ${m.identifiers[0].type.padEnd(16)} ${m.identifiers[0].value.padEnd(22)} ${merchantIds[i]}`,
+        ),
         '',
       ].join('\n'),
     );

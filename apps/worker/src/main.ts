@@ -17,8 +17,13 @@ async function main(): Promise<void> {
   await app.init();
   // SIGTERM / SIGINT close the processors after their running jobs, so a deploy strands nothing,
   // then exit 0.
+  // One stop only: a terminal's Ctrl-C and a supervisor's SIGTERM often arrive together, and a
+  // second close would end the database pool twice.
+  let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
       logger.log(`${signal}: finishing running jobs, then stopping`, 'Worker');
       app.close().then(
         () => process.exit(0),

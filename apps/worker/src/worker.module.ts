@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
-import { TransactionsCoreModule } from '@app/core';
+import { logDestination, TransactionsCoreModule } from '@app/core';
 import { DbModule } from '@app/db';
 import { bullConnection, QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
@@ -18,7 +18,11 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     ConfigModule,
     LoggerModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (c: AppConfig) => ({ pinoHttp: { level: c.logLevel, base: { app: 'worker' } } }),
+      useFactory: (c: AppConfig) => {
+        const options = { level: c.logLevel, base: { app: 'worker' } };
+        const destination = logDestination(c);
+        return { pinoHttp: destination ? [options, destination] : options };
+      },
     }),
     DbModule,
     PortalJobsModule,

@@ -29,6 +29,7 @@ export class AppConfig {
   };
   readonly migrationsRunOnBoot: boolean;
   readonly logLevel: string;
+  readonly logFormat: 'pretty' | 'json';
   readonly trustProxy?: string;
   readonly sessionTtlHours: number;
   readonly workerConcurrency: number;
@@ -64,6 +65,7 @@ export class AppConfig {
     };
     this.migrationsRunOnBoot = env.MIGRATIONS_RUN_ON_BOOT;
     this.logLevel = env.LOG_LEVEL;
+    this.logFormat = env.LOG_FORMAT || (env.NODE_ENV === 'development' ? 'pretty' : 'json');
     this.trustProxy = env.TRUST_PROXY;
     this.sessionTtlHours = env.SESSION_TTL_HOURS;
     this.workerConcurrency = env.WORKER_CONCURRENCY;

@@ -130,6 +130,11 @@ export class EnvVars {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /** `pretty` (human lines) or `json`; unset: pretty in development, JSON otherwise. */
+  @IsOptional()
+  @IsIn(['pretty', 'json', ''], { message: 'LOG_FORMAT must be pretty or json' })
+  LOG_FORMAT?: 'pretty' | 'json' | '';
+
   /** Express "trust proxy" setting: which proxies may set X-Forwarded-*. Empty = trust none. */
   @IsOptional()
   @IsString()

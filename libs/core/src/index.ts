@@ -11,3 +11,4 @@ export * from './matching/simulation.service';
 export * from './merchants/merchant-resolver';
 export * from './settlement/settlement.service';
 export * from './webhooks';
+export * from './logging';
