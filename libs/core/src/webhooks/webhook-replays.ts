@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { returnedRows } from '@app/db';
-import { StepRef } from './webhook-store';
+import { StepRef, WebhookStore } from './webhook-store';
 
 /** Most failed deliveries one replay takes (a larger outage needs several, by time range). */
 export const REPLAY_MAX_DELIVERIES = 10_000;
@@ -32,7 +31,10 @@ export type ReplayStart =
  */
 @Injectable()
 export class WebhookReplays {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly store: WebhookStore,
+  ) {}
 
   /** Starts a replay (in the caller's transaction, with its security record). */
   async start(
@@ -115,18 +117,11 @@ export class WebhookReplays {
             [r.institution_id, r.since, r.until, r.cursor_created_at, r.cursor_id, take],
           )
         : [];
-      const started = next.length
-        ? returnedRows<{ id: string; redelivery_count: number }>(
-            await m.query(
-              `UPDATE webhook_delivery d
-                SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
-                    status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
-              WHERE d.id = ANY($1::uuid[]) AND d.status = 'failed'
-              RETURNING d.id, d.redelivery_count`,
-              [next.map((n) => n.id)],
-            ),
-          )
-        : [];
+      // The status change is the store's, like every write of webhook_delivery.
+      const started = await this.store.reopenFailed(
+        m,
+        next.map((n) => n.id),
+      );
       const last = next[next.length - 1];
       const finished = next.length < take || r.done + next.length >= r.total || take === 0;
       await m.query(

@@ -471,6 +471,27 @@ export class WebhookStore {
   }
 
   /**
+   * A replay step's redeliveries: each of these deliveries still `failed` starts a new series (one
+   * manual attempt), in the replay's transaction; answers those that did.
+   */
+  async reopenFailed(
+    m: EntityManager,
+    ids: readonly string[],
+  ): Promise<{ id: string; redelivery_count: number }[]> {
+    if (!ids.length) return [];
+    return returnedRows<{ id: string; redelivery_count: number }>(
+      await m.query(
+        `UPDATE webhook_delivery d
+            SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
+                status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
+          WHERE d.id = ANY($1::uuid[]) AND d.status = 'failed'
+          RETURNING d.id, d.redelivery_count`,
+        [ids],
+      ),
+    );
+  }
+
+  /**
    * One institution's deliveries, newest first, keyset-paged on (created_at, id), filtered by any of
    * status, event, delivery id, redemption id, offer id and a created_at range. Indexes:
    * webhook_delivery_report_idx, _status_idx, _event_idx, _offer_idx (all lead with institution_id).
