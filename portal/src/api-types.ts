@@ -47,7 +47,7 @@ export interface paths {
         head?: never;
         /**
          * Change name, plan, status, program settings or rate-limit overrides
-         * @description Only the fields sent change. Suspending an institution makes its API keys answer 403 `institution_suspended` at once.
+         * @description Only the fields sent change. Suspending an institution makes its API keys answer 403 `institution_suspended` at once, ends its portal sessions and refuses its portal sign-ins.
          */
         patch: operations["adminUpdateInstitution"];
         trace?: never;
@@ -556,7 +556,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with e-mail and password; sets the session cookie
-         * @description Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Repeated failures lock the login for a while (429 with Retry-After).
+         * @description Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Every attempt counts toward a lockout per e-mail (known or not), decided before the password is checked: after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After), however many attempts run in parallel. Staff of a suspended institution get 403 `institution_suspended` after a correct password.
          */
         post: operations["portalLogin"];
         delete?: never;
@@ -6060,6 +6060,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_credentials" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `institution_suspended`: the right password, but the institution is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "institution_suspended",
+                     *       "message": "Your institution is suspended, so portal sign-in is refused; contact the service operator.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended";
                     };
                 };
             };

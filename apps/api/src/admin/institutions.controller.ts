@@ -83,7 +83,7 @@ export class InstitutionsController {
     operationId: 'adminUpdateInstitution',
     summary: 'Change name, plan, status, program settings or rate-limit overrides',
     description:
-      'Only the fields sent change. Suspending an institution makes its API keys answer 403 `institution_suspended` at once.',
+      'Only the fields sent change. Suspending an institution makes its API keys answer 403 `institution_suspended` at once, ends its portal sessions and refuses its portal sign-ins.',
   })
   @ApiOkResponse({ type: InstitutionDto })
   @ApiNotFoundResponse({ description: '`institution_not_found`', type: ErrorResponseDto })

@@ -96,6 +96,13 @@ export class InstitutionsRepository {
         ),
       );
       if (!rows.length) return false;
+      // Suspension ends every portal session of the institution in the same transaction.
+      if (inst.status === 'suspended')
+        await m.query(
+          `UPDATE session SET revoked_at = now()
+            WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM portal_user WHERE institution_id = $1)`,
+          [id],
+        );
       const { names, values } = columns(program);
       if (names.length)
         await m.query(

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
+  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -58,12 +59,22 @@ export class PortalAuthController {
     operationId: 'portalLogin',
     summary: 'Log in with e-mail and password; sets the session cookie',
     description:
-      'Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Repeated failures lock the login for a while (429 with Retry-After).',
+      'Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Every attempt counts toward a lockout per e-mail (known or not), decided before the password is checked: after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After), however many attempts run in parallel. Staff of a suspended institution get 403 `institution_suspended` after a correct password.',
   })
   @ApiOkResponse({ type: SessionViewDto })
   @ApiUnauthorizedResponse({
     description: '`invalid_credentials` (same answer for unknown e-mail and wrong password)',
     type: ErrorResponseDto,
+  })
+  @ApiForbiddenResponse({
+    description: '`institution_suspended`: the right password, but the institution is suspended',
+    type: ErrorResponseDto,
+    example: {
+      error: 'institution_suspended',
+      message:
+        'Your institution is suspended, so portal sign-in is refused; contact the service operator.',
+      request_id: '2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21',
+    },
   })
   @ApiTooManyRequestsResponse({
     description: '`login_locked` after repeated failures',

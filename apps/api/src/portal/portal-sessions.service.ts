@@ -4,23 +4,24 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '@app/core';
 import { safeEqual } from '@app/domain';
-import { returnedRows, type PortalRole } from '@app/db';
+import type { PortalRole } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import type { PortalPrincipal } from './portal-session.guard';
+import { LoginAttemptsRepository } from './login-attempts.repository';
 
 export const SESSION_COOKIE = 'plo_session';
-/** After this many wrong passwords in a row the login is locked for LOCK_MINUTES. */
+/** After this many wrong passwords within LOCK_MINUTES the login is locked for LOCK_MINUTES. */
 export const MAX_FAILED_LOGINS = 5;
 export const LOCK_MINUTES = 15;
+const LOGIN_POLICY = { maxFailures: MAX_FAILED_LOGINS, lockMinutes: LOCK_MINUTES };
 
 interface UserRow {
   id: string;
   email: string;
   role: PortalRole;
   password_hash: string;
-  locked: boolean;
-  locked_seconds: number;
+  institution_status: 'active' | 'suspended';
   institution_id: string;
   institution_name: string;
   plan: string;
@@ -35,17 +36,32 @@ export class PortalSessionsService {
     private readonly db: DataSource,
     private readonly config: AppConfig,
     private readonly activity: SecurityActivityService,
+    private readonly attempts: LoginAttemptsRepository,
   ) {}
 
+  /**
+   * Lockout first, in one statement and keyed by the e-mail alone (known or not): a locked key
+   * gets 429 without any password check, so a parallel burst gets at most MAX_FAILED_LOGINS
+   * checks, and an unknown e-mail is answered exactly like a known one.
+   */
   async login(
     email: string,
     password: string,
     ip?: string,
   ): Promise<{ token: string; principal: PortalPrincipal; expiresAt: Date }> {
+    const key = sha256(`login:${email.trim().toLowerCase()}`);
+    const reservation = await this.attempts.reserve(key, LOGIN_POLICY);
+    if (!reservation.allowed) {
+      throw new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        'login_locked',
+        'Too many failed logins; try again later.',
+        undefined,
+        { 'Retry-After': String(reservation.retryAfterSeconds) },
+      );
+    }
     const [user]: UserRow[] = await this.db.query(
-      `SELECT u.id, u.email, u.role, u.password_hash,
-              (u.locked_until IS NOT NULL AND u.locked_until > now()) AS locked,
-              GREATEST(0, ceil(extract(epoch FROM u.locked_until - now())))::int AS locked_seconds,
+      `SELECT u.id, u.email, u.role, u.password_hash, i.status AS institution_status,
               i.id AS institution_id, i.name AS institution_name, i.plan
          FROM portal_user u JOIN institution i ON i.id = u.institution_id
         WHERE lower(u.email) = lower($1)`,
@@ -53,32 +69,33 @@ export class PortalSessionsService {
     );
     // Unknown e-mail: spend the same time on a hash so the answer's timing tells nothing.
     const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_PASSWORD_HASH));
-    if (user?.locked) {
-      throw new ApiError(
-        HttpStatus.TOO_MANY_REQUESTS,
-        'login_locked',
-        'Too many failed logins; try again later.',
-        undefined,
-        {
-          'Retry-After': String(Math.max(1, user.locked_seconds)),
-        },
-      );
-    }
     if (!user || !ok) {
-      if (user) await this.recordFailure(user, ip);
+      const locked = await this.attempts.fail(key, LOGIN_POLICY);
+      if (user)
+        await this.activity.record({
+          institutionId: user.institution_id,
+          type: locked ? 'login.locked' : 'login.failed',
+          actor: user.email,
+          ip,
+        });
       throw new ApiError(
         HttpStatus.UNAUTHORIZED,
         'invalid_credentials',
         'Wrong e-mail or password.',
       );
     }
+    await this.attempts.succeed(key, reservation.failuresBefore);
+    // Told only after the right password, so it reveals nothing about which e-mails exist.
+    if (user.institution_status === 'suspended') {
+      throw ApiError.forbidden(
+        'institution_suspended',
+        'Your institution is suspended, so portal sign-in is refused; contact the service operator.',
+      );
+    }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3_600_000);
     const [session] = await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE portal_user SET failed_login_count = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`,
-        [user.id],
-      );
+      await m.query(`UPDATE portal_user SET last_login_at = now() WHERE id = $1`, [user.id]);
       await this.activity.record(
         { institutionId: user.institution_id, type: 'login.succeeded', actor: user.email, ip },
         m,
@@ -108,7 +125,7 @@ export class PortalSessionsService {
     const [row] = await this.db.query(
       `SELECT s.id AS session_id, u.id AS user_id, u.email, u.role, i.id AS institution_id, i.name AS institution_name, i.plan
          FROM session s JOIN portal_user u ON u.id = s.user_id JOIN institution i ON i.id = u.institution_id
-        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND i.status = 'active'`,
       [sha256(token)],
     );
     if (!row) return null;
@@ -140,26 +157,5 @@ export class PortalSessionsService {
 
   csrfMatches(sessionToken: string, header: string | undefined): boolean {
     return !!header && safeEqual(header, this.csrfFor(sessionToken));
-  }
-
-  private async recordFailure(user: UserRow, ip?: string): Promise<void> {
-    const [row] = returnedRows<{ failed_login_count: number }>(
-      await this.db.query(
-        `UPDATE portal_user
-          SET failed_login_count = failed_login_count + 1,
-              locked_until = CASE WHEN failed_login_count + 1 >= $2 THEN now() + make_interval(mins => $3) ELSE locked_until END
-        WHERE id = $1 RETURNING failed_login_count`,
-        [user.id, MAX_FAILED_LOGINS, LOCK_MINUTES],
-      ),
-    );
-    const locked = row.failed_login_count >= MAX_FAILED_LOGINS;
-    if (locked)
-      await this.db.query(`UPDATE portal_user SET failed_login_count = 0 WHERE id = $1`, [user.id]);
-    await this.activity.record({
-      institutionId: user.institution_id,
-      type: locked ? 'login.locked' : 'login.failed',
-      actor: user.email,
-      ip,
-    });
   }
 }

@@ -10,6 +10,7 @@ import { PortalAuthController } from './portal-auth.controller';
 import { PortalKeysController } from './portal-keys.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
+import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
 import { PortalWebhooksController } from './webhooks/portal-webhooks.controller';
 import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
@@ -27,6 +28,7 @@ import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
   ],
   providers: [
     PortalSessionsService,
+    LoginAttemptsRepository,
     PortalSessionGuard,
     CsvUploadsService,
     PortalActivityRepository,

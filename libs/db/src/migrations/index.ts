@@ -12,6 +12,7 @@ import { WebhookReplayAndSearch1763800400200 } from './1763800400200-webhook-rep
 import { WebhookEndpointOptions1763800400300 } from './1763800400300-webhook-endpoint-options';
 import { WebhookClientCertificate1763800400400 } from './1763800400400-webhook-client-certificate';
 import { AuthChangeNotify1763800500000 } from './1763800500000-auth-change-notify';
+import { LoginAttempts1763800500100 } from './1763800500100-login-attempts';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   WebhookEndpointOptions1763800400300,
   WebhookClientCertificate1763800400400,
   AuthChangeNotify1763800500000,
+  LoginAttempts1763800500100,
 ];
