@@ -71,7 +71,7 @@ function page(apiBase, token, locale) {
   <script type="module" src="/host.js"></script>
 </head>
 <body>
-  <header><strong>Demo Bank</strong> · online banking <nav><a href="?locale=en">en</a> <a href="?locale=es">es</a> <a href="?locale=pt-BR">pt-BR</a></nav></header>
+  <header><span><strong>Demo Bank</strong> · online banking</span> <nav><a href="?locale=en">en</a> <a href="?locale=es">es</a> <a href="?locale=pt-BR">pt-BR</a></nav></header>
   <main>
     <h1>Your offers</h1>
     <offers-widget session-token="${escape(token)}" locale="${escape(locale)}"></offers-widget>
