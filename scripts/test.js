@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run call it (`npm test`):
-// format check, lint, type check, OpenAPI lint, unit tests, build, OpenAPI drift check and e2e tests against real PostgreSQL and
+// format check, lint, type check, OpenAPI lint, link check, unit tests, build, OpenAPI drift check and e2e tests against real PostgreSQL and
 // Redis (and, when present, the portal's browser tests). Prints one closing line
 // "N passed, N failed" counting every test that ran.
 const { spawnSync } = require('child_process');
@@ -58,6 +58,11 @@ const steps = [
   // The committed contract, linted by Redocly (rules in redocly.yaml): zero errors or the step fails.
   () =>
     run('OpenAPI lint (redocly)', 'npm', ['run', '--silent', 'lint:openapi']) || (failed++, false),
+  // Links inside the repository and their anchors, over README, CONTRIBUTING, CHANGELOG and docs/.
+  () =>
+    run('link check (README, docs)', process.execPath, [join(root, 'scripts', 'check-links.js')])
+      ? (passed++, true)
+      : (failed++, false),
   () => jest('unit'),
   () => run('build', 'npm', ['run', 'build']) || (failed++, false),
   // --forceExit: a stray handle (a closed Redis proxy, a pool draining) must never stall CI.

@@ -119,7 +119,12 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       expect(res.body).toMatchObject({ transaction_ref: ref, status: 'accepted' });
       // Still accepted, but the answer says the shape is deprecated and where the policy is.
       expect(res.headers.deprecation).toBe('@1795392000');
-      expect(res.headers.link).toBe('</docs>; rel="deprecation"; type="text/html"');
+      expect(res.headers.link).toBe('</docs/versioning>; rel="deprecation"; type="text/markdown"');
+      // The link leads to the policy, which names this shape.
+      const policy = await api.http.get('/docs/versioning').expect(200);
+      expect(policy.headers['content-type']).toMatch(/^text\/markdown/);
+      expect(policy.text).toContain('# Versioning and deprecation');
+      expect(policy.text).toContain('the earlier transaction payload shape');
       const r = await row(res.body.id);
       expect(r).toMatchObject({
         transaction_ref: ref,

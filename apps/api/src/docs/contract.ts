@@ -52,7 +52,10 @@ const DEPRECATION_HEADERS = {
   Link: {
     description:
       'With Deprecation: where the deprecation policy is described (`rel="deprecation"`).',
-    schema: { type: 'string', example: '</docs>; rel="deprecation"; type="text/html"' },
+    schema: {
+      type: 'string',
+      example: '</docs/versioning>; rel="deprecation"; type="text/markdown"',
+    },
   },
 };
 

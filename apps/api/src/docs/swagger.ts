@@ -1,6 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type express from 'express';
 import { finishContract } from './contract';
+import { VERSIONING_POLICY, VERSIONING_POLICY_PATH } from './versioning-policy';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -24,9 +26,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'endpoints, new optional request fields, new response fields and new error codes (clients must ignore unknown',
         'fields and treat unknown codes by their HTTP status). A field or shape that is superseded is marked',
         '`deprecated` here, keeps working for the whole major version, and answers to requests that use it carry a',
-        '`Deprecation` header (RFC 9745) and `Link: </docs>; rel="deprecation"`. Today that is the earlier transaction',
-        'payload shape (`transaction_id`, `timestamp`). Removal happens only in a new major version, announced in the',
-        'changelog at least six months ahead.',
+        '`Deprecation` header (RFC 9745) and `Link: </docs/versioning>; rel="deprecation"`, the whole policy',
+        '([/docs/versioning](/docs/versioning)). Today that is the earlier transaction payload shape (`transaction_id`,',
+        '`timestamp`). Removal happens only in a new major version, announced in the changelog at least six months ahead.',
       ].join('\n'),
     )
     .setVersion('1.0.0')
@@ -89,8 +91,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** Swagger UI at /docs, the JSON document at /docs/openapi.json. */
+/**
+ * Swagger UI at /docs, the JSON document at /docs/openapi.json, and the versioning policy (where
+ * `Deprecation` answers link) at /docs/versioning as Markdown.
+ */
 export function setupSwagger(app: INestApplication): void {
+  const http = app.getHttpAdapter().getInstance() as express.Express;
+  http.get(VERSIONING_POLICY_PATH, (_req, res) => {
+    res.type('text/markdown; charset=utf-8').send(VERSIONING_POLICY);
+  });
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
