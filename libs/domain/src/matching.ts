@@ -1,4 +1,4 @@
-import { applyRate, toMinor } from './money';
+import { applyRate, parseDecimal, toMinor } from './money';
 import { comparePreference } from './winner';
 import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
 
@@ -100,9 +100,9 @@ export interface Evaluation {
  * at the minor unit, in exact integer arithmetic.
  */
 export function applyPercent(minor: number, percent: string): number {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(percent.trim());
-  if (!m) throw new RangeError(`not a decimal percentage: ${percent}`);
-  const [, whole, frac = ''] = m;
+  const d = parseDecimal(percent.trim());
+  if (!d || d.negative) throw new RangeError(`not a decimal percentage: ${percent}`);
+  const { whole, frac } = d;
   const scale = 10n ** BigInt(frac.length + 2);
   const product = BigInt(minor) * BigInt(whole + frac);
   const sign = product < 0n ? -1n : 1n;

@@ -1,4 +1,4 @@
-import { applyRate, currencyExponent, fitsCurrency, toMajor, toMinor } from './money';
+import { applyRate, currencyExponent, fitsCurrency, parseDecimal, toMajor, toMinor } from './money';
 
 describe('money', () => {
   it('knows currency exponents (2 by default, 0 and 3 where ISO 4217 says)', () => {
@@ -68,5 +68,12 @@ describe('money', () => {
       expect(revenue).toBeLessThanOrEqual(fee);
       expect(payout).toBeGreaterThanOrEqual(cashback);
     }
+  });
+
+  it('parses decimal text only: sign, digits, optional fraction; no spaces, exponent or bare dot', () => {
+    expect(parseDecimal('-12.50')).toEqual({ negative: true, whole: '12', frac: '50' });
+    expect(parseDecimal('7')).toEqual({ negative: false, whole: '7', frac: '' });
+    for (const bad of [' 1', '1e3', '.5', '5.', '+1', '1,5', ''])
+      expect(parseDecimal(bad)).toBeNull();
   });
 });

@@ -43,6 +43,22 @@ export function currencyExponent(currency: string): number {
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
+/** A plain decimal text split into its parts ("-12.50" → negative, "12", "50"). */
+export interface DecimalParts {
+  negative: boolean;
+  whole: string;
+  frac: string;
+}
+
+/**
+ * The one parser of decimal text for money, rates, percentages and refunds: an optional '-',
+ * digits, and optionally '.' and digits; nothing else (no spaces, no exponent). Null otherwise.
+ */
+export function parseDecimal(text: string): DecimalParts | null {
+  const m = DECIMAL.exec(text);
+  return m ? { negative: !!m[1], whole: m[2], frac: m[3] ?? '' } : null;
+}
+
 /**
  * Converts a decimal amount in major units to integer minor units, rounding half-up
  * (away from zero). Works on the decimal digits, never on binary floating point.
@@ -50,15 +66,15 @@ const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 export function toMinor(amount: number | string, currency: string): number {
   const exp = currencyExponent(currency);
   const text = typeof amount === 'number' ? numberToPlain(amount) : amount.trim();
-  const m = DECIMAL.exec(text);
-  if (!m) throw new RangeError(`not a decimal amount: ${amount}`);
-  const [, sign, whole, frac = ''] = m;
+  const d = parseDecimal(text);
+  if (!d) throw new RangeError(`not a decimal amount: ${amount}`);
+  const { negative, whole, frac } = d;
   const kept = (frac + '0'.repeat(exp)).slice(0, exp);
   let minor = BigInt(whole + kept);
   if (frac.length > exp && Number(frac[exp]) >= 5) minor += 1n;
   if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`amount too large: ${amount}`);
   const n = Number(minor);
-  return sign && n !== 0 ? -n : n;
+  return negative && n !== 0 ? -n : n;
 }
 
 /** Integer minor units back to a decimal number in major units (12.5 for 1250 USD). */
@@ -73,20 +89,19 @@ export function toMajor(minor: number | string | bigint, currency: string): numb
 /** True when the amount has no more decimal places than the currency allows. */
 export function fitsCurrency(amount: number | string, currency: string): boolean {
   const text = typeof amount === 'number' ? numberToPlain(amount) : amount;
-  const m = DECIMAL.exec(text);
-  return !!m && (m[3]?.replace(/0+$/, '').length ?? 0) <= currencyExponent(currency);
+  const d = parseDecimal(text);
+  return !!d && d.frac.replace(/0+$/, '').length <= currencyExponent(currency);
 }
 
 /** Multiplies minor units by a rate (0.5, 0.125) and rounds half-up at the minor unit. */
 export function applyRate(minor: number, rate: number | string): number {
-  const r = String(rate);
-  const m = DECIMAL.exec(r);
-  if (!m) throw new RangeError(`not a decimal rate: ${rate}`);
-  const [, sign, whole, frac = ''] = m;
+  const d = parseDecimal(String(rate));
+  if (!d) throw new RangeError(`not a decimal rate: ${rate}`);
+  const { negative, whole, frac } = d;
   const scale = 10n ** BigInt(frac.length);
   const product = BigInt(minor) * BigInt(whole + frac);
   const rounded = (2n * product + scale) / (2n * scale);
-  return Number(sign ? -rounded : rounded);
+  return Number(negative ? -rounded : rounded);
 }
 
 function numberToPlain(n: number): string {

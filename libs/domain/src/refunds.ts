@@ -1,4 +1,4 @@
-import { toMinor } from './money';
+import { parseDecimal, toMinor } from './money';
 
 /**
  * Refunds (docs/transactions.md): a refund reverses the original purchase's redemption when the net
@@ -6,16 +6,15 @@ import { toMinor } from './money';
  */
 
 const SCALE = 4;
-const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 function toScaled(amount: string): bigint {
-  const m = DECIMAL.exec(amount.trim());
-  if (!m) throw new RangeError(`not a decimal amount: ${amount}`);
-  const [, sign, whole, frac = ''] = m;
+  const d = parseDecimal(amount.trim());
+  if (!d) throw new RangeError(`not a decimal amount: ${amount}`);
+  const { negative, whole, frac } = d;
   if (frac.replace(/0+$/, '').length > SCALE)
     throw new RangeError(`more than ${SCALE} decimal places: ${amount}`);
   const v = BigInt(whole + (frac + '0'.repeat(SCALE)).slice(0, SCALE));
-  return sign ? -v : v;
+  return negative ? -v : v;
 }
 
 function fromScaled(v: bigint): string {
