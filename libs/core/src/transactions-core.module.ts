@@ -5,6 +5,7 @@ import { MatchQueue } from './matching/match-queue';
 import { MatchRelayService } from './matching/match-relay.service';
 import { MatchingRepository } from './matching/matching.repository';
 import { MatchingService } from './matching/matching.service';
+import { SimulationRepository } from './matching/simulation.repository';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
 import { SettlementService } from './settlement/settlement.service';
@@ -17,6 +18,7 @@ const SERVICES = [
   MatchingRepository,
   MatchingService,
   MatchRelayService,
+  SimulationRepository,
   SimulationService,
   MerchantResolver,
   SettlementService,

@@ -57,6 +57,17 @@ export interface NewRedemption {
 }
 
 /**
+ * The sum of the refunds stored for a purchase, 0 when there are none (numeric): a refund names its
+ * purchase by (institution_id, original_transaction_ref), served by the partial index of refunds.
+ * `more` narrows the refunds (an extra `AND …` on alias f). Every statement that nets a purchase
+ * uses this one, so the rule cannot drift between matching, reversal and the simulation.
+ */
+export const refundedSumSql = (institutionId: string, transactionRef: string, more = '') =>
+  `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
+     WHERE f.kind = 'refund' AND f.institution_id = ${institutionId}
+       AND f.original_transaction_ref = ${transactionRef}${more})`;
+
+/**
  * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
  * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
  * Rows are reached by primary key (the join on unnest), never through the partial index of
@@ -69,7 +80,9 @@ export interface NewRedemption {
 const CLAIM_SQL = `
   SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
          t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
-         COALESCE(r.total, 0)::text AS refunded, p.service_share_rate::text AS service_share_rate,
+         CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
+           AS refunded,
+         p.service_share_rate::text AS service_share_rate,
          t.network, p.time_zone, now() AS now
     FROM unnest($1::uuid[]) AS ids(id)
     CROSS JOIN LATERAL (
@@ -78,11 +91,6 @@ const CLAIM_SQL = `
     LEFT JOIN merchant m ON m.id = t.merchant_id
     LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
     LEFT JOIN program p ON p.institution_id = t.institution_id
-    LEFT JOIN LATERAL (
-      SELECT sum(f.amount) AS total FROM transaction f
-       WHERE t.kind = 'purchase' AND f.kind = 'refund'
-         AND f.institution_id = t.institution_id AND f.original_transaction_ref = t.transaction_ref
-    ) r ON true
    ORDER BY t.id`;
 
 /**
@@ -127,8 +135,7 @@ export class MatchingRepository {
   ): Promise<ReversalRow[]> {
     return m.query(
       `SELECT t.id AS transaction_id, t.amount::text AS amount,
-              (SELECT COALESCE(sum(x.amount), 0)::text FROM transaction x
-                WHERE x.kind = 'refund' AND x.institution_id = t.institution_id AND x.original_transaction_ref = t.transaction_ref) AS refunded,
+              ${refundedSumSql('t.institution_id', 't.transaction_ref')}::text AS refunded,
               r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
               r.merchant_funded_amount, r.institution_payout_amount, o.min_spend
          FROM transaction t

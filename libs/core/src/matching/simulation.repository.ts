@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { refundedSumSql } from './matching.repository';
+import { OFFER_TERMS_COLUMNS, OfferRow } from './offer-row';
+
+export type SimulationOfferRow = OfferRow & {
+  enrollment_id: string | null;
+  enrollment_status: string | null;
+  redemption_count: number | null;
+  added_at: Date | null;
+};
+
+export interface RefundedPurchaseRow {
+  id: string;
+  amount: string;
+  refunded: string;
+  redemption_id: string | null;
+  redemption_status: string | null;
+  currency: string | null;
+  min_spend: string | null;
+}
+
+/** The simulation's reads (it writes nothing); each an indexed lookup. */
+@Injectable()
+export class SimulationRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async isStored(institutionId: string, transactionRef: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
+      [institutionId, transactionRef],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * With a merchant: every offer of it offered to the institution, and every offer of it the
+   * cardholder is enrolled in. Without: the cardholder's active enrollments. At most `limit`.
+   */
+  offersToEvaluate(
+    institutionId: string,
+    cardholderToken: string,
+    merchantId: string | null,
+    limit: number,
+  ): Promise<SimulationOfferRow[]> {
+    return this.db.query(
+      merchantId
+        ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+             FROM offer o
+             LEFT JOIN cardholder_offer co ON co.offer_id = o.id AND co.institution_id = $1 AND co.cardholder_token = $2
+            WHERE o.merchant_id = $3
+              AND (co.id IS NOT NULL
+                   OR (o.status = 'active'
+                       AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1))))
+            ORDER BY o.id
+            LIMIT $4`
+        : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+             FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
+            WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status = 'active' AND $3::uuid IS NULL
+            ORDER BY o.id
+            LIMIT $4`,
+      [institutionId, cardholderToken, merchantId, limit],
+    );
+  }
+
+  /** The program's share rate (text) and time zone; undefined without a program row. */
+  async program(institutionId: string): Promise<{ rate: string; time_zone: string } | undefined> {
+    const rows: { rate: string; time_zone: string }[] = await this.db.query(
+      `SELECT service_share_rate::text AS rate, time_zone FROM program WHERE institution_id = $1`,
+      [institutionId],
+    );
+    return rows[0];
+  }
+
+  /** The refunds already stored for the purchase (institution, ref), as decimal text. */
+  async refunded(institutionId: string, transactionRef: string): Promise<string> {
+    const rows: { total: string }[] = await this.db.query(
+      `SELECT ${refundedSumSql('$1', '$2')}::text AS total`,
+      [institutionId, transactionRef],
+    );
+    return rows[0]?.total ?? '0';
+  }
+
+  /**
+   * The purchase a refund names, its refunds other than this one, its redemption (if any) and the
+   * offer's min_spend.
+   */
+  async purchaseOfRefund(
+    institutionId: string,
+    originalTransactionRef: string | null,
+    refundRef: string,
+  ): Promise<RefundedPurchaseRow | undefined> {
+    const rows: RefundedPurchaseRow[] = await this.db.query(
+      `SELECT t.id, t.amount::text AS amount,
+              ${refundedSumSql('t.institution_id', 't.transaction_ref', ' AND f.transaction_ref <> $3')}::text AS refunded,
+              r.id AS redemption_id, r.status AS redemption_status, r.currency, o.min_spend
+         FROM transaction t
+         LEFT JOIN redemption r ON r.transaction_id = t.id
+         LEFT JOIN offer o ON o.id = r.offer_id
+        WHERE t.institution_id = $1 AND t.transaction_ref = $2 AND t.kind = 'purchase'`,
+      [institutionId, originalTransactionRef, refundRef],
+    );
+    return rows[0];
+  }
+}
