@@ -6,6 +6,7 @@ export * from './signing';
 export * from './settlement-state';
 export * from './cursor';
 export * from './offer-feed';
+export * from './program-defaults';
 export * from './matching';
 export * from './refunds';
 export * from './transaction-event';

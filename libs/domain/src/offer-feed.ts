@@ -6,10 +6,12 @@
  */
 import { toMajor } from './money';
 
-export const FEED_LOCALES = ['en', 'es', 'pt-BR'] as const;
-export type FeedLocale = (typeof FEED_LOCALES)[number];
-export const FEED_SORT_ORDERS = ['featured', 'ending_soon', 'highest_cashback', 'newest'] as const;
-export type FeedSortOrder = (typeof FEED_SORT_ORDERS)[number];
+/** The languages a program may offer (program.supported_locales) and the feed answers in. */
+export const LOCALES = ['en', 'es', 'pt-BR'] as const;
+export type Locale = (typeof LOCALES)[number];
+/** A program's feed orders (program.sort_order); `featured` is the default. */
+export const SORT_ORDERS = ['featured', 'ending_soon', 'highest_cashback', 'newest'] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
 
 /** Bounds of the `limit` query parameter (published: 1–100); the program's widget_feed_limit caps it further. */
 export const FEED_LIMIT_MIN = 1;
@@ -131,7 +133,7 @@ const byId = (a: FeedOffer, b: FeedOffer) => (a.id < b.id ? -1 : a.id > b.id ? 1
  *   can get: the fixed reward or the cap of a percent reward)
  * - newest: starts_at descending
  */
-export function compareForSort(order: FeedSortOrder): (a: FeedOffer, b: FeedOffer) => number {
+export function compareForSort(order: SortOrder): (a: FeedOffer, b: FeedOffer) => number {
   switch (order) {
     case 'featured':
       return (a, b) => b.priority - a.priority || b.startsAt - a.startsAt || byId(a, b);
@@ -145,10 +147,7 @@ export function compareForSort(order: FeedSortOrder): (a: FeedOffer, b: FeedOffe
   }
 }
 
-export function sortForProgram<T extends FeedOffer>(
-  offers: readonly T[],
-  order: FeedSortOrder,
-): T[] {
+export function sortForProgram<T extends FeedOffer>(offers: readonly T[], order: SortOrder): T[] {
   return [...offers].sort(compareForSort(order));
 }
 
@@ -169,10 +168,10 @@ export const LOCALE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
  * (`pt-br` → `pt-BR`), then the language alone (`es-MX` → `es`, `en-GB` → `en`, `pt` and
  * `pt-PT` → `pt-BR`, the one Portuguese the service has). Anything else → null.
  */
-export function normalizeLocale(tag: string | undefined | null): FeedLocale | null {
+export function normalizeLocale(tag: string | undefined | null): Locale | null {
   if (!tag) return null;
   const lower = tag.toLowerCase();
-  const exact = FEED_LOCALES.find((l) => l.toLowerCase() === lower);
+  const exact = LOCALES.find((l) => l.toLowerCase() === lower);
   if (exact) return exact;
   const language = lower.split('-')[0];
   if (language === 'en') return 'en';
@@ -332,7 +331,7 @@ export function rankByAffinity<T extends FeedOffer>(
     .sort((a, b) => a.affinity.tier - b.affinity.tier || b.affinity.strength - a.affinity.strength);
 }
 
-const REASON_TEXT: Record<FeedLocale, Record<ReasonCode, (merchant: string) => string>> = {
+const REASON_TEXT: Record<Locale, Record<ReasonCode, (merchant: string) => string>> = {
   en: {
     preferred_merchant: (m) => `${m} is one of your preferred merchants`,
     preferred_category: () => 'Matches a category you prefer',
@@ -359,9 +358,7 @@ const REASON_TEXT: Record<FeedLocale, Record<ReasonCode, (merchant: string) => s
 /** The localized sentence for a reason (English when the locale is not one of the service's). */
 export function reasonText(code: ReasonCode, locale: string, merchantName: string): string {
   const table =
-    REASON_TEXT[
-      (FEED_LOCALES as readonly string[]).includes(locale) ? (locale as FeedLocale) : 'en'
-    ];
+    REASON_TEXT[(LOCALES as readonly string[]).includes(locale) ? (locale as Locale) : 'en'];
   return table[code](merchantName);
 }
 

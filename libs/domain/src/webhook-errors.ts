@@ -2,8 +2,16 @@
  * Error classes of a webhook attempt, as the attempt log shows them (docs/webhooks.md), and the
  * mapping from Node's network error codes.
  */
-export type WebhookErrorClass =
-  'timeout' | 'dns' | 'connection_refused' | 'tls' | 'blocked_address' | 'http_status' | 'network';
+export const WEBHOOK_ERROR_CLASSES = [
+  'timeout',
+  'dns',
+  'connection_refused',
+  'tls',
+  'blocked_address',
+  'http_status',
+  'network',
+] as const;
+export type WebhookErrorClass = (typeof WEBHOOK_ERROR_CLASSES)[number];
 
 const DNS_CODES = new Set([
   'ENOTFOUND',

@@ -1,3 +1,5 @@
+// Jest's moduleNameMapper does not reach the global setup: resolve the @app/* aliases here too.
+import 'tsconfig-paths/register';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../db/src/data-source';

@@ -18,8 +18,8 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { LOCALES, PLANS, PORTAL_ROLES, SORT_ORDERS } from '@app/db';
-import { SCOPES } from '@app/domain';
+import { PLANS, PORTAL_ROLES } from '@app/db';
+import { LOCALES, PROGRAM_DEFAULTS, SCOPES, SORT_ORDERS } from '@app/domain';
 import { IsTimestamp, IsTimeZoneName } from '../common/validators';
 
 export class ProgramSettingsDto {
@@ -37,7 +37,11 @@ export class ProgramSettingsDto {
   @IsIn(LOCALES, { each: true })
   supported_locales?: string[];
 
-  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'featured', example: 'featured' })
+  @ApiPropertyOptional({
+    enum: SORT_ORDERS,
+    default: PROGRAM_DEFAULTS.sortOrder,
+    example: 'featured',
+  })
   @IsOptional()
   @IsIn(SORT_ORDERS)
   sort_order?: string;

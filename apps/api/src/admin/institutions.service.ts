@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { hashPassword } from '@app/core';
-import { Locale, PG_UNIQUE_VIOLATION, pgErrorCode, Plan, PortalRole, SortOrder } from '@app/db';
+import { PG_UNIQUE_VIOLATION, pgErrorCode, Plan, PortalRole } from '@app/db';
+import type { Locale, SortOrder } from '@app/domain';
 import { ApiKeyCache } from '../auth/api-key-cache.service';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';

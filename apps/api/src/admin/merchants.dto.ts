@@ -10,7 +10,7 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { MERCHANT_IDENTIFIER_TYPES } from '@app/db';
+import { MERCHANT_IDENTIFIER_TYPES } from '@app/domain';
 import { PageQuery } from '../common/pagination';
 
 export class MerchantIdentifierInputDto {

@@ -19,7 +19,8 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { LOCALES, OFFER_STATUSES, REWARD_TYPES } from '@app/db';
+import { OFFER_STATUSES, REWARD_TYPES } from '@app/db';
+import { LOCALES } from '@app/domain';
 import { PageQuery } from '../common/pagination';
 import { IsAmount, IsCurrencyCode, IsTimeOfDay, IsTimestamp } from '../common/validators';
 

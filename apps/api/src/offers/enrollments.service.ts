@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { pgErrorCode } from '@app/db';
-import { decideEnrollment, EnrollmentError } from '@app/domain';
+import { decideEnrollment, EnrollmentError, PROGRAM_DEFAULTS } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { EngagementRecorder } from './engagement-recorder.service';
 import { AddOfferDto, EnrollmentResultDto } from './offers.dto';
@@ -71,7 +71,6 @@ const ERRORS: Record<EnrollmentError, () => ApiError> = {
 };
 
 /** Default of program.max_active_offers (docs/offers.md), should the program row be missing. */
-const DEFAULT_MAX_ACTIVE = 10;
 
 /** POST /api/v1/offers/{id}/add: enrolls a cardholder, idempotently and race-free. */
 @Injectable()
@@ -120,7 +119,7 @@ export class EnrollmentsService {
               : null,
           existingEnrollmentId: f.existing_id,
           activeCount: f.active_count,
-          maxActiveOffers: f.max_active_offers ?? DEFAULT_MAX_ACTIVE,
+          maxActiveOffers: f.max_active_offers ?? PROGRAM_DEFAULTS.maxActiveOffers,
           segment: dto.segment,
           nowMs: Number(f.now_ms),
         });

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
   FeedOffer,
-  FeedSortOrder,
+  SortOrder,
   merchantNameKey,
   OfferTranslation,
   sortForProgram,
@@ -88,7 +88,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
   /** The offers an institution may see, in its program's order, as of `observedVersion` or later. */
   async view(
     institutionId: string,
-    order: FeedSortOrder,
+    order: SortOrder,
     observedVersion: bigint,
   ): Promise<readonly CatalogueOffer[]> {
     while (!this.snapshot || this.snapshot.version < observedVersion) {

@@ -4,13 +4,14 @@ import {
   AffinitySignals,
   effectiveFeedLimit,
   EnrollmentState,
-  FeedSortOrder,
+  SortOrder,
   localize,
   MAX_HINT_LENGTH,
   MAX_HINTS,
   parseHintList,
   prepareHints,
   rankByAffinity,
+  PROGRAM_DEFAULTS,
   reasonText,
   resolveLocale,
   selectEligible,
@@ -24,7 +25,7 @@ import { rejectPii } from './pii';
 
 interface CardholderRow {
   catalogue_version: string;
-  sort_order: FeedSortOrder | null;
+  sort_order: SortOrder | null;
   supported_locales: string[] | null;
   widget_feed_limit: number | null;
   /** [offer_id, status, redemption_count][] */
@@ -32,13 +33,6 @@ interface CardholderRow {
   /** [merchant_id, category, purchases][] (only when personalizing) */
   history: [string, string, number][] | null;
 }
-
-/** Program defaults (docs/offers.md) for an institution whose program row is missing. */
-const DEFAULT_PROGRAM = {
-  sortOrder: 'featured' as FeedSortOrder,
-  locales: ['en'],
-  widgetFeedLimit: 20,
-};
 
 /**
  * One round trip per feed request: the catalogue version, the program, the cardholder's
@@ -94,9 +88,11 @@ export class OfferFeedService {
       q.cardholder_token,
       personalize,
     ]);
-    const sortOrder = row.sort_order ?? DEFAULT_PROGRAM.sortOrder;
-    const locales = row.supported_locales?.length ? row.supported_locales : DEFAULT_PROGRAM.locales;
-    const widgetLimit = row.widget_feed_limit ?? DEFAULT_PROGRAM.widgetFeedLimit;
+    const sortOrder = row.sort_order ?? PROGRAM_DEFAULTS.sortOrder;
+    const locales = row.supported_locales?.length
+      ? row.supported_locales
+      : PROGRAM_DEFAULTS.supportedLocales;
+    const widgetLimit = row.widget_feed_limit ?? PROGRAM_DEFAULTS.widgetFeedLimit;
 
     const view = await this.catalogue.view(institutionId, sortOrder, BigInt(row.catalogue_version));
     const enrollments = new Map<string, EnrollmentState>(

@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { isRowDataError, pgErrorCode, rowDataErrorReason } from '@app/db';
+import { isRowDataError, pgErrorCode, rowDataErrorReason, type TransactionSource } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
 import { MatchQueue } from '../matching/match-queue';
 import { GroupCommitter } from '../group-commit';
 import { MatchBuffer } from './match-buffer';
-import { NewTransaction, TransactionSource, TransactionStore } from './transaction-store';
+import { NewTransaction, TransactionStore } from './transaction-store';
 
 export interface SubmitResult {
   id: string;

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { TransactionSource } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
-
-export type TransactionSource = 'api' | 'batch' | 'csv';
 
 /** A validated event and the institution it belongs to (always the API key's or the upload's). */
 export interface NewTransaction {

@@ -11,6 +11,7 @@ import {
   OfferTerms,
   PurchaseToMatch,
   RedemptionFacts,
+  PROGRAM_DEFAULTS,
   refundReverses,
   reversal,
   sourcesOf,
@@ -42,7 +43,6 @@ interface Reversal {
 
 type EnrollmentUpdates = Map<string, { delta: number; status: string }>;
 
-const DEFAULT_SHARE_RATE = '0.5';
 const k2 = (a: string, b: string) => `${a}\u0000${b}`;
 const k3 = (a: string, b: string, c: string) => `${a}\u0000${b}\u0000${c}`;
 
@@ -297,7 +297,7 @@ export class MatchingService {
           network: p.network,
           timeZone: p.time_zone ?? undefined,
         },
-        serviceShareRate: p.service_share_rate ?? DEFAULT_SHARE_RATE,
+        serviceShareRate: p.service_share_rate ?? PROGRAM_DEFAULTS.serviceShareRate,
         enrollmentIds: (
           candidates.get(k3(p.institution_id, p.cardholder_token, p.merchant_id!)) ?? []
         ).map((e) => e.id),

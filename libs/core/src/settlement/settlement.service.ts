@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { sourcesOf } from '@app/domain';
+import { PROGRAM_DEFAULTS, sourcesOf } from '@app/domain';
 import { WebhookEvents } from '../webhooks/webhook-events';
 
 export interface SettlementRunResult {
@@ -20,7 +20,6 @@ interface SettledRow {
 
 /** Entries settled per statement: bounded transactions and lock sets, however large the backlog. */
 const BATCH = 5_000;
-const DEFAULT_HOLD_DAYS = 30;
 
 /**
  * Settles pending entries whose hold has passed: entry created_at + the program's
@@ -70,7 +69,7 @@ export class SettlementService {
            SELECT s.redemption_id, r.id IS NOT NULL AS redemption_settled, r.institution_id, r.offer_id,
                   r.cardholder_token, r.institution_payout_amount, r.currency
              FROM s LEFT JOIN r ON r.id = s.redemption_id`,
-          [asOf, run.id, sourcesOf('settled'), BATCH, DEFAULT_HOLD_DAYS],
+          [asOf, run.id, sourcesOf('settled'), BATCH, PROGRAM_DEFAULTS.settlementHoldDays],
         );
         const settledNow = rows.filter((r) => r.redemption_settled);
         await this.webhooks.redemptionsSettled(

@@ -7,15 +7,7 @@ import {
   OneToMany,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-
-export const MERCHANT_IDENTIFIER_TYPES = [
-  'card_acceptor',
-  'pix_key',
-  'upi_vpa',
-  'codi',
-  'psp_merchant_id',
-] as const;
-export type MerchantIdentifierType = (typeof MERCHANT_IDENTIFIER_TYPES)[number];
+import type { MerchantIdentifierTypeValue } from '@app/domain';
 
 @Entity('merchant')
 export class Merchant {
@@ -35,7 +27,7 @@ export class MerchantIdentifier {
   @ManyToOne(() => Merchant, (m) => m.identifiers, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'merchant_id' })
   merchant?: Merchant;
-  @Column('text') type: MerchantIdentifierType;
+  @Column('text') type: MerchantIdentifierTypeValue;
   @Column('text') value: string;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

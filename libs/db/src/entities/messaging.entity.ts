@@ -1,19 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { WebhookErrorClass, WebhookEventType } from '@app/domain';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type WebhookEvent =
-  'redemption.completed' | 'redemption.reversed' | 'redemption.settled' | 'webhook.test';
-export const ERROR_CLASSES = [
-  'timeout',
-  'dns',
-  'connection_refused',
-  'tls',
-  'blocked_address',
-  'http_status',
-  'network',
-] as const;
-export type AttemptErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** One event to send to an institution's webhook URL; also the outbox row for its queue job. */
 @Entity('webhook_delivery')
@@ -22,7 +11,7 @@ export class WebhookDelivery {
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
   /** Null only for a `webhook.test` event. */
   @Column('uuid', { name: 'redemption_id', nullable: true }) redemptionId: string | null;
-  @Column('text') event: WebhookEvent;
+  @Column('text') event: WebhookEventType;
   @Column('jsonb') payload: Record<string, unknown>;
   @Column('text', { default: 'pending' }) status: DeliveryStatus;
   @Column('int', { name: 'attempt_count', default: 0 }) attemptCount: number;
@@ -53,7 +42,7 @@ export class WebhookAttempt {
   @Column('timestamptz', { name: 'started_at' }) startedAt: Date;
   @Column('int', { name: 'duration_ms' }) durationMs: number;
   @Column('int', { name: 'http_status', nullable: true }) httpStatus: number | null;
-  @Column('text', { name: 'error_class', nullable: true }) errorClass: AttemptErrorClass | null;
+  @Column('text', { name: 'error_class', nullable: true }) errorClass: WebhookErrorClass | null;
   @Column('text', { name: 'error_message', nullable: true }) errorMessage: string | null;
   /** First 4 KiB of the response body. */
   @Column('text', { name: 'response_excerpt', nullable: true }) responseExcerpt: string | null;

@@ -7,12 +7,8 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { PROGRAM_DEFAULTS, type Locale, type SortOrder } from '@app/domain';
 import type { Institution } from './institution.entity';
-
-export const LOCALES = ['en', 'es', 'pt-BR'] as const;
-export type Locale = (typeof LOCALES)[number];
-export const SORT_ORDERS = ['featured', 'ending_soon', 'highest_cashback', 'newest'] as const;
-export type SortOrder = (typeof SORT_ORDERS)[number];
 
 /** An institution's offer program: one per institution. */
 @Entity('program')
@@ -23,20 +19,27 @@ export class Program {
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
   /** Ordered: the first is the default language. */
-  @Column('text', { name: 'supported_locales', array: true, default: () => "'{en}'" })
+  @Column('text', {
+    name: 'supported_locales',
+    array: true,
+    default: () => `'{${PROGRAM_DEFAULTS.supportedLocales.join(',')}}'`,
+  })
   supportedLocales: Locale[];
-  @Column('text', { name: 'sort_order', default: 'featured' }) sortOrder: SortOrder;
-  @Column('int', { name: 'max_active_offers', default: 10 }) maxActiveOffers: number;
-  @Column('int', { name: 'widget_feed_limit', default: 20 }) widgetFeedLimit: number;
+  @Column('text', { name: 'sort_order', default: PROGRAM_DEFAULTS.sortOrder }) sortOrder: SortOrder;
+  @Column('int', { name: 'max_active_offers', default: PROGRAM_DEFAULTS.maxActiveOffers })
+  maxActiveOffers: number;
+  @Column('int', { name: 'widget_feed_limit', default: PROGRAM_DEFAULTS.widgetFeedLimit })
+  widgetFeedLimit: number;
   @Column('numeric', {
     name: 'service_share_rate',
     precision: 5,
     scale: 4,
-    default: 0.5,
+    default: PROGRAM_DEFAULTS.serviceShareRate,
     transformer: { to: (v: number) => v, from: (v: string) => Number(v) },
   })
   serviceShareRate: number;
-  @Column('int', { name: 'settlement_hold_days', default: 30 }) settlementHoldDays: number;
+  @Column('int', { name: 'settlement_hold_days', default: PROGRAM_DEFAULTS.settlementHoldDays })
+  settlementHoldDays: number;
   /** IANA zone in which offers' days and hours are read; null = UTC. */
   @Column('text', { name: 'time_zone', nullable: true }) timeZone: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;

@@ -1,6 +1,10 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { numeric } from './transformers';
-import type { MerchantIdentifierType } from './merchant.entity';
+import type {
+  InstrumentTypeValue,
+  MerchantIdentifierTypeValue,
+  TransactionTypeValue,
+} from '@app/domain';
 
 export const TRANSACTION_SOURCES = ['api', 'batch', 'csv'] as const;
 export type TransactionSource = (typeof TRANSACTION_SOURCES)[number];
@@ -11,8 +15,6 @@ export const TRANSACTION_STATUSES = [
   'merchant_unresolved',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
-export type TransactionKind = 'purchase' | 'refund';
-export type InstrumentType = 'card' | 'wallet' | 'account';
 
 /** A posted transaction event. `amount` is the decimal as sent (its currency may be unknown). */
 @Entity('transaction')
@@ -23,11 +25,11 @@ export class Transaction {
   @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
   @Column('text', { name: 'instrument_token', nullable: true }) instrumentToken: string | null;
   @Column('text', { name: 'instrument_type', nullable: true })
-  instrumentType: InstrumentType | null;
+  instrumentType: InstrumentTypeValue | null;
   @Column('text', { name: 'merchant_identifier', nullable: true }) merchantIdentifier:
     string | null;
   @Column('text', { name: 'merchant_identifier_type', nullable: true })
-  merchantIdentifierType: MerchantIdentifierType | null;
+  merchantIdentifierType: MerchantIdentifierTypeValue | null;
   @Column('uuid', { name: 'merchant_id', nullable: true }) merchantId: string | null;
   @Column('text', { nullable: true }) mcc: string | null;
   @Column('text', { name: 'merchant_descriptor', nullable: true }) merchantDescriptor:
@@ -38,7 +40,7 @@ export class Transaction {
   @Column('timestamptz', { name: 'transacted_at' }) transactedAt: Date;
   @Column('timestamptz', { name: 'received_at', default: () => 'now()' }) receivedAt: Date;
   @Column('text') source: TransactionSource;
-  @Column('text', { default: 'purchase' }) kind: TransactionKind;
+  @Column('text', { default: 'purchase' }) kind: TransactionTypeValue;
   @Column('text', { name: 'original_transaction_ref', nullable: true }) originalTransactionRef:
     string | null;
   @Column('text', { default: 'received' }) status: TransactionStatus;

@@ -14,8 +14,13 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { DELIVERY_STATUSES, ERROR_CLASSES } from '@app/db';
-import { SELECTABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '@app/domain';
+import { DELIVERY_STATUSES } from '@app/db';
+import {
+  SELECTABLE_EVENT_TYPES,
+  WEBHOOK_ERROR_CLASSES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_URL_MAX_LENGTH,
+} from '@app/domain';
 import { PageQuery, PaginationDto } from '../../common/pagination';
 import { IsTimestamp } from '../../common/validators';
 
@@ -320,7 +325,8 @@ export class WebhookAttemptDto {
   })
   request_headers: Record<string, string> | null;
   @ApiProperty({ type: Number, nullable: true, example: 200 }) http_status: number | null;
-  @ApiProperty({ enum: ERROR_CLASSES, nullable: true, example: null }) error_class: string | null;
+  @ApiProperty({ enum: WEBHOOK_ERROR_CLASSES, nullable: true, example: null }) error_class:
+    string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) error_message: string | null;
   @ApiProperty({
     type: String,
