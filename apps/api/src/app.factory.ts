@@ -58,6 +58,7 @@ export async function createApiApp(
       },
     }),
   );
+  app.use(API_PREFIXES, noStore);
   app.use(cookieParser());
   app.use('/api/v1/transactions/batch', jsonBody(BATCH_BODY_LIMIT));
   app.use(jsonBody(BODY_LIMIT));
@@ -75,6 +76,13 @@ export async function createApiApp(
   await app.init();
   return app;
 }
+
+/** Every API answer, errors included, is private to its key or session, and some carry secrets. */
+const API_PREFIXES = ['/api', '/portal/api', '/admin/api', '/widget/v1'];
+const noStore: express.RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
 
 /**
  * JSON body parser that keeps the raw bytes (X-Service-Signature is an HMAC of exactly what was

@@ -96,13 +96,10 @@ export class ApiKeyGuard implements CanActivate {
     let decision;
     try {
       decision = await this.limiter.hit(`${key.id}:${group}`, limit);
-    } catch (e) {
+    } catch {
       // Redis carries counters only: while it is unreachable, requests go through unlimited
       // rather than failing (transactions must still be accepted).
-      this.logger.warn(
-        { err: (e as Error).message },
-        'rate limiter unavailable; request not limited',
-      );
+      // (logged once per outage by the limiter)
       return;
     }
     res.setHeader('X-RateLimit-Limit', String(decision.limit));

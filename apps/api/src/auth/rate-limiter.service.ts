@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS } from '@app/queue';
+import { OutageLog } from '../common/outage-log';
 
 export interface RateDecision {
   allowed: boolean;
@@ -45,11 +46,29 @@ type SlidingWindowRedis = Redis & {
 
 @Injectable()
 export class RateLimiterService {
+  /** Shared by every guard of this process: one warning per Redis outage. */
+  private readonly outage = new OutageLog(new Logger('RateLimiter'), 'rate limiter (Redis)');
+
   constructor(@Inject(REDIS) private readonly redis: Redis) {
     this.redis.defineCommand('slidingWindowHit', { numberOfKeys: 2, lua: SCRIPT });
   }
 
+  /**
+   * Counts one request; rejects while Redis is unreachable (callers then let the request through
+   * unlimited). The outage is logged here, once, not by each caller per request.
+   */
   async hit(bucket: string, limit: number, now = Date.now()): Promise<RateDecision> {
+    try {
+      const decision = await this.decide(bucket, limit, now);
+      this.outage.ok();
+      return decision;
+    } catch (e) {
+      this.outage.failed(e);
+      throw e;
+    }
+  }
+
+  private async decide(bucket: string, limit: number, now: number): Promise<RateDecision> {
     const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
     const elapsed = now - windowStart;
     const weight = (WINDOW_MS - elapsed) / WINDOW_MS;

@@ -4,7 +4,6 @@ import {
   ExecutionContext,
   HttpStatus,
   Injectable,
-  Logger,
   UseGuards,
 } from '@nestjs/common';
 import {
@@ -59,7 +58,6 @@ const invalid = () =>
  */
 @Injectable()
 export class WidgetSessionGuard implements CanActivate {
-  private readonly logger = new Logger(WidgetSessionGuard.name);
   private readonly key: Buffer;
 
   constructor(
@@ -140,12 +138,9 @@ export class WidgetSessionGuard implements CanActivate {
     let decision;
     try {
       decision = await this.limiter.hit(`widget:${sessionId}`, limit);
-    } catch (e) {
+    } catch {
       // Redis holds counters only: while it is down, widget requests go through unlimited.
-      this.logger.warn(
-        { err: (e as Error).message },
-        'rate limiter unavailable; request not limited',
-      );
+      // (logged once per outage by the limiter)
       return;
     }
     res.setHeader('X-RateLimit-Limit', String(decision.limit));
