@@ -25,6 +25,7 @@ import {
   insertRedemptionDelivery,
   portalLogin,
   ReceivedRequest,
+  smtpSink,
   startApi,
   startWorker,
   TestApi,
@@ -39,8 +40,13 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
   let worker: INestApplicationContext;
   let db: DataSource;
   let receiver: WebhookReceiver;
+  let sink: Awaited<ReturnType<typeof smtpSink>>;
 
   beforeAll(async () => {
+    // The pause alert is also e-mailed where SMTP is set.
+    sink = await smtpSink();
+    process.env.SMTP_URL = `smtp://127.0.0.1:${sink.port}`;
+    process.env.SMTP_FROM = 'offers@service.test';
     api = await startApi();
     worker = await startWorker();
     db = api.app.get(DataSource);
@@ -58,6 +64,9 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
     await q.close();
     await api.close();
     await receiver.stop();
+    sink?.server.close();
+    delete process.env.SMTP_URL;
+    delete process.env.SMTP_FROM;
   });
 
   async function setUp() {
@@ -229,6 +238,18 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
       [world.institution.id],
     );
     expect(inbox).toEqual([{ kind: 'webhook.paused', body: expect.stringContaining('resume') }]);
+    // ... and e-mailed once to the institution's portal users
+    const mails = await eventually(
+      async () => {
+        const m = sink.mails.filter((x) => x.to.includes(world.admin.email));
+        return m.length ? m : null;
+      },
+      'the pause e-mail',
+      10_000,
+    );
+    expect(mails).toHaveLength(1);
+    expect(mails[0].data).toContain('Subject: Webhook deliveries are paused');
+    expect(mails[0].data).toContain('resume');
     // while paused nothing is sent: the first delivery stops where it was, new ones wait
     const later = [
       (await insertRedemptionDelivery(db, world.institution.id)).id,

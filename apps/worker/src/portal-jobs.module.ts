@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { TransactionsCoreModule } from '@app/core';
+import { TransactionsCoreModule, WebhooksCoreModule } from '@app/core';
 import { QUEUES } from '@app/queue';
 import { CsvImportProcessor } from './csv/csv-import.processor';
 import { CsvRelayService } from './csv/csv-relay.service';
@@ -12,6 +12,7 @@ import { KeyRemindersService } from './reminders/key-reminders.service';
   imports: [
     BullModule.registerQueue({ name: QUEUES.csv }, { name: QUEUES.reminders }),
     TransactionsCoreModule,
+    WebhooksCoreModule,
   ],
   providers: [CsvImportProcessor, CsvRelayService, KeyRemindersService, KeyRemindersProcessor],
   exports: [KeyRemindersService, CsvRelayService],

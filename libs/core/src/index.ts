@@ -12,3 +12,4 @@ export * from './merchants/merchant-resolver';
 export * from './settlement/settlement.service';
 export * from './webhooks';
 export * from './logging';
+export * from './mail/institution-mailer';

@@ -4,3 +4,4 @@ export * from './factories';
 export * from './webhook-receiver';
 export * from './wait';
 export * from './webhook-fixtures';
+export * from './smtp-sink';

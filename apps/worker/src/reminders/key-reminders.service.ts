@@ -1,7 +1,6 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { createTransport, Transporter } from 'nodemailer';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
+import { InstitutionMailer } from '@app/core';
 import { effectiveScopes } from '@app/domain';
 import { KEY_REMINDER_DAYS } from '@app/queue';
 
@@ -36,16 +35,13 @@ const fmt = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`
  * inbox is the record.
  */
 @Injectable()
-export class KeyRemindersService implements OnModuleDestroy {
+export class KeyRemindersService {
   private readonly logger = new Logger('KeyReminders');
-  private mailer?: Transporter;
 
   constructor(
     private readonly db: DataSource,
-    private readonly config: AppConfig,
-  ) {
-    if (config.smtp) this.mailer = createTransport(config.smtp.url);
-  }
+    private readonly mailer: InstitutionMailer,
+  ) {}
 
   async sweep(now: Date = new Date()): Promise<SentReminder[]> {
     const keys: DueKey[] = await this.db.query(
@@ -111,39 +107,12 @@ export class KeyRemindersService implements OnModuleDestroy {
       return true;
     });
     if (!recorded) return null;
-    const emailedTo = await this.email(k.institution_id, title, body);
+    const emailedTo = await this.mailer.send(k.institution_id, {
+      subject: title,
+      text: body,
+      portalPath: 'keys',
+      what: 'expiry reminder',
+    });
     return { apiKeyId: k.id, institutionId: k.institution_id, daysBefore, title, emailedTo };
-  }
-
-  /** Best effort, after commit: the institution's portal users, when SMTP_URL is set. */
-  private async email(institutionId: string, subject: string, text: string): Promise<number> {
-    if (!this.mailer || !this.config.smtp) return 0;
-    const users: { email: string }[] = await this.db.query(
-      `SELECT email FROM portal_user WHERE institution_id = $1 ORDER BY email`,
-      [institutionId],
-    );
-    if (!users.length) return 0;
-    const portal = this.config.publicBaseUrl
-      ? `\n\nPortal: ${this.config.publicBaseUrl.replace(/\/$/, '')}/portal/keys`
-      : '';
-    try {
-      await this.mailer.sendMail({
-        from: this.config.smtp.from,
-        bcc: users.map((u) => u.email),
-        subject,
-        text: text + portal,
-      });
-      return users.length;
-    } catch (e) {
-      this.logger.warn(
-        { institutionId, err: (e as Error).message },
-        'expiry reminder e-mail failed (the inbox message was recorded)',
-      );
-      return 0;
-    }
-  }
-
-  onModuleDestroy(): void {
-    this.mailer?.close();
   }
 }

@@ -252,8 +252,18 @@ WITH r AS (
          'webhook.paused:' || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
     FROM chg WHERE chg.pause
   ON CONFLICT (institution_id, dedupe_key) DO NOTHING
+  RETURNING institution_id, title, body
 )
-SELECT id, attempt_count, status FROM d`;
+SELECT id, attempt_count, status,
+       (SELECT json_agg(json_build_object('institutionId', institution_id, 'title', title, 'body', body)) FROM pa) AS paused
+  FROM d`;
+
+/** A URL this statement paused, with the inbox alert it wrote (e-mailed where SMTP is set). */
+export interface PausedAlert {
+  institutionId: string;
+  title: string;
+  body: string;
+}
 
 /** Runs `write` on items whose ids are unique within the call; a repeated id waits for the next round. */
 async function byUniqueId<I extends { deliveryId: string }, O>(
@@ -279,6 +289,12 @@ async function byUniqueId<I extends { deliveryId: string }, O>(
 export class WebhookStore {
   private readonly claims: GroupCommitter<ClaimRequest, ClaimResult>;
   private readonly records: GroupCommitter<AttemptRecord, RecordResult>;
+  private readonly pauseListeners: ((alert: PausedAlert) => void)[] = [];
+
+  /** Called after the commit of each pause an attempt's record made (the worker e-mails it). */
+  onPaused(fn: (alert: PausedAlert) => void): void {
+    this.pauseListeners.push(fn);
+  }
 
   constructor(
     private readonly db: DataSource,
@@ -355,27 +371,31 @@ export class WebhookStore {
     return byUniqueId(
       items,
       async (u) => {
-        const rows: { id: string; attempt_count: number; status: string }[] = await this.db.query(
-          RECORD_SQL,
-          [
-            u.map((i) => i.deliveryId),
-            u.map((i) => i.token),
-            u.map((i) => i.outcome),
-            u.map((i) => i.trigger),
-            u.map((i) => i.startedAt.toISOString()),
-            u.map((i) => i.durationMs),
-            u.map((i) => i.httpStatus),
-            u.map((i) => i.errorClass),
-            u.map((i) => i.errorMessage),
-            u.map((i) => i.responseExcerpt),
-            u.map((i) => i.url),
-            u.map((i) => i.nextAttemptAt?.toISOString() ?? null),
-            u.map((i) => i.statusReason),
-            u.map((i) => i.alertBody),
-            u.map((i) => (i.requestHeaders ? JSON.stringify(i.requestHeaders) : null)),
-            this.pauseAfterMs,
-          ],
-        );
+        const rows: {
+          id: string;
+          attempt_count: number;
+          status: string;
+          paused: PausedAlert[] | null;
+        }[] = await this.db.query(RECORD_SQL, [
+          u.map((i) => i.deliveryId),
+          u.map((i) => i.token),
+          u.map((i) => i.outcome),
+          u.map((i) => i.trigger),
+          u.map((i) => i.startedAt.toISOString()),
+          u.map((i) => i.durationMs),
+          u.map((i) => i.httpStatus),
+          u.map((i) => i.errorClass),
+          u.map((i) => i.errorMessage),
+          u.map((i) => i.responseExcerpt),
+          u.map((i) => i.url),
+          u.map((i) => i.nextAttemptAt?.toISOString() ?? null),
+          u.map((i) => i.statusReason),
+          u.map((i) => i.alertBody),
+          u.map((i) => (i.requestHeaders ? JSON.stringify(i.requestHeaders) : null)),
+          this.pauseAfterMs,
+        ]);
+        // Every row carries the same list: the pauses this statement made.
+        for (const alert of rows[0]?.paused ?? []) for (const fn of this.pauseListeners) fn(alert);
         return new Map(
           rows.map((r) => [
             r.id,

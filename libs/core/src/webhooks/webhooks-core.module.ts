@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { InstitutionMailer } from '../mail/institution-mailer';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEvents } from './webhook-events';
 import { WebhookOutbox } from './webhook-outbox';
@@ -21,11 +22,25 @@ const store = {
 /**
  * Webhook delivery for both apps (needs the global DbModule and ConfigModule): the store that
  * owns the delivery and attempt rows, the events matching and settlement record in their
- * transactions, the outbox, the delivery engine and replays. Imported by TransactionsCoreModule,
- * the api's PortalModule and the worker's WebhooksWorkerModule.
+ * transactions, the outbox, the delivery engine, replays, and the mailer of institution alerts.
+ * Imported by TransactionsCoreModule, the api's PortalModule and the worker's modules.
  */
 @Module({
-  providers: [store, WebhookEvents, WebhookOutbox, WebhookDeliveryService, WebhookReplays],
-  exports: [WebhookStore, WebhookEvents, WebhookOutbox, WebhookDeliveryService, WebhookReplays],
+  providers: [
+    store,
+    WebhookEvents,
+    WebhookOutbox,
+    WebhookDeliveryService,
+    WebhookReplays,
+    InstitutionMailer,
+  ],
+  exports: [
+    WebhookStore,
+    WebhookEvents,
+    WebhookOutbox,
+    WebhookDeliveryService,
+    WebhookReplays,
+    InstitutionMailer,
+  ],
 })
 export class WebhooksCoreModule {}
