@@ -13,11 +13,20 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { MatchingService } from '@app/core';
 import { maskToken } from '@app/domain';
-import { jobIds, MATCH_JOB_NAME, QUEUES, SETTLEMENT_SCHEDULER_ID } from '@app/queue';
-import { createWorld, eventually, startApi, startWorker, TestApi, uniq, World } from '@app/testing';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const DAY = 86_400_000;
+import type { Redis } from 'ioredis';
+import { jobIds, MATCH_JOB_NAME, QUEUES, REDIS, SETTLEMENT_SCHEDULER_ID } from '@app/queue';
+import {
+  clockPast,
+  createWorld,
+  DAY,
+  eventually,
+  jobsSettled,
+  startApi,
+  startWorker,
+  TestApi,
+  uniq,
+  World,
+} from '@app/testing';
 
 /**
  * A TCP proxy in front of the shared Redis: this suite's api and worker connect through it, so
@@ -84,15 +93,29 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
 
   // --- helpers -------------------------------------------------------------------------------
 
-  /** Enrolls through the public API (POST /api/v1/offers/{id}/add). */
+  /**
+   * Enrolls through the public API (POST /api/v1/offers/{id}/add); returns once the clock has
+   * passed the enrollment's added_at, so a purchase stamped from now on is strictly after it.
+   */
   async function enroll(w: World, offerId: string, token: string): Promise<string> {
     const res = await api.http
       .post(`/api/v1/offers/${offerId}/add`)
       .set('Authorization', w.auth)
       .send({ cardholder_token: token });
     if (res.status !== 201) throw new Error(`enroll: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.cardholder_offer_id;
+    const id: string = res.body.cardholder_offer_id;
+    const [{ added_at }] = await db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
+      id,
+    ]);
+    await clockPast(added_at, 'the enrollment');
+    return id;
   }
+
+  const matchingQueue = () =>
+    new Queue(QUEUES.matching, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
 
   function event(
     w: World,
@@ -146,7 +169,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   ) {
     const token = `chk_${uniq()}`;
     const enrollmentId = await enroll(w, w.offers[offerIndex].id, token);
-    await sleep(5);
     const id = await post(w, event(w, token, overrides));
     const status = await processed(id);
     return { token, enrollmentId, id, status };
@@ -238,7 +260,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     for (const overrides of bodies) {
       const token = `chk_${uniq()}`;
       await enroll(w, w.offers[0].id, token);
-      await sleep(5);
       const body = Object.fromEntries(
         Object.entries(event(w, token, overrides)).filter(([, v]) => v !== undefined),
       );
@@ -285,7 +306,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const token = `chk_${uniq()}`;
     const enrollmentId = await enroll(w, w.offers[0].id, token);
-    await sleep(20);
     const inside = new Date().toISOString();
     const expiresAt = new Date(Date.now() + 300).toISOString();
     await api.http
@@ -293,7 +313,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       .set('Authorization', `Bearer ${api.operatorToken}`)
       .send({ expires_at: expiresAt })
       .expect(200);
-    await sleep(600);
+    await clockPast(expiresAt, 'the offer expiry');
     const late = await post(w, event(w, token, { transacted_at: inside }));
     const after = await post(w, event(w, token, { transacted_at: new Date().toISOString() }));
     expect(await processed(late)).toBe('matched');
@@ -323,7 +343,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const token = `chk_${uniq()}`;
     const e = await Promise.all(w.offers.map((o) => enroll(w, o.id, token)));
-    await sleep(5);
     const id = await post(w, event(w, token));
     expect(await processed(id)).toBe('matched');
     const r = await redemptionOf(id);
@@ -342,7 +361,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const token = `chk_${uniq()}`;
     const enrollmentId = await enroll(w, w.offers[0].id, token);
-    await sleep(5);
     expect(await processed(await post(w, event(w, token)))).toBe('matched');
     expect(await enrollmentRow(enrollmentId)).toEqual({ status: 'active', redemption_count: 1 });
     expect(await processed(await post(w, event(w, token)))).toBe('matched');
@@ -357,7 +375,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const tokens = Array.from({ length: 30 }, () => `chk_${uniq()}`);
     for (const t of tokens) await enroll(w, w.offers[0].id, t);
-    await sleep(5);
     const ids = await Promise.all(tokens.map((t) => post(w, event(w, t))));
     const statuses = await Promise.all(ids.map((id) => processed(id)));
     expect(statuses.filter((s) => s === 'matched')).toHaveLength(5);
@@ -377,7 +394,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const token = `chk_${uniq()}`;
     await enroll(w, w.offers[0].id, token);
-    await sleep(5);
     const body = event(w, token);
     const responses = await Promise.all(
       Array.from({ length: 50 }, () =>
@@ -391,7 +407,8 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     const id = accepted[0].body.id;
     expect(duplicates.every((r) => r.body.id === id && r.body.status === 'duplicate')).toBe(true);
     expect(await processed(id)).toBe('matched');
-    await sleep(300);
+    const queue = matchingQueue();
+    await jobsSettled(queue, '', 'matching jobs').finally(() => queue.close());
     expect(
       await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
         w.offers[0].id,
@@ -406,7 +423,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const tokens = Array.from({ length: 40 }, () => `chk_${uniq()}`);
     for (const t of tokens) await enroll(w, w.offers[0].id, t);
-    await sleep(5);
     const items = tokens.map((t) => event(w, t));
     const res = await api.http
       .post('/api/v1/transactions/batch')
@@ -494,7 +510,12 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     worker = undefined;
     try {
       const ids = await Promise.all(tokens.map((t) => post(w, event(w, t))));
-      await sleep(1_500);
+      // The chunk's job waits in the queue with no worker to take it.
+      const queue = matchingQueue();
+      await eventually(async () => {
+        const jobs = await queue.getJobs(['waiting', 'prioritized']);
+        return jobs.some((j) => ids.some((id) => j.data.transactionIds.includes(id)));
+      }, 'the matching job to be queued').finally(() => queue.close());
       const rows = await db.query(`SELECT status FROM transaction WHERE id = ANY($1)`, [ids]);
       expect(rows.map((r: { status: string }) => r.status)).toEqual([
         'received',
@@ -515,15 +536,16 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const token = `chk_${uniq()}`;
     await enroll(w, w.offers[0].id, token);
-    await sleep(5);
     let id: string;
     await redisOutage.stop();
     try {
-      await sleep(200);
+      const redis = api.app.get<Redis>(REDIS);
+      await eventually(async () => redis.status !== 'ready', 'the api to lose Redis');
       const started = Date.now();
       id = await post(w, event(w, token));
       expect(Date.now() - started).toBeLessThan(2_000);
-      await sleep(1_500); // past the relay's grace: nothing can enqueue it while Redis is away
+      // Past the relay's grace and one more relay pass: nothing can enqueue it while Redis is away.
+      await clockPast(started + config.matching.relayGraceMs + config.matching.relayIntervalMs);
       const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
       expect(t.status).toBe('received');
     } finally {
@@ -661,7 +683,6 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     });
     const token = `chk_${uniq()}`;
     await enroll(w, w.offers[0].id, token);
-    await sleep(5);
     const purchase = event(w, token, { amount: 25 });
     expect(
       await processed(await post(w, refund(w, token, purchase.transaction_ref as string, 10))),

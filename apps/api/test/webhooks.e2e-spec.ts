@@ -18,8 +18,10 @@ import { WebhookDeliveryService, WebhookOutbox } from '@app/core';
 import { maskToken, verifyWebhook } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import {
+  clockPast,
   createWorld,
   eventually,
+  jobsSettled,
   portalLogin,
   ReceivedRequest,
   startApi,
@@ -32,8 +34,6 @@ import {
 import { PortalWebhooksService } from '../src/portal/webhooks/portal-webhooks.service';
 
 type Portal = Awaited<ReturnType<typeof portalLogin>>;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A port nobody listens on (connection refused). */
 async function deadUrl(): Promise<string> {
@@ -49,15 +49,24 @@ describe('redemption webhooks', () => {
   let worker: INestApplicationContext;
   let db: DataSource;
   let receiver: WebhookReceiver;
+  let webhookQueue: Queue;
+  /** Every attempt job of the delivery has run: whatever could be sent for it has been. */
+  const attemptsSettled = (id: string) => jobsSettled(webhookQueue, `wh-${id}-`, `delivery ${id}`);
 
   beforeAll(async () => {
     api = await startApi();
     worker = await startWorker();
     db = api.app.get(DataSource);
     receiver = await new WebhookReceiver().start();
+    const config = api.app.get(AppConfig);
+    webhookQueue = new Queue(QUEUES.webhooks, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
   });
 
   afterAll(async () => {
+    await webhookQueue?.close();
     await worker?.close();
     const config = api.app.get(AppConfig);
     for (const name of [QUEUES.webhooks, QUEUES.matching]) {
@@ -238,7 +247,7 @@ describe('redemption webhooks', () => {
       return rows.length ? rows : null;
     }, 'the delivery row');
     const [req] = await requestsFor(row.id, 1);
-    await sleep(500);
+    await attemptsSettled(row.id);
     expect(forDelivery(row.id)).toHaveLength(1);
     const [{ n }] = await db.query(
       `SELECT count(*)::int AS n FROM webhook_delivery WHERE redemption_id = $1`,
@@ -318,7 +327,7 @@ describe('redemption webhooks', () => {
     const { id } = await insertDelivery(world);
     const reqs = await requestsFor(id, 3);
     const d = await settled(admin, id);
-    await sleep(600);
+    await attemptsSettled(id);
     expect(forDelivery(id)).toHaveLength(3);
     for (const r of reqs) expect(verifyWebhook(r.rawBody, r.headers, secret).ok).toBe(true);
     expect(new Set(reqs.map((r) => r.rawBody.toString())).size).toBe(1);
@@ -414,7 +423,7 @@ describe('redemption webhooks', () => {
       http_status: 200,
     });
     expect(await inbox()).toHaveLength(1);
-    await sleep(400);
+    await attemptsSettled(id);
     expect(forDelivery(id)).toHaveLength(1);
   });
 
@@ -423,7 +432,7 @@ describe('redemption webhooks', () => {
     respondFor(world, (_r, _n, res) => void res.writeHead(410).end('gone'));
     const { id } = await insertDelivery(world);
     const d = await settled(admin, id);
-    await sleep(500);
+    await attemptsSettled(id);
     expect(forDelivery(id)).toHaveLength(1);
     expect(d).toMatchObject({ status: 'failed', status_reason: 'gone', attempt_count: 1 });
     const msgs = await db.query(`SELECT dedupe_key FROM inbox_message WHERE institution_id = $1`, [
@@ -463,7 +472,8 @@ describe('redemption webhooks', () => {
   it('a slow receiver times out (WEBHOOK_TIMEOUT_MS) and is retried', async () => {
     const { world, admin } = await setUp();
     respondFor(world, async (_r, n, res) => {
-      if (n === 1) await sleep(1_500);
+      // slower than WEBHOOK_TIMEOUT_MS (1 s): the receiver's behaviour, not a wait of the test
+      if (n === 1) await new Promise((r) => setTimeout(r, 1_500));
       if (!res.destroyed) res.writeHead(200).end('ok');
     });
     const { id } = await insertDelivery(world);
@@ -602,7 +612,7 @@ describe('redemption webhooks', () => {
     expect(during.previous_secret_expires_at).toBe(until);
 
     // after the overlap: only the new secret signs
-    await sleep(Math.max(0, Date.parse(until) - Date.now()) + 300);
+    await clockPast(until, 'the overlap');
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
     const second = await insertDelivery(world);
     const [c] = await requestsFor(second.id, 1);
@@ -687,12 +697,16 @@ describe('redemption webhooks', () => {
     await closing;
     const mid = await delivery(admin, id);
     expect(mid).toMatchObject({ status: 'pending', attempt_count: 1 });
-    await sleep(500);
+    // the retry waits in the queue, and no worker is left to send it
+    await eventually(async () => {
+      const jobs = await webhookQueue.getJobs(['delayed', 'waiting', 'prioritized']);
+      return jobs.some((j) => j.id?.startsWith(`wh-${id}-`));
+    }, 'the retry to be queued');
     expect(forDelivery(id)).toHaveLength(1);
     worker = await startWorker();
     const d = await settled(admin, id);
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 2 });
-    await sleep(1_000);
+    await attemptsSettled(id);
     expect(forDelivery(id)).toHaveLength(2);
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
   });
@@ -740,7 +754,7 @@ describe('redemption webhooks', () => {
     await api.app
       .get(WebhookOutbox)
       .enqueueSteps([{ id, series: 0, attempt: 1, nextAttemptAt: null }]);
-    await sleep(500);
+    await attemptsSettled(id);
     expect(forDelivery(id)).toHaveLength(1);
     // and a delivery that is not in this database is ignored
     expect(
