@@ -39,6 +39,7 @@ export default tseslint.config(
       'bench/results/**',
       'openapi/**',
       'portal/**',
+      'clients/typescript/src/schema.ts',
     ],
   },
   js.configs.recommended,

@@ -65,6 +65,11 @@ const steps = [
       : (failed++, false),
   () => jest('unit'),
   () => run('build', 'npm', ['run', 'build']) || (failed++, false),
+  // The generated TypeScript client compiles on its own (its e2e test then drives the api).
+  () =>
+    run('TypeScript client build', 'npm', ['run', '--silent', 'build:client'])
+      ? (passed++, true)
+      : (failed++, false),
   // --forceExit: a stray handle (a closed Redis proxy, a pool draining) must never stall CI.
   () => jest('e2e', ['--maxWorkers=2', '--forceExit']),
 ];
