@@ -1,4 +1,4 @@
-import type { DestinationStream } from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import pretty from 'pino-pretty';
 
 /**
@@ -9,8 +9,13 @@ import pretty from 'pino-pretty';
  */
 export function logDestination(config: {
   logFormat: 'pretty' | 'json';
+  isProduction?: boolean;
 }): DestinationStream | undefined {
-  if (config.logFormat === 'json') return undefined;
+  // Production: asynchronous stdout. Lines logged while a write is in flight join the next write
+  // instead of one blocking write(2) per request line (the largest part of logging's cost per
+  // request in the bench profile); what is buffered is flushed synchronously at exit.
+  if (config.logFormat === 'json')
+    return config.isProduction ? pino.destination({ dest: 1, sync: false }) : undefined;
   return pretty({
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,app,context,req,res,responseTime,reqId',
