@@ -404,6 +404,55 @@ describe('reporting', () => {
       );
     });
 
+    it('distinct cardholders stay exact across bitmap chunks, concurrent writers and every window shape', async () => {
+      const w = await createWorld(api);
+      const base = Date.parse('2026-04-10T00:00:00Z');
+      // 6,000 cardholders (two bitmap chunks of 4,096), views over three days; four writers at
+      // once with overlapping cardholders, so first sightings race for their numbers.
+      const writers = Array.from({ length: 4 }, (_, k) =>
+        Array.from({ length: 3_000 }, (_, i) => {
+          const n = (i * 7 + k * 1_500) % 6_000;
+          return { token: `chk_${n}`, at: base + ((n * 13 + k * 997 + i * 61) % (3 * 86_400_000)) };
+        }),
+      );
+      await Promise.all(
+        writers.map((views) =>
+          db.query(
+            `INSERT INTO engagement_event (institution_id, kind, cardholder_token, occurred_at)
+             SELECT $1, 'widget_view', t, to_timestamp(a / 1000.0) FROM unnest($2::text[], $3::float8[]) AS x(t, a)`,
+            [w.institution.id, views.map((v) => v.token), views.map((v) => v.at)],
+          ),
+        ),
+      );
+      const all = writers.flat();
+      const hour = 3_600_000;
+      const windows: [number, number][] = [
+        [base, base + 3 * 86_400_000], // whole days only
+        [base + 5 * hour + 17 * 60_000, base + 2 * 86_400_000 + 7 * hour + 3 * 60_000], // days, hours and raw edges
+        [base + 86_400_000 + 2 * hour + 5 * 60_000, base + 86_400_000 + 9 * hour + 1], // hours within one day
+        [base + 30 * 60_000, base + 50 * 60_000], // inside one hour
+      ];
+      for (const [from, to] of windows) {
+        const inside = all.filter((v) => v.at >= from && v.at < to);
+        const res = await api.http
+          .get(
+            `/api/v1/reporting/funnel?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`,
+          )
+          .set('Authorization', w.auth)
+          .expect(200);
+        expect({
+          from,
+          views: res.body.data.widget_views,
+          unique: res.body.data.unique_cardholders,
+        }).toEqual({
+          from,
+          views: inside.length,
+          unique: new Set(inside.map((v) => v.token)).size,
+        });
+      }
+      expect(new Set(all.map((v) => v.token)).size).toBe(6_000);
+    });
+
     it('defaults to the last 30 days; from after to is 400', async () => {
       const res = await get('/api/v1/reporting/funnel').expect(200);
       const days = (Date.parse(res.body.window.to) - Date.parse(res.body.window.from)) / 86_400_000;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { KeysetAfter, keysetSql } from '@app/db';
+import { KeysetAfter, keysetSql, VIEWER_CHUNK_BITS } from '@app/db';
 
 /** Totals of one (status and) currency: amounts as exact decimal text. */
 export interface CurrencyTotalsRow {
@@ -152,8 +152,9 @@ export class ReportingRepository {
 
   /**
    * Funnel counters: whole UTC hours from engagement_hourly plus the raw events of the partial
-   * hours at the edges; distinct cardholders over whole UTC days from engagement_daily_cardholder
-   * plus the raw views of the partial days. `hours` and `days` come from splitWindow.
+   * hours at the edges. Distinct cardholders: the bit count of the OR, chunk by chunk, of the
+   * viewer bitmaps of whole UTC days, of the edge days' whole hours, and of the edge hours' raw
+   * views (mapped to their cardholder numbers). `hours` and `days` come from splitWindow.
    */
   async funnelCounts(
     institutionId: string,
@@ -170,13 +171,21 @@ export class ReportingRepository {
             AND ((occurred_at >= $2 AND occurred_at < $6) OR (occurred_at >= $7 AND occurred_at < $3)))`;
     const [row] = await this.db.query(
       `SELECT (${count('widget_view')})::int AS widget_views,
-              (SELECT count(*) FROM (
-                 SELECT cardholder_token FROM engagement_daily_cardholder
-                  WHERE institution_id = $1 AND day >= $8::date AND day < $9::date
-                 UNION
-                 SELECT cardholder_token FROM engagement_event
-                  WHERE institution_id = $1 AND kind = 'widget_view'
-                    AND ((occurred_at >= $2 AND occurred_at < $10) OR (occurred_at >= $11 AND occurred_at < $3))
+              (SELECT COALESCE(sum(bit_count(b)), 0) FROM (
+                 SELECT bit_or(bits) AS b FROM (
+                   SELECT chunk, bits FROM engagement_viewers_daily
+                    WHERE institution_id = $1
+                      AND day >= ($8::timestamptz AT TIME ZONE 'UTC')::date AND day < ($9::timestamptz AT TIME ZONE 'UTC')::date
+                   UNION ALL
+                   SELECT chunk, bits FROM engagement_viewers_hourly
+                    WHERE institution_id = $1 AND ((hour >= $4 AND hour < $8) OR (hour >= $9 AND hour < $5))
+                   UNION ALL
+                   SELECT c.n / ${VIEWER_CHUNK_BITS}, set_bit(B'0'::bit(${VIEWER_CHUNK_BITS}), c.n % ${VIEWER_CHUNK_BITS}, 1)
+                     FROM engagement_event e JOIN engagement_cardholder_number c
+                       ON c.institution_id = e.institution_id AND c.cardholder_token = e.cardholder_token
+                    WHERE e.institution_id = $1 AND e.kind = 'widget_view'
+                      AND ((e.occurred_at >= $2 AND e.occurred_at < $6) OR (e.occurred_at >= $7 AND e.occurred_at < $3))
+                 ) x GROUP BY chunk
                ) u)::int AS unique_cardholders,
               (${count('impression')})::int AS offer_impressions,
               (${count('add_success')})::int AS offer_add_successes,
@@ -189,10 +198,8 @@ export class ReportingRepository {
         hours.wholeTo,
         hours.headTo,
         hours.tailFrom,
-        days.wholeFrom.toISOString().slice(0, 10),
-        days.wholeTo.toISOString().slice(0, 10),
-        days.headTo,
-        days.tailFrom,
+        days.wholeFrom,
+        days.wholeTo,
       ],
     );
     return row;

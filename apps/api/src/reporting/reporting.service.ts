@@ -72,8 +72,8 @@ export class ReportingService {
 
   /**
    * Funnel counters: whole UTC hours from engagement_hourly, the partial hours at the window's
-   * edges from the raw events; distinct cardholders over whole UTC days from
-   * engagement_daily_cardholder plus the raw views of the partial days (see the roll-up migration).
+   * edges from the raw events; distinct cardholders from exact per-day and per-hour bitmaps of
+   * cardholder numbers plus the raw views of the edge hours (see the viewer-bitmaps migration).
    */
   async funnel(institutionId: string, from?: string, to?: string): Promise<FunnelDto> {
     const end = to ? new Date(to) : new Date();

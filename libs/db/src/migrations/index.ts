@@ -13,6 +13,9 @@ import { WebhookEndpointOptions1763800400300 } from './1763800400300-webhook-end
 import { WebhookClientCertificate1763800400400 } from './1763800400400-webhook-client-certificate';
 import { AuthChangeNotify1763800500000 } from './1763800500000-auth-change-notify';
 import { LoginAttempts1763800500100 } from './1763800500100-login-attempts';
+import { FunnelViewerBitmaps1763800500200 } from './1763800500200-funnel-viewer-bitmaps';
+
+export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
 /** Every migration, in order. Listed explicitly so the bundled apps need no file globbing. */
 export const MIGRATIONS = [
@@ -31,4 +34,5 @@ export const MIGRATIONS = [
   WebhookClientCertificate1763800400400,
   AuthChangeNotify1763800500000,
   LoginAttempts1763800500100,
+  FunnelViewerBitmaps1763800500200,
 ];
