@@ -1,4 +1,4 @@
-import { createWorld, startApi, TestApi } from '@app/testing';
+import { createWorld, eventually, startApi, TestApi } from '@app/testing';
 
 describe('rate limits', () => {
   let api: TestApi;
@@ -54,5 +54,54 @@ describe('rate limits', () => {
     expect(decisions[3].retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(decisions[3].retryAfterSeconds).toBeLessThanOrEqual(120);
     expect((await limiter.hit(`${bucket}-other`, 3)).allowed).toBe(true);
+  });
+
+  describe('across api processes', () => {
+    // Two api applications stand for two api processes: each keeps its own leases of tokens.
+    let other: TestApi;
+    beforeAll(async () => {
+      other = await startApi();
+    });
+    afterAll(() => other.close());
+
+    /** Calls alternately through both processes until each refuses; returns the 200s. */
+    async function admittedUntilRefused(path: string, auth: string, max: number): Promise<number> {
+      let admitted = 0;
+      const refusedBy = new Set<number>();
+      for (let i = 0; i < max && refusedBy.size < 2; i++) {
+        const res = await [api, other][i % 2].http.get(path).set('Authorization', auth);
+        if (res.status === 200) admitted++;
+        else {
+          expect(res.status).toBe(429);
+          refusedBy.add(i % 2);
+        }
+      }
+      expect(refusedBy.size).toBe(2);
+      return admitted;
+    }
+
+    /** Starts a count well inside one minute, so the sliding window's weights stay put. */
+    const freshMinute = () =>
+      eventually(async () => new Date().getSeconds() < 30, 'a fresh minute', 40_000, 200);
+
+    it('the reporting 60 a minute per key holds across processes', async () => {
+      const w = await createWorld(api);
+      await freshMinute();
+      expect(await admittedUntilRefused('/api/v1/reporting/funnel', w.auth, 200)).toBe(60);
+    });
+
+    it('a high limit served from leases is never exceeded across processes', async () => {
+      // 400 a minute: each process leases 2 tokens at a time from Redis.
+      const w = await createWorld(api, { rateLimits: { offers: 400 } });
+      await freshMinute();
+      const admitted = await admittedUntilRefused(
+        `/api/v1/offers?cardholder_token=chk_${Date.now()}`,
+        w.auth,
+        1_000,
+      );
+      expect(admitted).toBeLessThanOrEqual(400);
+      // At most one unspent lease (2 tokens) per process is lost.
+      expect(admitted).toBeGreaterThanOrEqual(400 - 2 * 2);
+    });
   });
 });
