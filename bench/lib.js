@@ -75,14 +75,22 @@ function pool(max = 8) {
  * stdout and stderr go to a file (as production hands them to a collector), so the bench process
  * does not buffer them; `logFile` says where.
  */
-async function startApp(app, { port = 3900, env = {} } = {}) {
+async function startApp(app, { port = 3900, env = {}, nodeArgs = [] } = {}) {
   const logFile = join(require('os').tmpdir(), `bench-${app}-${process.pid}-${port}.log`);
   const fd = require('fs').openSync(logFile, 'w');
-  const child = spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
-    cwd: root,
-    env: benchEnv({ PORT: String(port), ...env }),
-    stdio: ['ignore', fd, fd],
-  });
+  // BENCH_CPU_PROF=<dir>: every started process writes a V8 CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...prof, ...nodeArgs, join(root, `dist/apps/${app}/main.js`)],
+    {
+      cwd: root,
+      env: benchEnv({ PORT: String(port), ...env }),
+      stdio: ['ignore', fd, fd],
+    },
+  );
   require('fs').closeSync(fd);
   const output = () => readFileSync(logFile, 'utf8');
   const deadline = Date.now() + 60_000;
