@@ -51,8 +51,8 @@ function filterOf(search: URLSearchParams): DeliveryFilter {
   };
 }
 
-/** Shows a header value in full unless it is a signature (already shortened by the service). */
-function Headers({ headers }: { headers: Record<string, string> | null }) {
+/** The headers an attempt sent, as the service recorded them (signatures shortened, custom values hidden). */
+function RequestHeaders({ headers }: { headers: Record<string, string> | null }) {
   if (!headers) return <span className="muted">Not recorded (the attempt was interrupted)</span>;
   return (
     <dl className="headers">
@@ -378,7 +378,7 @@ export function DeliveryPage() {
                   <summary>Attempt {a.attempt_number}: request headers and response</summary>
                   <h3>Request headers</h3>
                   <p className="hint">Signatures are shortened; custom header values are hidden.</p>
-                  <Headers headers={a.request_headers} />
+                  <RequestHeaders headers={a.request_headers} />
                   <h3>Response (first 4 KiB)</h3>
                   {a.response_excerpt ? (
                     <pre className="code">{a.response_excerpt}</pre>
