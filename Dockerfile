@@ -15,5 +15,6 @@ COPY --from=build /app/dist dist
 COPY --from=build /app/portal/dist portal/dist
 COPY package.json ./
 USER node
-EXPOSE 3000
+# 3000: the api; 3001: the worker's /health, /ready and /metrics.
+EXPOSE 3000 3001
 CMD ["node", "dist/apps/api/main.js"]
