@@ -18,6 +18,7 @@ import { QUEUES } from '@app/queue';
 import {
   createWorld,
   eventually,
+  jobsSettled,
   portalLogin,
   startApi,
   startWorker,
@@ -213,7 +214,12 @@ describe('webhook event catalog', () => {
 
     const redemptionId = await purchaseSettleRefund(world);
     await eventually(async () => bodiesFor(world).length >= 1, 'the completed event');
-    await new Promise((r) => setTimeout(r, 1_000));
+    const config = api.app.get(AppConfig);
+    const q = new Queue(QUEUES.webhooks, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    await jobsSettled(q, '', 'webhook jobs').finally(() => q.close());
     expect(bodiesFor(world).map((x) => x.body.event)).toEqual(['redemption.completed']);
     expect(
       await db.query(`SELECT event FROM webhook_delivery WHERE redemption_id = $1`, [redemptionId]),

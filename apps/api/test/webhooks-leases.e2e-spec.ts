@@ -13,6 +13,7 @@ import { AppConfig } from '@app/config';
 import { WebhookDeliveryService } from '@app/core';
 import { QUEUES, WebhookJob } from '@app/queue';
 import {
+  clockPast,
   createWorld,
   eventually,
   insertRedemptionDelivery,
@@ -21,8 +22,6 @@ import {
   TestApi,
   WebhookReceiver,
 } from '@app/testing';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('webhook leases: an acknowledged delivery is never sent again', () => {
   let api: TestApi;
@@ -80,6 +79,13 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
         [id],
       )
     )[0];
+  /** Sessions of this database waiting for a lock (the claims blocked behind the test's lock). */
+  const lockWaiters = async () =>
+    (
+      await db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )
+    )[0].n as number;
   const attempts = (id: string) =>
     db.query(
       `SELECT attempt_number, http_status, error_class FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
@@ -110,8 +116,7 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
     answer();
     await a;
     // attempt 2's job runs: the delivery was acknowledged, so nothing may be sent
-    await worker.attempt(job(id, 2));
-    await sleep(200);
+    await worker.attempt(job(id, 2)); // awaited: anything it sent has been received
 
     expect(requestsFor(id)).toHaveLength(1);
     expect(await row(id)).toMatchObject({
@@ -127,24 +132,26 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
   it('a claim that waited on a row lock longer than a lease still gets a whole lease: a second claimant waits, one request', async () => {
     const { id } = await setUp();
     receiver.respondWith(async (r, _n, res) => {
-      if (r.headers['x-service-delivery-id'] === id) await sleep(300);
+      // a receiver that takes 300 ms to answer
+      if (r.headers['x-service-delivery-id'] === id) await new Promise((w) => setTimeout(w, 300));
       res.writeHead(200).end('ok');
     });
     const lock = db.createQueryRunner();
     await lock.connect();
     await lock.startTransaction();
     await lock.query(`SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE`, [id]);
+    const { webhook } = api.app.get(AppConfig);
+    const waitingSince = Date.now();
     const a = worker.attempt(job(id, 1)); // its claim waits for the lock
-    await sleep(2_300); // longer than a whole lease (2 s)
+    await clockPast(waitingSince + webhook.timeoutMs + webhook.leaseGraceMs, 'a whole lease');
     const b = worker.attempt(job(id, 1)); // the same job, run again elsewhere
-    await sleep(100);
+    await eventually(async () => (await lockWaiters()) >= 2, 'both claims to wait on the row lock');
     await lock.commitTransaction();
     await lock.release();
     const [ra, rb] = await Promise.all([a, b]);
     // one of them holds the step; the other must not take it over while the holder is sending
     expect([ra.kind, rb.kind].sort()).toEqual(['attempted', 'busy']);
-    await worker.attempt(job(id, 2));
-    await sleep(200);
+    await worker.attempt(job(id, 2)); // awaited: anything it sent has been received
     expect(requestsFor(id)).toHaveLength(1);
     expect(await row(id)).toMatchObject({ status: 'delivered', attempt_count: 1 });
     expect(await attempts(id)).toEqual([
@@ -170,7 +177,6 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
       expect(r.body.error).toBe('delivery_in_progress');
     // the accepted one's attempt (series 1), run twice as a duplicated job would be
     await Promise.all([worker.attempt(job(id, 1, 1)), worker.attempt(job(id, 1, 1))]);
-    await sleep(200);
     expect(requestsFor(id)).toHaveLength(2); // the automatic delivery and one redelivery
     expect(await row(id)).toMatchObject({ status: 'delivered', attempt_count: 2 });
   });

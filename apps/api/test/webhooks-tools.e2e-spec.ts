@@ -11,9 +11,11 @@ import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
+  clockPast,
   createWorld,
   eventually,
   insertRedemptionDelivery,
+  jobsSettled,
   portalLogin,
   ReceivedRequest,
   startApi,
@@ -23,8 +25,6 @@ import {
   World,
 } from '@app/testing';
 import { QUEUES } from '@app/queue';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('webhook tools: test event, replay, attempt detail, search', () => {
   let api: TestApi;
@@ -51,6 +51,19 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
     await api.close();
     await receiver.stop();
   });
+
+  const createdAt = async (deliveryId: string): Promise<Date> =>
+    (await db.query(`SELECT created_at FROM webhook_delivery WHERE id = $1`, [deliveryId]))[0]
+      .created_at;
+  /** Every attempt job of the delivery has run: whatever could be sent for it has been. */
+  async function attemptsSettled(deliveryId: string): Promise<void> {
+    const config = api.app.get(AppConfig);
+    const q = new Queue(QUEUES.webhooks, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    await jobsSettled(q, `wh-${deliveryId}-`, `delivery ${deliveryId}`).finally(() => q.close());
+  }
 
   async function setUp(configured = true) {
     const world = await createWorld(api);
@@ -161,9 +174,9 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
   it('deliveries can be searched by delivery id, redemption, offer and date range, and filtered by event type', async () => {
     const { world, admin } = await setUp();
     const a = await insertRedemptionDelivery(db, world.institution.id);
-    await sleep(20);
+    await clockPast(await createdAt(a.id), 'delivery a');
     const [{ t }] = await db.query(`SELECT now() AS t`);
-    await sleep(20);
+    await clockPast(t);
     const b = await insertRedemptionDelivery(db, world.institution.id);
     const test = (
       await admin.agent.post('/portal/api/webhook/test').set('X-CSRF-Token', admin.csrf).expect(202)
@@ -201,9 +214,9 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
     });
     const before = await insertRedemptionDelivery(db, world.institution.id);
     await settled(admin, before.id);
-    await sleep(50);
+    await clockPast(await createdAt(before.id), 'the delivery before');
     const since = new Date();
-    await sleep(50);
+    await clockPast(since);
     const failed: string[] = [];
     for (let i = 0; i < 6; i++)
       failed.push((await insertRedemptionDelivery(db, world.institution.id)).id);
@@ -243,7 +256,7 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
     expect([...seen].some((n) => n > 0 && n < 6)).toBe(true); // progress was visible on the way
     for (const id of failed)
       expect(await settled(admin, id)).toMatchObject({ status: 'delivered', redelivery_count: 1 });
-    await sleep(300);
+    for (const id of failed) await attemptsSettled(id);
     const replayed = receiver.received.filter(mine(world)).slice(requestsBefore);
     const replayedIds = replayed.map((r) => String(r.headers['x-service-delivery-id']));
     expect(replayedIds.sort()).toEqual([...failed].sort()); // each once, nothing else
