@@ -14,6 +14,7 @@ import { WebhookClientCertificate1763800400400 } from './1763800400400-webhook-c
 import { AuthChangeNotify1763800500000 } from './1763800500000-auth-change-notify';
 import { LoginAttempts1763800500100 } from './1763800500100-login-attempts';
 import { FunnelViewerBitmaps1763800500200 } from './1763800500200-funnel-viewer-bitmaps';
+import { EngagementEventNoParallel1763800500250 } from './1763800500250-engagement-event-no-parallel';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   AuthChangeNotify1763800500000,
   LoginAttempts1763800500100,
   FunnelViewerBitmaps1763800500200,
+  EngagementEventNoParallel1763800500250,
 ];
