@@ -236,6 +236,52 @@ const OFFERS: OfferSeed[] = [
       ],
     ),
   },
+  {
+    // Channel: online orders only (transactions sent with "channel": "online").
+    merchant: 5,
+    min_spend: 30,
+    cashback_amount: 6,
+    qualification: { channels: ['online'] },
+    translations: t(
+      '$6 back on online orders',
+      '6 $ en pedidos en línea',
+      'R$6 em pedidos online',
+      [
+        'Online purchases of $30 or more.',
+        'Compras en línea de 30 $ o más.',
+        'Compras online de R$30 ou mais.',
+      ],
+    ),
+  },
+  {
+    // Activation window: counts for 14 days after the add; add it again afterwards.
+    merchant: 2,
+    min_spend: 20,
+    cashback_amount: 3,
+    qualification: { activation_days: 14 },
+    translations: t('$3 back within 14 days', '3 $ en 14 días', 'R$3 em 14 dias', [
+      'Use it within 14 days of adding it.',
+      'Úsala dentro de los 14 días.',
+      'Use em até 14 dias depois de adicionar.',
+    ]),
+  },
+  {
+    // Acquisition: only cardholders with no purchase at this merchant in the last 90 days.
+    merchant: 3,
+    min_spend: 25,
+    cashback_amount: 10,
+    qualification: { audience: 'new', lookback_days: 90 },
+    translations: t(
+      '$10 back on your first visit',
+      '10 $ en tu primera visita',
+      'R$10 na sua primeira visita',
+      [
+        'New customers (no visit in 90 days).',
+        'Clientes nuevos (sin visitas en 90 días).',
+        'Clientes novos (sem visita em 90 dias).',
+      ],
+    ),
+  },
 ];
 
 /**

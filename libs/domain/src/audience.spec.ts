@@ -1,4 +1,4 @@
-import { audienceMatches } from './audience';
+import { audienceMatches, latest, readsHistory } from './audience';
 import { activationEndsAt, activationExpired } from './enrollment-activation';
 
 const at = new Date('2026-06-30T12:00:00Z');
@@ -40,5 +40,19 @@ describe('activation window of an enrollment', () => {
   it('an offer without activation_days never expires an enrollment', () => {
     expect(activationEndsAt(added, null)).toBeNull();
     expect(activationExpired(added, undefined, new Date('2099-01-01T00:00:00Z'))).toBe(false);
+  });
+});
+
+describe('history lookups', () => {
+  it('only new and lapsed audiences read the purchase history', () => {
+    expect(readsHistory('new')).toBe(true);
+    expect(readsHistory('lapsed')).toBe(true);
+    expect(readsHistory('all')).toBe(false);
+    expect(readsHistory(undefined)).toBe(false);
+  });
+  it('the latest earlier purchase is the later of the stored one and the chunk one', () => {
+    expect(latest(null, undefined)).toBeNull();
+    expect(latest(daysBefore(3), null)).toEqual(daysBefore(3));
+    expect(latest(daysBefore(3), daysBefore(1))).toEqual(daysBefore(1));
   });
 });

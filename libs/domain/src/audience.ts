@@ -38,3 +38,15 @@ export function audienceMatches(
   // lapsed: the latest earlier purchase is before the window.
   return last !== null && last < start;
 }
+
+/** True when the offer pays only part of the cardholders, so the purchase history must be read. */
+export function readsHistory(audience: Audience | null | undefined): boolean {
+  return audience === 'new' || audience === 'lapsed';
+}
+
+/** The later of two optional instants (the stored history and earlier purchases of the same chunk). */
+export function latest(a: Date | null | undefined, b: Date | null | undefined): Date | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return a.getTime() >= b.getTime() ? a : b;
+}

@@ -247,6 +247,53 @@ describe('evaluateOffer: every reason code', () => {
   });
 });
 
+describe('evaluateOffer: channel, activation window and audience', () => {
+  const DAY = 86_400_000;
+  const evalWith = (
+    p: Partial<PurchaseFacts>,
+    o: Partial<OfferTerms> = {},
+    e: Partial<MatchingEnrollment> | null = {},
+  ) => evaluateOffer(purchase(p), offer(o), e === null ? null : enrollment(e), '0.5');
+
+  it('channel_mismatch: a channel-restricted offer never matches a purchase without a channel', () => {
+    const o = { qualification: { channels: ['online' as const] } };
+    expect(evalWith({ channel: 'online' }, o).reasons).toEqual([]);
+    expect(evalWith({ channel: 'in_store' }, o).reasons).toEqual(['channel_mismatch']);
+    expect(evalWith({}, o).reasons).toEqual(['channel_mismatch']);
+    expect(evalWith({ channel: 'in_store' }).reasons).toEqual([]);
+  });
+
+  it('activation_expired: the enrollment counts for activation_days after the add, end excluded', () => {
+    const addedAt = new Date(AT.getTime() - 7 * DAY);
+    const o = { qualification: { activationDays: 7 } };
+    expect(evalWith({}, o, { addedAt }).reasons).toEqual(['activation_expired']);
+    expect(evalWith({}, o, { addedAt: new Date(addedAt.getTime() + 1) }).reasons).toEqual([]);
+    expect(evalWith({}, {}, { addedAt }).reasons).toEqual([]);
+  });
+
+  it('audience_mismatch: new pays only a cardholder with no purchase at the merchant inside the lookback', () => {
+    const o = { qualification: { audience: 'new' as const, lookbackDays: 30 } };
+    expect(evalWith({}, o).reasons).toEqual([]);
+    expect(
+      evalWith({ lastPurchaseAtMerchant: new Date(AT.getTime() - 31 * DAY) }, o).reasons,
+    ).toEqual([]);
+    expect(evalWith({ lastPurchaseAtMerchant: new Date(AT.getTime() - DAY) }, o).reasons).toEqual([
+      'audience_mismatch',
+    ]);
+  });
+
+  it('audience_mismatch: lapsed pays only a cardholder whose last purchase is before the lookback', () => {
+    const o = { qualification: { audience: 'lapsed' as const, lookbackDays: 30 } };
+    expect(evalWith({}, o).reasons).toEqual(['audience_mismatch']);
+    expect(
+      evalWith({ lastPurchaseAtMerchant: new Date(AT.getTime() - 31 * DAY) }, o).reasons,
+    ).toEqual([]);
+    expect(evalWith({ lastPurchaseAtMerchant: new Date(AT.getTime() - DAY) }, o).reasons).toEqual([
+      'audience_mismatch',
+    ]);
+  });
+});
+
 describe('selectBest and explain', () => {
   const offers = new Map<string, OfferTerms>([
     ['a', offer({ id: 'a', cashbackAmount: 500 })],

@@ -1,6 +1,8 @@
 import { applyRate, parseDecimal, toMinor } from './money';
 import { comparePreference } from './winner';
 import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
+import { activationExpired } from './enrollment-activation';
+import { audienceMatches } from './audience';
 
 export { comparePreference } from './winner';
 
@@ -24,6 +26,8 @@ export const NO_MATCH_REASONS = [
   'budget_exhausted',
   'better_offer_selected',
   ...QUALIFICATION_REASONS,
+  'activation_expired',
+  'audience_mismatch',
 ] as const;
 export type NoMatchReason = (typeof NO_MATCH_REASONS)[number];
 
@@ -75,6 +79,13 @@ export interface PurchaseFacts {
   network?: string | null;
   /** The program's IANA time zone (qualification days and hours); absent = UTC. */
   timeZone?: string;
+  /** `in_store` or `online` as sent (qualification channels); absent = unknown. */
+  channel?: string | null;
+  /**
+   * The cardholder's latest purchase at the purchase's merchant strictly before it (audience);
+   * absent or null = none. Only looked up when a candidate offer has an audience.
+   */
+  lastPurchaseAtMerchant?: Date | null;
 }
 
 /** A reward in the offer's minor units. merchantFunded = serviceRevenue + institutionPayout, always. */
@@ -172,12 +183,26 @@ export function evaluateOffer(
         {
           amountMinor: purchaseMinor,
           transactedAt: purchase.transactedAt,
-          channel: null,
+          channel: purchase.channel ?? null,
           network: purchase.network ?? null,
         },
         purchase.timeZone ?? 'UTC',
       ),
     );
+  const q = offer.qualification;
+  if (
+    q?.activationDays !== undefined &&
+    enrollment &&
+    activationExpired(enrollment.addedAt, q.activationDays, purchase.transactedAt)
+  )
+    reasons.push('activation_expired');
+  if (
+    q?.audience &&
+    !audienceMatches(q.audience, q.lookbackDays, purchase.transactedAt, {
+      lastBefore: purchase.lastPurchaseAtMerchant ?? null,
+    })
+  )
+    reasons.push('audience_mismatch');
   if (enrollment && enrollment.redemptionCount >= offer.maxRedemptionsPerCardholder)
     reasons.push('redemption_limit_reached');
   if (offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal)

@@ -317,6 +317,17 @@ describe('decideEnrollment', () => {
     expect(decideEnrollment(facts())).toEqual({ outcome: 'add' });
   });
 
+  it('an enrollment whose activation window is over is replaced by a new add', () => {
+    expect(
+      decideEnrollment(facts({ existingEnrollmentId: 'co-1', existingExpired: true })),
+    ).toEqual({ outcome: 'add', replaces: 'co-1' });
+    expect(
+      decideEnrollment(
+        facts({ existingEnrollmentId: 'co-1', existingExpired: true }, { status: 'paused' }),
+      ),
+    ).toEqual({ outcome: 'refused', error: 'offer_unavailable' });
+  });
+
   it('unknown or untargeted offer → offer_not_found', () => {
     expect(decideEnrollment({ ...facts(), offer: null })).toEqual({
       outcome: 'refused',

@@ -381,6 +381,11 @@ export interface EnrollmentFacts {
   } | null;
   /** The cardholder's enrollment in this offer, if any. */
   existingEnrollmentId: string | null;
+  /**
+   * True when that enrollment's activation window (the offer's activation_days) is over: it no
+   * longer counts, and the add starts a new enrollment in its place.
+   */
+  existingExpired?: boolean;
   /** The cardholder's active offers: enrollment active and offer not expired. */
   activeCount: number;
   maxActiveOffers: number;
@@ -393,12 +398,14 @@ export type EnrollmentError =
 
 export type EnrollmentDecision =
   | { outcome: 'already_added'; cardholderOfferId: string }
-  | { outcome: 'add' }
+  | { outcome: 'add'; replaces?: string }
   | { outcome: 'refused'; error: EnrollmentError };
 
 /**
  * The add, in this order: unknown offer → 404; an existing enrollment → already_added (the add is
- * idempotent: a retry gets the answer of the first call, whatever changed since); an offer that
+ * idempotent: a retry gets the answer of the first call, whatever changed since), unless its
+ * activation window is over (then the add is decided like a first one and, when it succeeds,
+ * replaces that enrollment with a new one); an offer that
  * is not active, not in its window or out of budget → offer_unavailable; a segment-limited offer
  * without a matching segment → segment_not_eligible; the cardholder at the program's maximum of
  * active offers → max_active_offers; else add.
@@ -406,12 +413,14 @@ export type EnrollmentDecision =
 export function decideEnrollment(f: EnrollmentFacts): EnrollmentDecision {
   const o = f.offer;
   if (!o) return { outcome: 'refused', error: 'offer_not_found' };
-  if (f.existingEnrollmentId)
+  if (f.existingEnrollmentId && !f.existingExpired)
     return { outcome: 'already_added', cardholderOfferId: f.existingEnrollmentId };
   if (o.status !== 'active' || !isLiveAt(o, f.nowMs) || !hasBudgetForOneMore(o))
     return { outcome: 'refused', error: 'offer_unavailable' };
   if (!segmentAllows(o.segments, f.segment))
     return { outcome: 'refused', error: 'segment_not_eligible' };
   if (f.activeCount >= f.maxActiveOffers) return { outcome: 'refused', error: 'max_active_offers' };
-  return { outcome: 'add' };
+  return f.existingEnrollmentId
+    ? { outcome: 'add', replaces: f.existingEnrollmentId }
+    : { outcome: 'add' };
 }

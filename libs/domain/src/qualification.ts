@@ -1,3 +1,4 @@
+import type { Audience } from './audience';
 import { localTime } from './local-time';
 
 /**
@@ -33,6 +34,12 @@ export interface Qualification {
   channels?: Channel[];
   /** Card networks, compared case-insensitively. */
   networks?: string[];
+  /** The enrollment counts for this many days after the add (enrollment-activation.ts). */
+  activationDays?: number;
+  /** Who the offer pays, judged on the cardholder's earlier purchases at the merchant (audience.ts). */
+  audience?: Audience;
+  /** 1–365, set with audience new or lapsed. */
+  lookbackDays?: number;
 }
 
 export interface QualificationFacts {
@@ -48,7 +55,11 @@ export interface StoredQualification {
   max_spend_minor?: number;
   days_of_week?: number[];
   time_of_day?: TimeOfDay;
+  channels?: Channel[];
   networks?: string[];
+  activation_days?: number;
+  audience?: Audience;
+  lookback_days?: number;
 }
 
 export function fromStoredQualification(
@@ -59,7 +70,11 @@ export function fromStoredQualification(
     maxSpend: q.max_spend_minor,
     daysOfWeek: q.days_of_week,
     timeOfDay: q.time_of_day,
+    channels: q.channels,
     networks: q.networks,
+    activationDays: q.activation_days,
+    audience: q.audience,
+    lookbackDays: q.lookback_days,
   };
 }
 

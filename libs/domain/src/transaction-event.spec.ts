@@ -117,6 +117,14 @@ describe('parseTransactionEvent', () => {
     ).toBeNull();
   });
 
+  it('channel: in_store or online, optional', () => {
+    expect(ok({ ...current, channel: 'online' }).channel).toBe('online');
+    expect(ok(current).channel).toBeUndefined();
+    expect(errors({ ...current, channel: 'phone' })).toEqual([
+      { field: 'channel', message: 'must be one of: in_store, online' },
+    ]);
+  });
+
   it('refunds need original_transaction_ref', () => {
     expect(
       ok({ ...current, transaction_type: 'refund', original_transaction_ref: 'ref-0' }),

@@ -2,6 +2,7 @@ import { CURRENCY_PATTERN, fitsCurrency } from './money';
 import { piiProblem, PiiField } from './pii';
 import { textProblem } from './text';
 import { parseTransactedAt } from './timestamp';
+import { Channel, CHANNELS } from './qualification';
 
 /**
  * Parsing and validation of a posted transaction event, in both published shapes (the current
@@ -46,6 +47,7 @@ export const TRANSACTION_EVENT_FIELDS = [
   'timestamp',
   'transaction_type',
   'original_transaction_ref',
+  'channel',
 ] as const;
 const KNOWN = new Set<string>(TRANSACTION_EVENT_FIELDS);
 
@@ -70,6 +72,8 @@ export interface TransactionEvent {
   transactedAt: string;
   kind: TransactionTypeValue;
   originalTransactionRef: string | null;
+  /** `in_store` or `online` when sent (offers restricted to channels need it); absent otherwise. */
+  channel?: Channel;
 }
 
 export interface FieldError {
@@ -256,6 +260,7 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   if (mcc && !/^\d{4}$/.test(mcc)) c.add('mcc', 'must be 4 digits');
   const merchantDescriptor = str(raw, 'merchant_descriptor', 200, c);
   const network = str(raw, 'network', 50, c);
+  const channel = oneOf(raw, 'channel', CHANNELS, c);
 
   // Currency (earlier shape; optional in both) and amount.
   let currency: string | null = null;
@@ -331,6 +336,7 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
       transactedAt: transactedAt!,
       kind,
       originalTransactionRef: kind === 'refund' ? originalTransactionRef : null,
+      ...(channel ? { channel } : {}),
     },
   };
 }

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { cursorColumn, keysetSql } from '@app/db';
-import { fitsCurrency, StoredQualification, toMajor, toMinor } from '@app/domain';
+import {
+  Audience,
+  Channel,
+  fitsCurrency,
+  StoredQualification,
+  toMajor,
+  toMinor,
+} from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
 import { AdminOfferDto, CreateOfferDto, QualificationDto, UpdateOfferDto } from './offers.dto';
@@ -59,6 +66,7 @@ export class OffersAdminService {
   async create(dto: CreateOfferDto): Promise<AdminOfferDto> {
     const rewardType = dto.reward_type ?? 'fixed';
     this.check({ ...dto, reward_type: rewardType }, dto.currency);
+    checkQualification(dto.qualification);
     const id = await this.db.transaction(async (m) => {
       await this.checkReferences(m, dto.merchant_id, dto.institution_ids);
       const [row] = await m.query(
@@ -113,6 +121,7 @@ export class OffersAdminService {
         budget_total: dto.budget_total,
       };
       this.check(merged, c);
+      checkQualification(dto.qualification);
       if (dto.budget_total != null && toMinor(dto.budget_total, c) < Number(cur.budget_used)) {
         throw ApiError.validation([
           {
@@ -297,6 +306,12 @@ function toStored(q: QualificationDto | null | undefined, currency: string): str
   if (q.days_of_week) stored.days_of_week = [...q.days_of_week].sort();
   if (q.time_of_day) stored.time_of_day = { from: q.time_of_day.from, to: q.time_of_day.to };
   if (q.networks) stored.networks = q.networks.map((n) => n.trim().toLowerCase());
+  if (q.channels) stored.channels = [...q.channels].sort() as Channel[];
+  if (q.activation_days !== undefined) stored.activation_days = q.activation_days;
+  if (q.audience !== undefined && q.audience !== 'all') {
+    stored.audience = q.audience as Audience;
+    stored.lookback_days = q.lookback_days;
+  }
   return Object.keys(stored).length ? JSON.stringify(stored) : null;
 }
 
@@ -307,5 +322,28 @@ function fromStored(q: StoredQualification | null, currency: string): Qualificat
   if (q.days_of_week) dto.days_of_week = q.days_of_week;
   if (q.time_of_day) dto.time_of_day = q.time_of_day;
   if (q.networks) dto.networks = q.networks;
+  if (q.channels) dto.channels = q.channels;
+  if (q.activation_days !== undefined) dto.activation_days = q.activation_days;
+  if (q.audience) {
+    dto.audience = q.audience;
+    dto.lookback_days = q.lookback_days;
+  }
   return dto;
+}
+
+/** Rules between qualification fields: lookback_days goes with audience new or lapsed, and only then. */
+function checkQualification(q: QualificationDto | null | undefined): void {
+  if (!q) return;
+  const targeted = q.audience === 'new' || q.audience === 'lapsed';
+  if (targeted && q.lookback_days === undefined)
+    throw ApiError.validation([
+      { field: 'qualification.lookback_days', message: `is required with audience ${q.audience}` },
+    ]);
+  if (!targeted && q.lookback_days !== undefined)
+    throw ApiError.validation([
+      {
+        field: 'qualification.lookback_days',
+        message: 'applies only with audience new or lapsed',
+      },
+    ]);
 }

@@ -20,7 +20,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { OFFER_STATUSES, REWARD_TYPES } from '@app/db';
-import { LOCALES } from '@app/domain';
+import { AUDIENCES, CHANNELS, LOCALES } from '@app/domain';
 import { PageQuery } from '../common/pagination';
 import { IsAmount, IsCurrencyCode, IsTimeOfDay, IsTimestamp } from '../common/validators';
 
@@ -123,6 +123,56 @@ export class QualificationDto {
   @IsString({ each: true })
   @Length(1, 50, { each: true })
   networks?: string[];
+
+  @ApiPropertyOptional({
+    example: ['online'],
+    enum: CHANNELS,
+    isArray: true,
+    description:
+      "Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(CHANNELS, { each: true })
+  channels?: string[];
+
+  @ApiPropertyOptional({
+    example: 14,
+    minimum: 1,
+    maximum: 365,
+    description:
+      'The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  activation_days?: number;
+
+  @ApiPropertyOptional({
+    enum: AUDIENCES,
+    example: 'new',
+    default: 'all',
+    description:
+      'all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch',
+  })
+  @IsOptional()
+  @IsIn(AUDIENCES)
+  audience?: string;
+
+  @ApiPropertyOptional({
+    example: 90,
+    minimum: 1,
+    maximum: 365,
+    description: 'Days the audience looks back; required with audience new or lapsed',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  lookback_days?: number;
 }
 
 export class CreateOfferDto {

@@ -1,7 +1,12 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { pgErrorCode } from '@app/db';
-import { decideEnrollment, EnrollmentError, PROGRAM_DEFAULTS } from '@app/domain';
+import { pgErrorCode, returnedRows } from '@app/db';
+import {
+  activationExpired,
+  decideEnrollment,
+  EnrollmentError,
+  PROGRAM_DEFAULTS,
+} from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { EngagementRecorder } from './engagement-recorder.service';
 import { AddOfferDto, EnrollmentResultDto } from './offers.dto';
@@ -23,6 +28,9 @@ interface FactsRow {
   cashback_amount: string | null;
   merchant_fee_amount: string | null;
   existing_id: string | null;
+  existing_status: string | null;
+  existing_added_at: Date | null;
+  activation_days: number | null;
   active_count: number;
   max_active_offers: number | null;
   now_ms: string;
@@ -30,22 +38,28 @@ interface FactsRow {
 
 /**
  * Everything the add decides on, in one statement read after the cardholder's lock is held (so
- * it sees every enrollment committed before). The active count uses cardholder_offer_unique
- * (institution_id, cardholder_token, …) and the offer's primary key.
+ * it sees every enrollment committed before). The enrollment and the active count use
+ * cardholder_offer_unique (institution_id, cardholder_token, offer_id, over enrollments not
+ * `expired`) and the offer's primary key. An enrollment past its offer's activation_days does not
+ * count as active.
  */
 const FACTS_SQL = `
   SELECT o.id AS offer_id,
          (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
          o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
-         (SELECT co.id FROM cardholder_offer co
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.offer_id = $3) AS existing_id,
+         e.id AS existing_id, e.status AS existing_status, e.added_at AS existing_added_at,
+         (o.qualification->>'activation_days')::int AS activation_days,
          (SELECT count(*)::int FROM cardholder_offer co JOIN offer a ON a.id = co.offer_id
            WHERE co.institution_id = $1 AND co.cardholder_token = $2
-             AND co.status = 'active' AND a.expires_at > now()) AS active_count,
+             AND co.status = 'active' AND a.expires_at > now()
+             AND (a.qualification->'activation_days' IS NULL
+                  OR co.added_at + (a.qualification->>'activation_days')::int * interval '1 day' > now())) AS active_count,
          (SELECT p.max_active_offers FROM program p WHERE p.institution_id = $1) AS max_active_offers,
          (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
     FROM (SELECT 1) one
-    LEFT JOIN offer o ON o.id = $3`;
+    LEFT JOIN offer o ON o.id = $3
+    LEFT JOIN cardholder_offer e
+      ON e.institution_id = $1 AND e.cardholder_token = $2 AND e.offer_id = $3 AND e.status <> 'expired'`;
 
 const ERRORS: Record<EnrollmentError, () => ApiError> = {
   offer_not_found: () =>
@@ -118,6 +132,10 @@ export class EnrollmentsService {
                 }
               : null,
           existingEnrollmentId: f.existing_id,
+          // Only an enrollment still active can lapse; a redeemed one stays as it is.
+          existingExpired:
+            f.existing_status === 'active' &&
+            activationExpired(f.existing_added_at!, f.activation_days, new Date(Number(f.now_ms))),
           activeCount: f.active_count,
           maxActiveOffers: f.max_active_offers ?? PROGRAM_DEFAULTS.maxActiveOffers,
           segment: dto.segment,
@@ -126,17 +144,30 @@ export class EnrollmentsService {
         if (decision.outcome === 'refused') throw ERRORS[decision.error]();
         if (decision.outcome === 'already_added')
           return { status: 'already_added', cardholder_offer_id: decision.cardholderOfferId };
+        // A lapsed enrollment is kept (its redemptions point at it) as `expired`; the new one
+        // carries its redemption count (read under the row lock, after any matching that holds
+        // it), so max_redemptions_per_cardholder still holds.
+        let carried = 0;
+        if (decision.replaces) {
+          const [old]: { redemption_count: number }[] = returnedRows(
+            await m.query(
+              `UPDATE cardholder_offer SET status = 'expired', updated_at = now() WHERE id = $1 RETURNING redemption_count`,
+              [decision.replaces],
+            ),
+          );
+          carried = old?.redemption_count ?? 0;
+        }
         const inserted: { id: string }[] = await m.query(
-          `INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token, card_token)
-           VALUES ($1, $2, $3, $4)
-           ON CONFLICT ON CONSTRAINT cardholder_offer_unique DO NOTHING
+          `INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token, card_token, redemption_count)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (institution_id, cardholder_token, offer_id) WHERE status <> 'expired' DO NOTHING
            RETURNING id`,
-          [institutionId, offerId, token, dto.card_token ?? null],
+          [institutionId, offerId, token, dto.card_token ?? null, carried],
         );
         if (inserted[0]) return { status: 'added', cardholder_offer_id: inserted[0].id };
         // Only possible if an enrollment was written by a path that does not take the lock.
         const [existing]: { id: string }[] = await m.query(
-          `SELECT id FROM cardholder_offer WHERE institution_id = $1 AND cardholder_token = $2 AND offer_id = $3`,
+          `SELECT id FROM cardholder_offer WHERE institution_id = $1 AND cardholder_token = $2 AND offer_id = $3 AND status <> 'expired'`,
           [institutionId, token, offerId],
         );
         return { status: 'already_added', cardholder_offer_id: existing.id };

@@ -1,11 +1,13 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
+  Audience,
   FeedOffer,
   SortOrder,
   merchantNameKey,
   OfferTranslation,
   sortForProgram,
+  StoredQualification,
   toMajor,
 } from '@app/domain';
 
@@ -19,6 +21,10 @@ export interface CatalogueOffer extends FeedOffer {
   cashbackMajor: number;
   startsAtIso: string;
   expiresAtIso: string;
+  /** Qualification rules the feed applies per cardholder (absent = none). */
+  audience?: Audience;
+  lookbackDays?: number;
+  activationDays?: number;
 }
 
 interface Row {
@@ -38,6 +44,7 @@ interface Row {
   max_redemptions_per_cardholder: number;
   priority: number;
   targets: string[] | null;
+  qualification: StoredQualification | null;
 }
 
 interface Snapshot {
@@ -140,7 +147,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
     const rows: Row[] = await this.db.query(
       `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
               o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
-              o.max_redemptions_per_cardholder, o.priority,
+              o.max_redemptions_per_cardholder, o.priority, o.qualification,
               CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
          FROM offer o
          JOIN merchant m ON m.id = o.merchant_id
@@ -187,5 +194,11 @@ function toCatalogueOffer(r: Row): CatalogueOffer {
     cashbackMajor: toMajor(cashbackAmount, c),
     startsAtIso: r.starts_at.toISOString(),
     expiresAtIso: r.expires_at.toISOString(),
+    ...(r.qualification?.audience && r.qualification.audience !== 'all'
+      ? { audience: r.qualification.audience, lookbackDays: r.qualification.lookback_days }
+      : {}),
+    ...(r.qualification?.activation_days !== undefined
+      ? { activationDays: r.qualification.activation_days }
+      : {}),
   };
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
+  activationExpired,
   AffinitySignals,
+  audienceMatches,
   effectiveFeedLimit,
   EnrollmentState,
   SortOrder,
@@ -12,6 +14,7 @@ import {
   prepareHints,
   rankByAffinity,
   PROGRAM_DEFAULTS,
+  readsHistory,
   reasonText,
   resolveLocale,
   selectEligible,
@@ -28,8 +31,8 @@ interface CardholderRow {
   sort_order: SortOrder | null;
   supported_locales: string[] | null;
   widget_feed_limit: number | null;
-  /** [offer_id, status, redemption_count][] */
-  enrollments: [string, string, number][];
+  /** [offer_id, status, redemption_count, added_at][] (enrollments not `expired`) */
+  enrollments: [string, string, number, string][];
   /** [merchant_id, category, purchases][] (only when personalizing) */
   history: [string, string, number][] | null;
 }
@@ -44,9 +47,9 @@ interface CardholderRow {
 const CARDHOLDER_SQL = `
   SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
          p.sort_order, p.supported_locales, p.widget_feed_limit,
-         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count)), '[]'::json)
+         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count, co.added_at)), '[]'::json)
             FROM cardholder_offer co
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2) AS enrollments,
+           WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status <> 'expired') AS enrollments,
          CASE WHEN $3 THEN (
            SELECT coalesce(json_agg(json_build_array(h.merchant_id, m.category, h.n)), '[]'::json)
              FROM (SELECT t.merchant_id, count(*)::int AS n
@@ -98,7 +101,21 @@ export class OfferFeedService {
     const enrollments = new Map<string, EnrollmentState>(
       row.enrollments.map(([id, status, n]) => [id, { status, redemptionCount: n }]),
     );
-    const eligible = selectEligible(view, { nowMs: Date.now(), segment: q.segment, enrollments });
+    const now = new Date();
+    const eligible = await this.forAudience(
+      institutionId,
+      q.cardholder_token,
+      selectEligible(view, { nowMs: now.getTime(), segment: q.segment, enrollments }),
+      now,
+    );
+    // An enrollment past its offer's activation window shows as not added (a new add starts a new one).
+    const addedAt = new Map(row.enrollments.map(([id, , , at]) => [id, new Date(at)]));
+    const added = new Set(
+      eligible
+        .filter((o) => addedAt.has(o.id))
+        .filter((o) => !activationExpired(addedAt.get(o.id)!, o.activationDays, now))
+        .map((o) => o.id),
+    );
     const limit = effectiveFeedLimit(q.limit, widgetLimit);
     const locale = resolveLocale(q.locale, locales);
     const programDefault = locales[0];
@@ -120,14 +137,14 @@ export class OfferFeedService {
       offers = rankByAffinity(eligible, signals)
         .slice(0, limit)
         .map(({ offer, affinity }) => ({
-          ...item(offer, locale, programDefault, enrollments),
+          ...item(offer, locale, programDefault, added),
           reason: {
             code: affinity.code,
             text: reasonText(affinity.code, locale, offer.merchantName),
           },
         }));
     } else {
-      offers = eligible.slice(0, limit).map((o) => item(o, locale, programDefault, enrollments));
+      offers = eligible.slice(0, limit).map((o) => item(o, locale, programDefault, added));
     }
 
     if (options.count !== false) {
@@ -139,13 +156,45 @@ export class OfferFeedService {
     }
     return { offers, total: eligible.length, personalized: personalize };
   }
+
+  /**
+   * Drops the `new` / `lapsed` offers this cardholder could not be paid for now, judged on the
+   * latest purchase at each of their merchants: one indexed query, made only when such offers are
+   * in the list (transaction_cardholder_idx: institution_id, cardholder_token, merchant_id).
+   */
+  private async forAudience(
+    institutionId: string,
+    cardholderToken: string,
+    offers: CatalogueOffer[],
+    now: Date,
+  ): Promise<CatalogueOffer[]> {
+    const merchants = [
+      ...new Set(offers.filter((o) => readsHistory(o.audience)).map((o) => o.merchantId)),
+    ];
+    if (!merchants.length) return offers;
+    const rows: { merchant_id: string; last: Date }[] = await this.db.query(
+      `SELECT merchant_id, max(transacted_at) AS last FROM transaction
+        WHERE institution_id = $1 AND cardholder_token = $2 AND merchant_id = ANY($3::uuid[])
+          AND kind = 'purchase' AND transacted_at < $4
+        GROUP BY merchant_id`,
+      [institutionId, cardholderToken, merchants, now],
+    );
+    const last = new Map(rows.map((r) => [r.merchant_id, r.last]));
+    return offers.filter(
+      (o) =>
+        !readsHistory(o.audience) ||
+        audienceMatches(o.audience, o.lookbackDays, now, {
+          lastBefore: last.get(o.merchantId) ?? null,
+        }),
+    );
+  }
 }
 
 function item(
   o: CatalogueOffer,
   locale: string,
   programDefault: string,
-  enrollments: ReadonlyMap<string, EnrollmentState>,
+  added: ReadonlySet<string>,
 ): FeedOfferDto {
   const { title, description } = localize(o.translations, locale, programDefault);
   return {
@@ -159,7 +208,7 @@ function item(
     currency: o.currency,
     starts_at: o.startsAtIso,
     expires_at: o.expiresAtIso,
-    added: enrollments.has(o.id),
+    added: added.has(o.id),
     reward_type: o.rewardType,
     cashback_percent: o.cashbackPercent,
   };

@@ -89,6 +89,14 @@ export class TransactionEventDto {
   network?: string;
 
   @ApiPropertyOptional({
+    enum: ['in_store', 'online'],
+    example: 'online',
+    description:
+      'Where the purchase was made. Offers restricted to channels match only a transaction that sends one of theirs.',
+  })
+  channel?: string;
+
+  @ApiPropertyOptional({
     format: 'uuid',
     example: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
     description:

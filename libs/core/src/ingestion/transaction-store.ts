@@ -13,8 +13,8 @@ const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref
 
 /**
  * The transaction table's write path. One set-based statement per call, whatever the number of
- * rows: `INSERT … SELECT FROM unnest(16 arrays) ON CONFLICT DO NOTHING RETURNING` (17 bind
- * parameters, the arrays and the source, not 17,000), so the unique (institution_id, transaction_ref) decides duplicates
+ * rows: `INSERT … SELECT FROM unnest(17 arrays) ON CONFLICT DO NOTHING RETURNING` (18 bind
+ * parameters, the arrays and the source, not 18,000), so the unique (institution_id, transaction_ref) decides duplicates
  * atomically even under concurrent posts of the same reference.
  */
 @Injectable()
@@ -30,7 +30,7 @@ export class TransactionStore {
     source: TransactionSource,
   ): Promise<(string | null)[]> {
     if (!rows.length) return [];
-    const cols: unknown[][] = Array.from({ length: 16 }, () => new Array(rows.length));
+    const cols: unknown[][] = Array.from({ length: 17 }, () => new Array(rows.length));
     rows.forEach(({ institutionId, event: e }, i) => {
       cols[0][i] = institutionId;
       cols[1][i] = e.transactionRef;
@@ -48,16 +48,17 @@ export class TransactionStore {
       cols[13][i] = e.transactedAt;
       cols[14][i] = e.kind;
       cols[15][i] = e.originalTransactionRef;
+      cols[16][i] = e.channel ?? null;
     });
     const inserted: { id: string; institution_id: string; transaction_ref: string }[] =
       await this.db.query(
         `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
                                 merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
-                                network, amount, currency, transacted_at, kind, original_transaction_ref, source)
-       SELECT u.*, $17::text
+                                network, amount, currency, transacted_at, kind, original_transaction_ref, channel, source)
+       SELECT u.*, $18::text
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[],
                      $9::text[], $10::text[], $11::text[], $12::numeric[], $13::text[], $14::timestamptz[], $15::text[],
-                     $16::text[]) AS u
+                     $16::text[], $17::text[]) AS u
        ON CONFLICT (institution_id, transaction_ref) DO NOTHING
        RETURNING id, institution_id, transaction_ref`,
         [...cols, source],

@@ -20,6 +20,7 @@ export interface ClaimedRow {
   refunded: string;
   service_share_rate: string | null;
   network: string | null;
+  channel: string | null;
   time_zone: string | null;
   now: Date;
 }
@@ -83,7 +84,7 @@ const CLAIM_SQL = `
          CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
            AS refunded,
          p.service_share_rate::text AS service_share_rate,
-         t.network, p.time_zone, now() AS now
+         t.network, t.channel, p.time_zone, now() AS now
     FROM unnest($1::uuid[]) AS ids(id)
     CROSS JOIN LATERAL (
       SELECT * FROM transaction x WHERE x.id = ids.id AND x.status = 'received' FOR NO KEY UPDATE SKIP LOCKED
@@ -188,6 +189,40 @@ export class MatchingRepository {
         keys.map((p) => p.institution_id),
         keys.map((p) => p.cardholder_token),
         keys.map((p) => p.merchant_id),
+      ],
+    );
+  }
+
+  /**
+   * Audiences: per purchase, the cardholder's latest purchase at its merchant strictly before it,
+   * one probe of transaction_cardholder_idx (institution_id, cardholder_token, merchant_id) per
+   * purchase, in one statement. Called only for purchases that have a candidate offer with a
+   * `new` or `lapsed` audience.
+   */
+  lastPurchasesBefore(
+    m: EntityManager,
+    keys: {
+      id: string;
+      institution_id: string;
+      cardholder_token: string;
+      merchant_id: string;
+      transacted_at: Date;
+    }[],
+  ): Promise<{ id: string; last: Date | null }[]> {
+    if (!keys.length) return Promise.resolve([]);
+    return m.query(
+      `SELECT k.id, (SELECT max(t.transacted_at) FROM transaction t
+                      WHERE t.institution_id = k.institution_id AND t.cardholder_token = k.cardholder_token
+                        AND t.merchant_id = k.merchant_id AND t.kind = 'purchase'
+                        AND t.transacted_at < k.transacted_at) AS last
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[])
+           AS k(id, institution_id, cardholder_token, merchant_id, transacted_at)`,
+      [
+        keys.map((k) => k.id),
+        keys.map((k) => k.institution_id),
+        keys.map((k) => k.cardholder_token),
+        keys.map((k) => k.merchant_id),
+        keys.map((k) => k.transacted_at),
       ],
     );
   }

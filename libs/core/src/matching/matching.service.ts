@@ -5,11 +5,13 @@ import {
   allocate,
   giveBack,
   isSettlementStatus,
+  latest,
   linkRefund,
   MatchingEnrollment,
   netAmount,
   OfferTerms,
   PurchaseToMatch,
+  readsHistory,
   RedemptionFacts,
   PROGRAM_DEFAULTS,
   refundReverses,
@@ -133,7 +135,8 @@ export class MatchingService {
       const enrollmentUpdates: EnrollmentUpdates = new Map();
       this.giveBackReversed(reversals, offers, enrollments, budgetDeltas, enrollmentUpdates);
 
-      const allocation = allocate(this.toMatch(resolved, candidates), offers, enrollments);
+      const history = await this.purchaseHistory(m, resolved, candidates, offers);
+      const allocation = allocate(this.toMatch(resolved, candidates, history), offers, enrollments);
       for (const [offerId, d] of allocation.budgetDeltas)
         budgetDeltas.set(offerId, (budgetDeltas.get(offerId) ?? 0) + d);
       for (const [id, u] of allocation.enrollmentUpdates)
@@ -257,6 +260,49 @@ export class MatchingService {
     return out;
   }
 
+  /**
+   * Audiences: the latest earlier purchase at the merchant of each purchase that has a candidate
+   * offer with a `new` or `lapsed` audience (one statement for the chunk; none when no candidate
+   * has one), combined with the earlier purchases of the same cardholder and merchant in this
+   * chunk, which are not yet recorded against their merchant.
+   */
+  private async purchaseHistory(
+    m: EntityManager,
+    resolved: ClaimedRow[],
+    candidates: Map<string, { id: string; offerId: string }[]>,
+    offers: Map<string, OfferTerms>,
+  ): Promise<Map<string, Date | null>> {
+    const out = new Map<string, Date | null>();
+    const keyOf = (p: ClaimedRow) => k3(p.institution_id, p.cardholder_token, p.merchant_id!);
+    const needed = resolved.filter((p) =>
+      (candidates.get(keyOf(p)) ?? []).some((c) =>
+        readsHistory(offers.get(c.offerId)?.qualification?.audience),
+      ),
+    );
+    if (!needed.length) return out;
+    const stored = await this.repo.lastPurchasesBefore(
+      m,
+      needed.map((p) => ({
+        id: p.id,
+        institution_id: p.institution_id,
+        cardholder_token: p.cardholder_token,
+        merchant_id: p.merchant_id!,
+        transacted_at: p.transacted_at,
+      })),
+    );
+    for (const r of stored) out.set(r.id, r.last);
+    const byKey = new Map<string, ClaimedRow[]>();
+    for (const p of resolved) byKey.set(keyOf(p), [...(byKey.get(keyOf(p)) ?? []), p]);
+    for (const p of needed) {
+      const t = p.transacted_at.getTime();
+      let last = out.get(p.id) ?? null;
+      for (const q of byKey.get(keyOf(p)) ?? [])
+        if (q.transacted_at.getTime() < t) last = latest(last, q.transacted_at);
+      out.set(p.id, last);
+    }
+    return out;
+  }
+
   /** Applies what each reversal gives back to the locked state and the pending writes. */
   private giveBackReversed(
     reversals: Reversal[],
@@ -282,6 +328,7 @@ export class MatchingService {
   private toMatch(
     resolved: ClaimedRow[],
     candidates: Map<string, { id: string; offerId: string }[]>,
+    history: Map<string, Date | null>,
   ): PurchaseToMatch[] {
     return [...resolved]
       .sort(
@@ -296,6 +343,8 @@ export class MatchingService {
           transactedAt: p.transacted_at,
           network: p.network,
           timeZone: p.time_zone ?? undefined,
+          channel: p.channel,
+          lastPurchaseAtMerchant: history.get(p.id) ?? null,
         },
         serviceShareRate: p.service_share_rate ?? PROGRAM_DEFAULTS.serviceShareRate,
         enrollmentIds: (

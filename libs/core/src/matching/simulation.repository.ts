@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { TransactionEvent } from '@app/domain';
 import { refundedSumSql } from './matching.repository';
 import { OFFER_TERMS_COLUMNS, OfferRow } from './offer-row';
 
@@ -48,6 +49,7 @@ export class SimulationRepository {
         ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
              FROM offer o
              LEFT JOIN cardholder_offer co ON co.offer_id = o.id AND co.institution_id = $1 AND co.cardholder_token = $2
+                                          AND co.status <> 'expired'
             WHERE o.merchant_id = $3
               AND (co.id IS NOT NULL
                    OR (o.status = 'active'
@@ -70,6 +72,22 @@ export class SimulationRepository {
       [institutionId],
     );
     return rows[0];
+  }
+
+  /** Audiences: the cardholder's latest purchase at the merchant before this one (null: none). */
+  async lastPurchaseBefore(
+    institutionId: string,
+    event: TransactionEvent,
+    merchantId: string | null,
+  ): Promise<Date | null> {
+    if (!merchantId) return null;
+    const rows: { last: Date | null }[] = await this.db.query(
+      `SELECT max(transacted_at) AS last FROM transaction
+        WHERE institution_id = $1 AND cardholder_token = $2 AND merchant_id = $3 AND kind = 'purchase'
+          AND transacted_at < $4 AND transaction_ref <> $5`,
+      [institutionId, event.cardholderToken, merchantId, event.transactedAt, event.transactionRef],
+    );
+    return rows[0]?.last ?? null;
   }
 
   /** The refunds already stored for the purchase (institution, ref), as decimal text. */

@@ -83,7 +83,7 @@ export class SimulationService {
     event: TransactionEvent,
     merchant: MerchantRef | null,
   ): Promise<Pick<SimulationResult, 'matched' | 'evaluations'>> {
-    const [rows, program, refunded] = await Promise.all([
+    const [rows, program, refunded, lastPurchase] = await Promise.all([
       this.repo.offersToEvaluate(
         institutionId,
         event.cardholderToken,
@@ -92,6 +92,7 @@ export class SimulationService {
       ),
       this.repo.program(institutionId),
       this.repo.refunded(institutionId, event.transactionRef),
+      this.repo.lastPurchaseBefore(institutionId, event, merchant?.id ?? null),
     ]);
     const shareRate = program?.rate ?? PROGRAM_DEFAULTS.serviceShareRate;
     const facts = {
@@ -101,6 +102,8 @@ export class SimulationService {
       transactedAt: new Date(event.transactedAt),
       network: event.network,
       timeZone: program?.time_zone ?? 'UTC',
+      channel: event.channel ?? null,
+      lastPurchaseAtMerchant: lastPurchase,
     };
     const offers = new Map<string, OfferTerms>();
     const evaluations = rows.map((r) => {

@@ -35,6 +35,7 @@ export class Transaction {
   @Column('text', { name: 'merchant_descriptor', nullable: true }) merchantDescriptor:
     string | null;
   @Column('text', { nullable: true }) network: string | null;
+  @Column('text', { nullable: true }) channel: string | null;
   @Column('numeric', { precision: 20, scale: 4, transformer: numeric }) amount: number;
   @Column('char', { length: 3, nullable: true }) currency: string | null;
   @Column('timestamptz', { name: 'transacted_at' }) transactedAt: Date;

@@ -15,6 +15,7 @@ import { AuthChangeNotify1763800500000 } from './1763800500000-auth-change-notif
 import { LoginAttempts1763800500100 } from './1763800500100-login-attempts';
 import { FunnelViewerBitmaps1763800500200 } from './1763800500200-funnel-viewer-bitmaps';
 import { EngagementEventNoParallel1763800500250 } from './1763800500250-engagement-event-no-parallel';
+import { OfferEngineAudience1763800600000 } from './1763800600000-offer-engine-audience';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   LoginAttempts1763800500100,
   FunnelViewerBitmaps1763800500200,
   EngagementEventNoParallel1763800500250,
+  OfferEngineAudience1763800600000,
 ];

@@ -1,0 +1,329 @@
+// Own BullMQ prefix (no other suite's worker takes these jobs); read at app start.
+Object.assign(process.env, { QUEUE_PREFIX: `e2e-audience-${process.pid}` });
+
+import type { INestApplicationContext } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { QUEUES } from '@app/queue';
+import { createWorld, eventually, startApi, startWorker, TestApi, uniq, World } from '@app/testing';
+
+const DAY = 86_400_000;
+
+/** Channels, activation windows and audiences: admin API, simulate, matching, feed and add. */
+describe('offer channels, activation window and audience', () => {
+  let api: TestApi;
+  let worker: INestApplicationContext | undefined;
+  let db: DataSource;
+  let config: AppConfig;
+  const op = () => `Bearer ${api.operatorToken}`;
+
+  beforeAll(async () => {
+    api = await startApi();
+    worker = await startWorker();
+    db = api.app.get(DataSource);
+    config = api.app.get(AppConfig);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    const q = new Queue(QUEUES.matching, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    await q.obliterate({ force: true }).catch(() => undefined);
+    await q.close();
+    await api.close();
+  });
+
+  async function world(offers: Record<string, unknown>[], program = {}): Promise<World> {
+    return createWorld(api, {
+      program,
+      merchants: [{}],
+      offers: offers.map((o) => ({
+        min_spend: 20,
+        cashback_amount: 5,
+        starts_at: new Date(Date.now() - 400 * DAY).toISOString(),
+        ...o,
+      })),
+    });
+  }
+
+  const add = (w: World, offerId: string, token: string) =>
+    api.http
+      .post(`/api/v1/offers/${offerId}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token });
+
+  const event = (w: World, token: string, over: Record<string, unknown> = {}) => ({
+    cardholder_token: token,
+    card_token: `ctk_${uniq()}`,
+    merchant_identifier: w.merchants[0].identifiers[0].value,
+    amount: 25,
+    transaction_ref: uniq('ref-'),
+    transacted_at: new Date().toISOString(),
+    ...over,
+  });
+
+  async function reasons(w: World, body: Record<string, unknown>) {
+    const res = await api.http
+      .post('/api/v1/transactions/simulate')
+      .set('Authorization', w.auth)
+      .send(body)
+      .expect(200);
+    return Object.fromEntries(
+      res.body.evaluations.map((e: { offer_id: string; reasons: string[] }) => [
+        e.offer_id,
+        e.reasons,
+      ]),
+    );
+  }
+
+  const processed = (id: string) =>
+    eventually(
+      async () => {
+        const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+        return t && t.status !== 'received' ? (t.status as string) : null;
+      },
+      `transaction ${id} processed`,
+      20_000,
+    );
+
+  async function post(w: World, body: Record<string, unknown>): Promise<string> {
+    const res = await api.http.post('/api/v1/transactions').set('Authorization', w.auth).send(body);
+    expect(res.status).toBe(202);
+    return res.body.id as string;
+  }
+
+  async function feed(w: World, token: string) {
+    const res = await api.http
+      .get('/api/v1/offers')
+      .query({ cardholder_token: token })
+      .set('Authorization', w.auth)
+      .expect(200);
+    return res.body as { offers: { id: string; added: boolean }[]; total: number };
+  }
+
+  /** Back-dates the cardholder's enrollment in the offer (its activation window then runs out). */
+  const age = (offerId: string, token: string, days: number) =>
+    db.query(
+      `UPDATE cardholder_offer SET added_at = now() - $3 * interval '1 day'
+        WHERE offer_id = $1 AND cardholder_token = $2 AND status <> 'expired'`,
+      [offerId, token, days],
+    );
+
+  describe('admin API', () => {
+    it('the new rules round-trip; audience all stores nothing', async () => {
+      const w = await world([
+        {
+          qualification: {
+            channels: ['online', 'in_store'],
+            activation_days: 14,
+            audience: 'lapsed',
+            lookback_days: 90,
+          },
+        },
+        { qualification: { audience: 'all' } },
+      ]);
+      expect(w.offers[0].qualification).toEqual({
+        channels: ['in_store', 'online'],
+        activation_days: 14,
+        audience: 'lapsed',
+        lookback_days: 90,
+      });
+      expect(w.offers[1].qualification).toBeNull();
+    });
+
+    it.each([
+      [{ audience: 'new' }, 'lookback_days'],
+      [{ lookback_days: 30 }, 'lookback_days'],
+      [{ audience: 'all', lookback_days: 30 }, 'lookback_days'],
+      [{ audience: 'new', lookback_days: 0 }, 'lookback_days'],
+      [{ audience: 'new', lookback_days: 366 }, 'lookback_days'],
+      [{ audience: 'someone' }, 'audience'],
+      [{ channels: ['phone'] }, 'channels'],
+      [{ channels: [] }, 'channels'],
+      [{ activation_days: 0 }, 'activation_days'],
+    ])('rejects %j (400 naming %s)', async (qualification, field) => {
+      const w = await createWorld(api, { merchants: [{}] });
+      const res = await api.http
+        .post('/admin/api/v1/offers')
+        .set('Authorization', op())
+        .send({
+          merchant_id: w.merchants[0].id,
+          status: 'active',
+          translations: { en: { title: 'Rule' } },
+          min_spend: 20,
+          cashback_amount: 5,
+          currency: 'USD',
+          starts_at: new Date(Date.now() - DAY).toISOString(),
+          expires_at: new Date(Date.now() + DAY).toISOString(),
+          qualification,
+        });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain(field);
+    });
+  });
+
+  describe('channels', () => {
+    it('simulate: channel_mismatch for another channel or none; an unrestricted offer ignores it', async () => {
+      const w = await world([{ qualification: { channels: ['online'] } }]);
+      const token = `chk_${uniq()}`;
+      await add(w, w.offers[0].id, token).expect(201);
+      const id = w.offers[0].id;
+      expect((await reasons(w, event(w, token, { channel: 'online' })))[id]).toEqual([]);
+      expect((await reasons(w, event(w, token, { channel: 'in_store' })))[id]).toEqual([
+        'channel_mismatch',
+      ]);
+      expect((await reasons(w, event(w, token)))[id]).toEqual(['channel_mismatch']);
+    });
+
+    it('matching: only the restricted channel matches; a transaction without one never does', async () => {
+      const w = await world([
+        { qualification: { channels: ['in_store'] }, max_redemptions_per_cardholder: 10 },
+      ]);
+      for (const [over, expected] of [
+        [{ channel: 'in_store' }, 'matched'],
+        [{ channel: 'online' }, 'unmatched'],
+        [{}, 'unmatched'],
+      ] as [Record<string, unknown>, string][]) {
+        const token = `chk_${uniq()}`;
+        await add(w, w.offers[0].id, token).expect(201);
+        expect([over, await processed(await post(w, event(w, token, over)))]).toEqual([
+          over,
+          expected,
+        ]);
+      }
+      const bad = await api.http
+        .post('/api/v1/transactions')
+        .set('Authorization', w.auth)
+        .send(event(w, 'chk_x', { channel: 'phone' }));
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain('channel');
+    });
+  });
+
+  describe('activation_days', () => {
+    it('an expired enrollment: not added in the feed, activation_expired, unmatched; re-add → 201 with a new id', async () => {
+      const w = await world([{ qualification: { activation_days: 7 } }]);
+      const offerId = w.offers[0].id;
+      const token = `chk_${uniq()}`;
+      const first = (await add(w, offerId, token).expect(201)).body;
+      expect(first.status).toBe('added');
+      expect((await feed(w, token)).offers.find((o) => o.id === offerId)?.added).toBe(true);
+      expect((await add(w, offerId, token).expect(200)).body.status).toBe('already_added');
+
+      await age(offerId, token, 8);
+      expect((await feed(w, token)).offers.find((o) => o.id === offerId)?.added).toBe(false);
+      expect((await reasons(w, event(w, token)))[offerId]).toEqual(['activation_expired']);
+      expect(await processed(await post(w, event(w, token)))).toBe('unmatched');
+
+      const again = (await add(w, offerId, token).expect(201)).body;
+      expect(again.status).toBe('added');
+      expect(again.cardholder_offer_id).not.toBe(first.cardholder_offer_id);
+      expect((await feed(w, token)).offers.find((o) => o.id === offerId)?.added).toBe(true);
+      const rows = await db.query(
+        `SELECT id, status FROM cardholder_offer WHERE offer_id = $1 AND cardholder_token = $2 ORDER BY added_at`,
+        [offerId, token],
+      );
+      expect(rows).toEqual([
+        { id: first.cardholder_offer_id, status: 'expired' },
+        { id: again.cardholder_offer_id, status: 'active' },
+      ]);
+      expect(await processed(await post(w, event(w, token)))).toBe('matched');
+    });
+
+    it('an expired enrollment does not count toward max_active_offers', async () => {
+      const w = await world([{ qualification: { activation_days: 3 } }, {}], {
+        max_active_offers: 1,
+      });
+      const token = `chk_${uniq()}`;
+      await add(w, w.offers[0].id, token).expect(201);
+      expect(JSON.stringify((await add(w, w.offers[1].id, token)).body)).toContain(
+        'max_active_offers',
+      );
+      await age(w.offers[0].id, token, 3);
+      await add(w, w.offers[1].id, token).expect(201);
+    });
+  });
+
+  describe('audience', () => {
+    async function history(w: World, token: string, daysAgo: number): Promise<void> {
+      const id = await post(
+        w,
+        event(w, token, { transacted_at: new Date(Date.now() - daysAgo * DAY).toISOString() }),
+      );
+      await processed(id);
+    }
+
+    it('new (90 days) and lapsed (30 days): matching, simulate and feed agree', async () => {
+      const w = await world([
+        { qualification: { audience: 'new', lookback_days: 90 } },
+        { qualification: { audience: 'lapsed', lookback_days: 30 } },
+      ]);
+      const [fresh, lapsed, regular] = [uniq('chk_n'), uniq('chk_l'), uniq('chk_r')];
+      await history(w, lapsed, 60);
+      await history(w, regular, 5);
+      const [nw, lp] = w.offers.map((o) => o.id);
+
+      const shown = async (token: string) =>
+        (await feed(w, token)).offers.map((o) => o.id).filter((id) => id === nw || id === lp);
+      expect(await shown(fresh)).toEqual([nw]);
+      expect(await shown(lapsed)).toEqual([lp]);
+      expect(await shown(regular)).toEqual([]);
+
+      for (const t of [fresh, lapsed, regular]) for (const o of [nw, lp]) await add(w, o, t);
+      const r = async (t: string) => reasons(w, event(w, t));
+      expect((await r(fresh))[lp]).toEqual(['audience_mismatch']);
+      expect((await r(fresh))[nw]).toEqual([]);
+      expect((await r(lapsed))[nw]).toEqual(['audience_mismatch']);
+      expect((await r(lapsed))[lp]).toEqual([]);
+      expect((await r(regular))[nw]).toEqual(['audience_mismatch']);
+      expect((await r(regular))[lp]).toEqual(['audience_mismatch']);
+
+      const won = async (t: string) => {
+        const id = await post(w, event(w, t));
+        expect(await processed(id)).toBe('matched');
+        const [{ offer_id }] = await db.query(
+          `SELECT offer_id FROM redemption WHERE transaction_id = $1`,
+          [id],
+        );
+        return offer_id as string;
+      };
+      expect(await won(fresh)).toBe(nw);
+      expect(await won(lapsed)).toBe(lp);
+      expect(await processed(await post(w, event(w, regular)))).toBe('unmatched');
+    });
+
+    it('purchases of one batch count for the later ones (set-based, in transacted_at order)', async () => {
+      const w = await world([
+        {
+          qualification: { audience: 'new', lookback_days: 30 },
+          max_redemptions_per_cardholder: 5,
+        },
+      ]);
+      const token = uniq('chk_b');
+      await add(w, w.offers[0].id, token).expect(201);
+      const t = Date.now();
+      const res = await api.http
+        .post('/api/v1/transactions/batch')
+        .set('Authorization', w.auth)
+        .send({
+          transactions: [
+            event(w, token, { transacted_at: new Date(t + 60_000).toISOString() }),
+            event(w, token, { transacted_at: new Date(t + 1_000).toISOString() }),
+          ],
+        })
+        .expect(202);
+      expect(res.body.accepted).toBe(2);
+      const rows = await eventually(async () => {
+        const r: { transacted_at: Date; status: string }[] = await db.query(
+          `SELECT transacted_at, status FROM transaction WHERE cardholder_token = $1 ORDER BY transacted_at`,
+          [token],
+        );
+        return r.every((x) => x.status !== 'received') ? r : null;
+      }, 'batch processed');
+      expect(rows.map((r) => r.status)).toEqual(['matched', 'unmatched']);
+    });
+  });
+});
