@@ -1553,7 +1553,7 @@ export interface components {
              *       "below_min_spend"
              *     ]
              */
-            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch")[];
+            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch")[];
         };
         FeedOfferDto: {
             /**
@@ -2078,6 +2078,25 @@ export interface components {
         };
         QualificationDto: {
             /**
+             * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
+             * @example 14
+             */
+            activation_days?: number;
+            /**
+             * @description all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch
+             * @default all
+             * @example new
+             * @enum {string}
+             */
+            audience: "all" | "new" | "lapsed";
+            /**
+             * @description Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch
+             * @example [
+             *       "online"
+             *     ]
+             */
+            channels?: ("in_store" | "online")[];
+            /**
              * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
              * @example [
              *       6,
@@ -2085,6 +2104,11 @@ export interface components {
              *     ]
              */
             days_of_week?: number[];
+            /**
+             * @description Days the audience looks back; required with audience new or lapsed
+             * @example 90
+             */
+            lookback_days?: number;
             /**
              * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
              * @example 200
@@ -2667,6 +2691,12 @@ export interface components {
              */
             cardholder_token: string;
             /**
+             * @description Where the purchase was made. Offers restricted to channels match only a transaction that sends one of theirs.
+             * @example online
+             * @enum {string}
+             */
+            channel?: "in_store" | "online";
+            /**
              * @description ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.
              * @example USD
              */
@@ -2767,6 +2797,12 @@ export interface components {
              * @example chk_7Hq2LmP9xQ
              */
             cardholder_token: string;
+            /**
+             * @description Where the purchase was made. Offers restricted to channels match only a transaction that sends one of theirs.
+             * @example online
+             * @enum {string}
+             */
+            channel?: "in_store" | "online";
             /**
              * @description ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.
              * @example USD
