@@ -59,7 +59,8 @@ export async function createApiApp(
     }),
   );
   app.use(API_PREFIXES, noStore);
-  app.use(cookieParser());
+  // Only the portal's session reads a cookie; the public and admin APIs skip the parsing.
+  app.use('/portal', cookieParser());
   app.use('/api/v1/transactions/batch', jsonBody(BATCH_BODY_LIMIT));
   app.use(jsonBody(BODY_LIMIT));
   app.use(inputRules);
