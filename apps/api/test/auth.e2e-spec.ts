@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import { clockPast, createWorld, eventually, startApi, TestApi, uniq, World } from '@app/testing';
 import { PUBLIC_ROUTES } from './scope-matrix';
 
 describe('API-key authentication (GET /api/v1/me)', () => {
@@ -69,9 +69,11 @@ describe('API-key authentication (GET /api/v1/me)', () => {
   });
 
   it('403 token_expired with message exactly "Token expired"', async () => {
-    const w = await createWorld(api, { keyExpiresAt: new Date(Date.now() + 1_000).toISOString() });
+    // a few seconds ahead, so that the world is made and used before it expires on a busy machine
+    const expiresAt = new Date(Date.now() + 3_000).toISOString();
+    const w = await createWorld(api, { keyExpiresAt: expiresAt });
     await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
-    await new Promise((r) => setTimeout(r, 1_100));
+    await clockPast(expiresAt, 'the key expiry');
     const res = await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(403);
     expect(res.body).toMatchObject({ error: 'token_expired', message: 'Token expired' });
   });
@@ -100,11 +102,7 @@ describe('API-key authentication (GET /api/v1/me)', () => {
       (await db.query(`SELECT last_used_at FROM api_key WHERE id = $1`, [w.keyId]))[0].last_used_at;
     expect(await read()).toBeNull();
     await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
-    let first: Date | null = null;
-    for (let i = 0; i < 40 && !first; i++) {
-      first = await read();
-      if (!first) await new Promise((r) => setTimeout(r, 25));
-    }
+    const first: Date = await eventually(read, 'last_used_at recorded', 1_000, 25);
     expect(first).toBeInstanceOf(Date);
     await api.http.get('/api/v1/me').set('Authorization', w.auth).expect(200);
     await new Promise((r) => setTimeout(r, 100));

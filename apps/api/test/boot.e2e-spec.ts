@@ -3,7 +3,7 @@ import { existsSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MIGRATIONS, runMigrationsLocked } from '@app/db';
-import { TEST_DATABASE_URL } from '@app/testing';
+import { eventually, TEST_DATABASE_URL } from '@app/testing';
 
 const root = join(__dirname, '../../..');
 const apiBundle = join(root, 'dist/apps/api/main.js');
@@ -139,8 +139,9 @@ describe('production bundles', () => {
           body: JSON.stringify({ email, password }),
         });
         const cookie = login.headers.get('set-cookie')!.split(';')[0];
-        await fetch(`${base}/portal/api/me`, { headers: { cookie } });
-        await new Promise((r) => setTimeout(r, 300));
+        const portalMe = await fetch(`${base}/portal/api/me`, { headers: { cookie } });
+        const lastId = portalMe.headers.get('x-request-id')!;
+        await eventually(async () => out.includes(lastId), 'the last request in the log');
 
         expect(out).toContain(me.headers.get('x-request-id')!);
         for (const secret of [

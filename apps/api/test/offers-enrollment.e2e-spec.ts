@@ -1,9 +1,8 @@
 import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
-import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import { createWorld, DAY, eventually, startApi, TestApi, uniq, World } from '@app/testing';
 import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 
-const DAY = 86_400_000;
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
 describe('POST /api/v1/offers/{id}/add (enrollment)', () => {
@@ -436,15 +435,17 @@ describe('funnel events', () => {
       .query({ cardholder_token: 'ch-t' })
       .set('Authorization', w.auth)
       .expect(200);
-    const deadline = Date.now() + 2_000;
-    let n = 0;
-    while (Date.now() < deadline && n === 0) {
-      await new Promise((r) => setTimeout(r, 50));
-      [{ n }] = await db.query(
-        `SELECT count(*)::int AS n FROM engagement_event WHERE institution_id = $1`,
-        [w.institution.id],
-      );
-    }
+    const n = await eventually(
+      async () =>
+        (
+          await db.query(
+            `SELECT count(*)::int AS n FROM engagement_event WHERE institution_id = $1`,
+            [w.institution.id],
+          )
+        )[0].n as number,
+      'the timer to flush',
+      2_000,
+    );
     expect(n).toBe(1);
   });
 

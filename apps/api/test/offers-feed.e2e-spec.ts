@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
-import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import { clockPast, createWorld, DAY, startApi, TestApi, uniq, World } from '@app/testing';
 
-const DAY = 86_400_000;
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
 describe('GET /api/v1/offers (feed)', () => {
@@ -121,7 +120,10 @@ describe('GET /api/v1/offers (feed)', () => {
       expect(ids(res)).toEqual([w.offers[0].id, w.offers[6].id]);
       expect(res.body.total).toBe(2);
       // The last one expires while the catalogue is cached: time is applied per request.
-      await new Promise((r) => setTimeout(r, 1_600));
+      const [{ expires_at }] = await api.app
+        .get(DataSource)
+        .query(`SELECT expires_at FROM offer WHERE id = $1`, [w.offers[6].id]);
+      await clockPast(expires_at, 'the offer expiry');
       expect(ids(await feed(w).expect(200))).toEqual([w.offers[0].id]);
     });
 

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import { createWorld, eventually, startApi, TestApi, uniq, World } from '@app/testing';
 import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 
 type Item = { id: string; reason?: { code: string; text: string }; title: string };
@@ -334,7 +334,10 @@ describe('hints and segment are never stored and never logged', () => {
       .send({ cardholder_token: secret.token, segment: secret.segment })
       .expect(201);
     await api.app.get(EngagementRecorder).flush();
-    await new Promise((r) => setTimeout(r, 100)); // let the logger drain
+    await eventually(
+      async () => captured.join('').includes(`"/api/v1/offers/${segmentOffer}/add"`),
+      'the logger to drain',
+    );
 
     const logs = captured.join('');
     // The capture works: the request lines are there (as JSON, with the path but no query).

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
   createWorld,
+  DAY,
   portalLogin,
   smtpSink,
   startApi,
@@ -14,7 +15,6 @@ import { KeyRemindersService } from '../../worker/src/reminders/key-reminders.se
 
 process.env.QUEUE_PREFIX = uniq('t-reminders-');
 
-const DAY = 86_400_000;
 // A fixed "now" far from the real one, so keys of other test files are never due in these sweeps.
 const N = Date.UTC(2031, 0, 10, 6, 0, 0);
 const at = (ms: number) => new Date(ms).toISOString();

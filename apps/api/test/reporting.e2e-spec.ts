@@ -1,6 +1,15 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { createWorld, eventually, startApi, startWorker, TestApi, uniq, World } from '@app/testing';
+import {
+  clockPast,
+  createWorld,
+  eventually,
+  startApi,
+  startWorker,
+  TestApi,
+  uniq,
+  World,
+} from '@app/testing';
 import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 
 /**
@@ -19,12 +28,17 @@ describe('reporting', () => {
 
   /** Enrolls, then posts `count` qualifying purchases in one batch; waits until all are matched. */
   async function purchases(w: World, token: string, count: number, amount = 25): Promise<string[]> {
-    await api.http
+    const added = await api.http
       .post(`/api/v1/offers/${w.offers[0].id}/add`)
       .set('Authorization', w.auth)
       .send({ cardholder_token: token })
       .expect((r) => expect([200, 201]).toContain(r.status));
-    await new Promise((r) => setTimeout(r, 20)); // purchases strictly after the enrollment
+    const [{ added_at }] = await api.app
+      .get(DataSource)
+      .query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
+        added.body.cardholder_offer_id,
+      ]);
+    await clockPast(added_at, 'the enrollment'); // purchases strictly after the enrollment
     const refs = Array.from({ length: count }, () => uniq('ref-'));
     const transactions = refs.map((transaction_ref) => ({
       cardholder_token: token,
