@@ -129,6 +129,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/v1/match-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transactions matching failed on alone (match_failed), newest first (keyset paged)
+         * @description A matching job that fails every attempt is split in halves down to the single transaction; one that still fails is quarantined with status `match_failed` and its reason, and left out of every later matching pass and relay until retried here. The worker metric `matching_failed_transactions` counts them.
+         */
+        get: operations["adminListMatchFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/match-failures/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send quarantined transactions back to matching
+         * @description After the cause is fixed: each listed transaction still `match_failed` goes back to `received` (committed) and is queued for matching; if it fails alone again it is quarantined again with the new reason. Ids not quarantined are ignored. Safe to repeat.
+         */
+        post: operations["adminRetryMatchFailures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/merchants": {
         parameters: {
             query?: never;
@@ -1779,6 +1819,33 @@ export interface components {
             /** @example demo-password-123 */
             password: string;
         };
+        MatchFailureDto: {
+            /** @example 2026-11-21T10:05:00.000Z */
+            failed_at: string;
+            /** @example 3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c */
+            institution_id: string;
+            /**
+             * @description Why matching failed on this transaction alone (error code and message)
+             * @example 22003 numeric field overflow
+             */
+            reason: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            received_at: string;
+            /** @example 3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c */
+            transaction_id: string;
+            /** @example txn-2026-11-21-000123 */
+            transaction_ref: string;
+        };
+        MatchFailurePageDto: {
+            data: components["schemas"]["MatchFailureDto"][];
+            /**
+             * @example {
+             *       "limit": 100,
+             *       "next_cursor": null
+             *     }
+             */
+            pagination: Record<string, never>;
+        };
         MeInstitutionDto: {
             /** @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11 */
             id: string;
@@ -2432,6 +2499,28 @@ export interface components {
              * @example https://hooks.demo-bank.example/offers
              */
             url: string | null;
+        };
+        RetryMatchFailuresDto: {
+            /**
+             * @description Quarantined transactions to send back to matching (1 to 1,000)
+             * @example [
+             *       "3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
+             *     ]
+             */
+            transaction_ids: string[];
+        };
+        RetryMatchFailuresResultDto: {
+            /**
+             * @description How many were quarantined and are now queued again
+             * @example 1
+             */
+            retried: number;
+            /**
+             * @example [
+             *       "3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
+             *     ]
+             */
+            transaction_ids: string[];
         };
         RotateSecretDto: {
             /**
@@ -3960,6 +4049,90 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "webhook_not_configured";
+                    };
+                };
+            };
+        };
+    };
+    adminListMatchFailures: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Only this institution’s transactions Example: `3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c`. */
+                institution_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchFailurePageDto"];
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+        };
+    };
+    adminRetryMatchFailures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetryMatchFailuresDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryMatchFailuresResultDto"];
+                };
+            };
+            /** @description `validation_failed`: transaction_ids missing, empty, over 1,000 or not UUIDs */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
                     };
                 };
             };

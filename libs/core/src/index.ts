@@ -7,6 +7,8 @@ export * from './ingestion/ingestion.service';
 export * from './matching/match-queue';
 export * from './matching/matching.service';
 export * from './matching/match-relay.service';
+export * from './matching/match-failures.service';
+export type { MatchFailureRow } from './matching/match-failures.repository';
 export * from './matching/simulation.service';
 export * from './merchants/merchant-resolver';
 export * from './settlement/settlement.service';

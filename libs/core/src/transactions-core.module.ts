@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { IngestionService } from './ingestion/ingestion.service';
 import { TransactionStore } from './ingestion/transaction-store';
+import { MatchFailuresRepository } from './matching/match-failures.repository';
+import { MatchFailuresService } from './matching/match-failures.service';
 import { MatchQueue } from './matching/match-queue';
 import { MatchRelayService } from './matching/match-relay.service';
 import { MatchingRepository } from './matching/matching.repository';
@@ -18,6 +20,8 @@ const SERVICES = [
   MatchingRepository,
   MatchingService,
   MatchRelayService,
+  MatchFailuresRepository,
+  MatchFailuresService,
   SimulationRepository,
   SimulationService,
   MerchantResolver,

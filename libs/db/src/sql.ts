@@ -47,3 +47,17 @@ export function rowDataErrorReason(e: unknown): string {
   if (code.startsWith('54')) return 'is too large to store';
   return 'holds a value the database cannot store';
 }
+
+/**
+ * True for a failure of the database or the network rather than of the statement's data: no
+ * connection (a Node error code such as ECONNREFUSED, SQLSTATE 08xxx), resources or shutdown
+ * (53xxx, 57xxx), or a conflict between transactions that a retry resolves (40001, 40P01).
+ */
+export function isOutageError(e: unknown): boolean {
+  const code = pgErrorCode(e);
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  if (typeof code === 'string' && /^(08|53|57|40)/.test(code)) return true;
+  return /Connection terminated|connection timeout|ECONNREFUSED|ECONNRESET/i.test(
+    (e as Error)?.message ?? '',
+  );
+}

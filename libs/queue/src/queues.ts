@@ -18,7 +18,8 @@ export interface MatchJob {
   /** The requests that posted them (a group-committed chunk of single posts carries several). */
   requestIds?: string[];
   /** 'ingest' when enqueued after commit by the api, 'relay' when re-enqueued by the worker's relay. */
-  origin?: 'ingest' | 'relay' | 'split';
+  /** 'split' for a half of a chunk that kept failing, 'retry' for an operator's retry of quarantined rows. */
+  origin?: 'ingest' | 'relay' | 'split' | 'retry';
 }
 export const MATCH_CHUNK = 1_000;
 export const MATCH_JOB_NAME = 'match';
@@ -34,6 +35,13 @@ export const MATCH_JOB_OPTIONS = {
   removeOnComplete: { age: 300, count: 5_000 },
   removeOnFail: { age: 7 * 86_400 },
 } as const;
+
+/**
+ * Halves of a chunk that failed every attempt: the transient causes had their retries at the
+ * parent, so a half gets one retry before it is split again (a 1,000-id chunk reaches its single
+ * offending transaction in about ten quick levels instead of ten full backoff series).
+ */
+export const MATCH_SPLIT_ATTEMPTS = 2;
 
 /** The settlement run's job scheduler (cron pattern from SETTLEMENT_SCHEDULE). */
 export const SETTLEMENT_SCHEDULER_ID = 'settlement-run';
@@ -88,6 +96,8 @@ export const jobIds = {
     `rematch-${firstTransactionId}-m${passMinute}`,
   /** Halves of a chunk that kept failing, so one bad row cannot hold back a thousand. */
   split: (parentJobId: string, half: 'a' | 'b') => `${parentJobId}-${half}`,
+  /** An operator's retry of quarantined (match_failed) transactions. */
+  retry: (firstTransactionId: string, at = Date.now()) => `retry-${firstTransactionId}-${at}`,
   webhook: (deliveryId: string, series: number, attempt: number) =>
     `wh-${deliveryId}-r${series}-a${attempt}`,
   csv: (uploadId: string) => `csv-${uploadId}`,

@@ -5,6 +5,7 @@ import { PortalModule } from '../portal/portal.module';
 import { InstitutionsController } from './institutions.controller';
 import { InstitutionsRepository } from './institutions.repository';
 import { InstitutionsService } from './institutions.service';
+import { MatchFailuresAdminController } from './match-failures-admin.controller';
 import { MerchantsController } from './merchants.controller';
 import { MerchantsRepository } from './merchants.repository';
 import { MerchantsService } from './merchants.service';
@@ -19,6 +20,7 @@ import { WebhooksAdminController } from './webhooks-admin.controller';
   imports: [PortalModule, AuthModule, TransactionsCoreModule],
   controllers: [
     InstitutionsController,
+    MatchFailuresAdminController,
     MerchantsController,
     OffersAdminController,
     SettlementsAdminController,

@@ -47,6 +47,7 @@ export class MatchQueue implements OnApplicationShutdown {
     ids: readonly string[],
     meta: Omit<MatchJob, 'transactionIds'> = {},
     idOf: (firstId: string) => string = jobIds.match,
+    attempts: number = MATCH_JOB_OPTIONS.attempts,
   ): Promise<boolean> {
     if (!ids.length) return true;
     if (!(await this.producer.ready())) {
@@ -61,7 +62,7 @@ export class MatchQueue implements OnApplicationShutdown {
     const jobs = chunks.map((chunk) => ({
       name: MATCH_JOB_NAME,
       data: { transactionIds: chunk, ...meta },
-      opts: { ...MATCH_JOB_OPTIONS, jobId: idOf(chunk[0]) },
+      opts: { ...MATCH_JOB_OPTIONS, attempts, jobId: idOf(chunk[0]) },
     }));
     try {
       await this.producer.within((q) => q.addBulk(jobs));

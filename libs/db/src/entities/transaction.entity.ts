@@ -13,6 +13,7 @@ export const TRANSACTION_STATUSES = [
   'matched',
   'unmatched',
   'merchant_unresolved',
+  'match_failed',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 

@@ -16,6 +16,7 @@ import { LoginAttempts1763800500100 } from './1763800500100-login-attempts';
 import { FunnelViewerBitmaps1763800500200 } from './1763800500200-funnel-viewer-bitmaps';
 import { EngagementEventNoParallel1763800500250 } from './1763800500250-engagement-event-no-parallel';
 import { OfferEngineAudience1763800600000 } from './1763800600000-offer-engine-audience';
+import { MatchFailed1763800600100 } from './1763800600100-match-failed';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   FunnelViewerBitmaps1763800500200,
   EngagementEventNoParallel1763800500250,
   OfferEngineAudience1763800600000,
+  MatchFailed1763800600100,
 ];
