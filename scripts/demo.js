@@ -232,6 +232,8 @@ function instructions(seed, { widgetUrl }) {
       `Operators: the admin API (${base}/admin/api/v1, Swagger tag Admin) takes the operator token,`,
       `OPERATOR_TOKEN in ${op.where}:`,
       `  curl -H "Authorization: Bearer ${op.read}" ${base}/admin/api/v1/institutions`,
+      `Queue dashboard: ${base}/admin/queues (any user name, the operator token as password);`,
+      `metrics: ${base}/metrics.`,
     ],
   ];
 }

@@ -18,6 +18,7 @@ import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
 import { setupSwagger } from './docs/swagger';
+import { mountQueueDashboard } from './operations/queue-dashboard';
 import { serveWidgetBundle } from './widget/widget-assets';
 import { earlierShapeDeprecation } from './transactions/deprecation';
 
@@ -67,6 +68,7 @@ export async function createApiApp(
   app.use('/api/v1/transactions', earlierShapeDeprecation);
 
   app.useGlobalPipes(createValidationPipe());
+  mountQueueDashboard(app);
   setupSwagger(app);
   servePortal(app);
   serveWidgetBundle(app);

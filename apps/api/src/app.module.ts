@@ -12,6 +12,7 @@ import { HealthController } from './health/health.controller';
 import { HealthRepository } from './health/health.repository';
 import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
+import { OperationsModule } from './operations/operations.module';
 import { PortalModule } from './portal/portal.module';
 import { PortalWidgetModule } from './portal/widget/portal-widget.module';
 import { ReportingModule } from './reporting/reporting.module';
@@ -29,6 +30,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     PortalModule,
     ReportingModule,
     OffersModule,
+    OperationsModule,
     TransactionsModule,
     MerchantsModule,
     WidgetModule,

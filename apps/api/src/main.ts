@@ -1,12 +1,19 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@app/config';
+import { Logger } from 'nestjs-pino';
 import { createApiApp } from './app.factory';
+import { serveMetrics } from './operations/metrics-server';
 
 async function main(): Promise<void> {
   // Validate configuration before Nest starts, so a bad value is one clear message.
   const config = loadConfig();
   const app = await createApiApp();
   await app.listen(config.port);
+  if (config.metricsPort) {
+    const metrics = await serveMetrics(config.metricsPort);
+    app.get(Logger).log(`/metrics on :${config.metricsPort}`, 'Metrics');
+    process.once('beforeExit', () => metrics.close());
+  }
 }
 
 main().catch((e: unknown) => {

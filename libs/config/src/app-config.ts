@@ -9,6 +9,8 @@ export class AppConfig {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly port: number;
+  /** The api's separate metrics port; undefined = /metrics on the public port. */
+  readonly metricsPort?: number;
   readonly secretsKey: Buffer;
   readonly operatorToken: string;
   readonly webhook: {
@@ -45,6 +47,7 @@ export class AppConfig {
     this.databaseUrl = env.DATABASE_URL;
     this.redisUrl = env.REDIS_URL;
     this.port = env.PORT;
+    this.metricsPort = env.METRICS_PORT;
     this.secretsKey = decodeKey(env.SECRETS_KEY!);
     this.operatorToken = env.OPERATOR_TOKEN!;
     this.webhook = {

@@ -175,6 +175,14 @@ export class EnvVars {
   })
   SETTLEMENT_SCHEDULE = '0 * * * *';
 
+  /** The api's /metrics on its own port (the public port then answers 404 there); unset = on PORT. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt({ message: 'METRICS_PORT must be an integer' })
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
   /** The worker's own /health and /metrics listener; 0 turns it off. */
   @Transform(toInt)
   @IsInt({ message: 'WORKER_HEALTH_PORT must be an integer' })

@@ -15,3 +15,4 @@ export * from './settlement/settlement.service';
 export * from './webhooks';
 export * from './logging';
 export * from './mail/institution-mailer';
+export * from './metrics';

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
   ApiOkResponse,
@@ -8,8 +8,10 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
+import { AppConfig } from '@app/config';
 import { REDIS } from '@app/queue';
 import { register } from 'prom-client';
+import { ApiError } from '../common/api-error';
 import { HealthRepository } from './health.repository';
 
 @ApiTags('Operations')
@@ -18,6 +20,7 @@ export class HealthController {
   constructor(
     private readonly db: HealthRepository,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly config: AppConfig,
   ) {}
 
   @Get('health')
@@ -64,8 +67,10 @@ export class HealthController {
 
   @Get('metrics')
   @ApiExcludeEndpoint()
-  @Header('Content-Type', register.contentType)
-  metrics(): Promise<string> {
+  metrics(@Res({ passthrough: true }) res: Response): Promise<string> {
+    // With METRICS_PORT the metrics live on that port only.
+    if (this.config.metricsPort) throw ApiError.notFound('not_found', 'Not found.');
+    res.type(register.contentType);
     return register.metrics();
   }
 }

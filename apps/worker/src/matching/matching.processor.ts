@@ -2,7 +2,13 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { AppConfig } from '@app/config';
-import { MatchFailuresService, MatchingService, MatchQueue } from '@app/core';
+import {
+  matchedTransactions,
+  MatchFailuresService,
+  MatchingService,
+  matchingChunkSeconds,
+  MatchQueue,
+} from '@app/core';
 import { isOutageError } from '@app/db';
 import { jobIds, MATCH_SPLIT_ATTEMPTS, MatchJob, QUEUES } from '@app/queue';
 import { Counter, Gauge, register } from 'prom-client';
@@ -54,6 +60,12 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
     const started = Date.now();
     try {
       const stats = await this.matching.matchChunk(ids);
+      const results = matchedTransactions();
+      results.inc({ result: 'matched' }, stats.matched);
+      results.inc({ result: 'unmatched' }, stats.unmatched);
+      results.inc({ result: 'merchant_unresolved' }, stats.merchantUnresolved);
+      results.inc({ result: 'refund' }, stats.refunds);
+      matchingChunkSeconds().observe((Date.now() - started) / 1000);
       if (stats.claimed < stats.requested) {
         this.logger.debug(
           { jobId: job.id, requested: stats.requested, claimed: stats.claimed },

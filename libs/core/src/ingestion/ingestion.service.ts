@@ -5,6 +5,7 @@ import { MatchQueue } from '../matching/match-queue';
 import { GroupCommitter } from '../group-commit';
 import { MatchBuffer } from './match-buffer';
 import { NewTransaction, TransactionStore } from './transaction-store';
+import { ingestedTransactions } from '../metrics';
 
 export interface SubmitResult {
   id: string;
@@ -107,6 +108,10 @@ export class IngestionService implements OnModuleDestroy {
     });
     duplicates.sort((a, b) => a - b);
     this.toMatch.add(newIds, requestId);
+    const count = ingestedTransactions();
+    count.inc({ source, result: 'accepted' }, accepted.length);
+    count.inc({ source, result: 'duplicate' }, duplicates.length);
+    count.inc({ source, result: 'failed' }, failed.length);
     return { accepted, duplicates, failed };
   }
 
@@ -162,6 +167,11 @@ export class IngestionService implements OnModuleDestroy {
     });
     const originals = await this.store.findIds(missing);
     this.toMatch.add(newIds, items[0]?.requestId);
+    ingestedTransactions().inc({ source: 'api', result: 'accepted' }, newIds.length);
+    ingestedTransactions().inc(
+      { source: 'api', result: 'duplicate' },
+      items.length - newIds.length,
+    );
     return items.map((it, i) => {
       const k = TransactionStore.key(it.institutionId, it.event.transactionRef);
       const own = first.get(k) === i ? idByKey.get(k) : undefined;

@@ -1,0 +1,64 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { AppConfig } from '@app/config';
+import { safeEqual } from '@app/domain';
+import { OperatorQueues } from './operator-queues';
+
+/** The queue dashboard (Bull Board), beside the admin API. */
+export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * Mounts Bull Board at /admin/queues behind the operator token: `Authorization: Bearer <token>`,
+ * or HTTP Basic with the token as password (a browser asks for it). Changes (retry, remove) must
+ * come from the dashboard's own page, so another site cannot ride a browser's cached credentials.
+ */
+export function mountQueueDashboard(app: NestExpressApplication): void {
+  const token = app.get(AppConfig).operatorToken;
+  const board = new ExpressAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
+  createBullBoard({
+    queues: app.get(OperatorQueues).queues.map((q) => new BullMQAdapter(q)),
+    serverAdapter: board,
+  });
+  app.use(QUEUE_DASHBOARD_PATH, operatorOnly(token), board.getRouter());
+}
+
+function operatorOnly(token: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = req.header('authorization') ?? '';
+    const bearer = /^Bearer (\S+)$/.exec(header)?.[1];
+    const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header)?.[1];
+    const password = basic
+      ? Buffer.from(basic, 'base64').toString('utf8').split(':')[1]
+      : undefined;
+    const given = bearer ?? password;
+    if (!given || !safeEqual(given, token)) {
+      res
+        .status(401)
+        .set('WWW-Authenticate', 'Basic realm="operators", charset="UTF-8"')
+        .json({
+          error: given ? 'invalid_token' : 'unauthorized',
+          message:
+            'The queue dashboard needs the operator token (Bearer, or Basic with it as password).',
+          request_id: req.id,
+        });
+      return;
+    }
+    const origin = req.header('origin');
+    if (
+      !['GET', 'HEAD'].includes(req.method) &&
+      origin &&
+      new URL(origin).host !== req.header('host')
+    ) {
+      res.status(403).json({
+        error: 'cross_origin',
+        message: 'Queue changes are accepted from the dashboard itself only.',
+        request_id: req.id,
+      });
+      return;
+    }
+    next();
+  };
+}
