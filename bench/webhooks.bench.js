@@ -448,15 +448,16 @@ async function run() {
     ['api', api],
     ['worker', worker],
   ]) {
-    let tail = '';
-    const keep = (d) => (tail = (tail + d).slice(-4000));
-    app.child.stdout.on('data', keep);
-    app.child.stderr.on('data', keep);
-    app.child.once('exit', (code, signal) =>
-      console.error(
-        `${name} exited (${code ?? signal}) at ${new Date().toISOString()}:\n${tail.slice(-1500)}`,
-      ),
-    );
+    // Its output goes to a file (lib.startApp): show that file's end if it stops mid-run.
+    app.child.once('exit', (code, signal) => {
+      let tail = '';
+      try {
+        tail = require('fs').readFileSync(app.logFile, 'utf8').slice(-1500);
+      } catch {
+        /* no log */
+      }
+      console.error(`${name} exited (${code ?? signal}) at ${new Date().toISOString()}:\n${tail}`);
+    });
   }
   const db = pool(4);
   try {
