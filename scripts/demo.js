@@ -5,10 +5,10 @@
 // starts api + worker, and prints what to try: keys, merchants, a purchase that matches a demo
 // offer, the receiver command, the operator token and the admin API.
 const { spawn, spawnSync } = require('child_process');
-const { createHash, randomBytes } = require('crypto');
-const { existsSync, readFileSync, readdirSync, statSync, writeFileSync } = require('fs');
+const { randomBytes } = require('crypto');
 const http = require('http');
-const { join, relative } = require('path');
+const { join } = require('path');
+const { sourceHash, upToDate, writeStamp } = require('./build-inputs');
 
 const root = join(__dirname, '..');
 const port = Number(process.env.PORT ?? 3000);
@@ -80,59 +80,14 @@ function step(title, cmd, args, options = {}) {
   return r.stdout;
 }
 
-// What the build reads. Their content hash is kept beside the build, so a second demo (or a
-// copy of the tree with its dist) starts without rebuilding.
-const BUILD_INPUTS = [
-  'apps',
-  'libs',
-  'portal',
-  'widget',
-  'openapi',
-  'package-lock.json',
-  'webpack.config.js',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'scripts/build-widget.js',
-];
-const NOT_INPUTS = new Set(['node_modules', 'dist', 'test-output', 'test-results', '.vite']);
-const stampFile = join(root, 'dist', '.build-inputs.sha256');
-
-function sourceHash() {
-  const hash = createHash('sha256');
-  const walk = (p) => {
-    if (!existsSync(p)) return;
-    const entries = readdirSync(p, { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : 1,
-    );
-    for (const e of entries) {
-      if (NOT_INPUTS.has(e.name)) continue;
-      const q = join(p, e.name);
-      if (e.isDirectory()) walk(q);
-      else hash.update(relative(root, q)).update('\0').update(readFileSync(q));
-    }
-  };
-  for (const input of BUILD_INPUTS) {
-    const p = join(root, input);
-    if (!existsSync(p)) continue;
-    if (statSync(p).isDirectory()) walk(p);
-    else hash.update(input).update('\0').update(readFileSync(p));
-  }
-  return hash.digest('hex');
-}
-
 function buildIfChanged() {
-  const built = ['dist/apps/api/main.js', 'dist/apps/worker/main.js', 'portal/dist/index.html'];
-  const hash = sourceHash();
-  const upToDate =
-    built.every((f) => existsSync(join(root, f))) &&
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8').trim() === hash;
-  if (upToDate) {
+  if (upToDate(root)) {
     process.stdout.write('\n> build: up to date (no source changed since the last build)\n');
     return;
   }
+  const hash = sourceHash(root); // before building: an edit made meanwhile rebuilds next time
   step('build (api, worker, portal, widget)', 'npm', ['run', 'build']);
-  writeFileSync(stampFile, `${hash}\n`);
+  writeStamp(root, hash);
 }
 
 function ready() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run call it (`npm test`):
-// format check, lint, type check, OpenAPI lint, link check, unit tests, build, OpenAPI drift check and e2e tests against real PostgreSQL and
+// format check, lint, type check, OpenAPI lint, link check, unit tests, build (and the typed client),
+// OpenAPI drift check, e2e tests and the README's quick start against real PostgreSQL and
 // Redis (and, when present, the portal's browser tests). Prints one closing line
 // "N passed, N failed" counting every test that ran.
 const { spawnSync } = require('child_process');
@@ -72,6 +73,11 @@ const steps = [
       : (failed++, false),
   // --forceExit: a stray handle (a closed Redis proxy, a pool draining) must never stall CI.
   () => jest('e2e', ['--maxWorkers=2', '--forceExit']),
+  // The README's quick start in a clean copy of the tree, to a verified webhook.
+  () =>
+    run('quick-start test', process.execPath, [join(root, 'scripts', 'test-quickstart.js')])
+      ? (passed++, true)
+      : (failed++, false),
 ];
 // The portal's browser tests (Playwright, Debian's Chromium); their JSON report gives the counts.
 if (existsSync(join(root, 'portal', 'playwright.config.ts'))) {
