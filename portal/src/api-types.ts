@@ -121,7 +121,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a webhook.test event to an institution's URL now */
+        /**
+         * Send a webhook.test event to an institution's URL now
+         * @description Queues one `webhook.test` delivery, signed like every event, so an operator can check an institution receives and verifies webhooks; 409 `webhook_not_configured` without a URL and secret.
+         */
         post: operations["adminSendWebhookTest"];
         delete?: never;
         options?: never;
@@ -847,7 +850,10 @@ export interface paths {
          */
         put: operations["portalSetWebhookClientCertificate"];
         post?: never;
-        /** Remove the mutual TLS client certificate (admins) */
+        /**
+         * Remove the mutual TLS client certificate (admins)
+         * @description Deletes the stored certificate and key; later attempts connect without a client certificate. Recorded in the security activity.
+         */
         delete: operations["portalRemoveWebhookClientCertificate"];
         options?: never;
         head?: never;
@@ -962,7 +968,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Cap the attempts per second to the URL (admins); null removes the cap */
+        /**
+         * Cap the attempts per second to the URL (admins); null removes the cap
+         * @description Attempts to the URL are spaced evenly to at most `max_per_second`, shared by every worker; deliveries wait rather than fail.
+         */
         put: operations["portalSetWebhookRateCap"];
         post?: never;
         delete?: never;
@@ -978,7 +987,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last 20 replays, newest first */
+        /**
+         * The last 20 replays, newest first
+         * @description Each replay's window, status and progress (total and done).
+         */
         get: operations["portalListWebhookReplays"];
         put?: never;
         /**
@@ -999,7 +1011,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One replay's progress */
+        /**
+         * One replay's progress
+         * @description Status, total and done of one replay of your institution; 404 `replay_not_found`.
+         */
         get: operations["portalGetWebhookReplay"];
         put?: never;
         post?: never;
@@ -1018,7 +1033,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume paused deliveries (admins): pending ones are sent, oldest first */
+        /**
+         * Resume paused deliveries (admins): pending ones are sent, oldest first
+         * @description Ends the pause of a URL that failed every attempt for WEBHOOK_DISABLE_AFTER_DAYS and queues every pending delivery again; 409 `webhook_not_paused` when it is not paused.
+         */
         post: operations["portalResumeWebhook"];
         delete?: never;
         options?: never;
@@ -1073,7 +1091,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries delivered and failed per hour, last 7 days */
+        /**
+         * Deliveries delivered and failed per hour, last 7 days
+         * @description Counts per UTC hour for the dashboard's delivery chart; hours without deliveries are absent.
+         */
         get: operations["portalGetWebhookStats"];
         put?: never;
         post?: never;
@@ -1110,7 +1131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Widget settings: allowed origins, theme defaults, personalization, script URL */
+        /**
+         * Widget settings: allowed origins, theme defaults, personalization, script URL
+         * @description The institution's widget configuration and the two lines to paste into its page (the script URL from PUBLIC_BASE_URL or the request's origin).
+         */
         get: operations["portalGetWidget"];
         /**
          * Set the widget settings (admins)

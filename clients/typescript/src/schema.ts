@@ -121,8 +121,51 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a webhook.test event to an institution's URL now */
+        /**
+         * Send a webhook.test event to an institution's URL now
+         * @description Queues one `webhook.test` delivery, signed like every event, so an operator can check an institution receives and verifies webhooks; 409 `webhook_not_configured` without a URL and secret.
+         */
         post: operations["adminSendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/match-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transactions matching failed on alone (match_failed), newest first (keyset paged)
+         * @description A matching job that fails every attempt is split in halves down to the single transaction; one that still fails is quarantined with status `match_failed` and its reason, and left out of every later matching pass and relay until retried here. The worker metric `matching_failed_transactions` counts them.
+         */
+        get: operations["adminListMatchFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/match-failures/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send quarantined transactions back to matching
+         * @description After the cause is fixed: each listed transaction still `match_failed` goes back to `received` (committed) and is queued for matching; if it fails alone again it is quarantined again with the new reason. Ids not quarantined are ignored. Safe to repeat.
+         */
+        post: operations["adminRetryMatchFailures"];
         delete?: never;
         options?: never;
         head?: never;
@@ -807,7 +850,10 @@ export interface paths {
          */
         put: operations["portalSetWebhookClientCertificate"];
         post?: never;
-        /** Remove the mutual TLS client certificate (admins) */
+        /**
+         * Remove the mutual TLS client certificate (admins)
+         * @description Deletes the stored certificate and key; later attempts connect without a client certificate. Recorded in the security activity.
+         */
         delete: operations["portalRemoveWebhookClientCertificate"];
         options?: never;
         head?: never;
@@ -922,7 +968,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Cap the attempts per second to the URL (admins); null removes the cap */
+        /**
+         * Cap the attempts per second to the URL (admins); null removes the cap
+         * @description Attempts to the URL are spaced evenly to at most `max_per_second`, shared by every worker; deliveries wait rather than fail.
+         */
         put: operations["portalSetWebhookRateCap"];
         post?: never;
         delete?: never;
@@ -938,7 +987,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last 20 replays, newest first */
+        /**
+         * The last 20 replays, newest first
+         * @description Each replay's window, status and progress (total and done).
+         */
         get: operations["portalListWebhookReplays"];
         put?: never;
         /**
@@ -959,7 +1011,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One replay's progress */
+        /**
+         * One replay's progress
+         * @description Status, total and done of one replay of your institution; 404 `replay_not_found`.
+         */
         get: operations["portalGetWebhookReplay"];
         put?: never;
         post?: never;
@@ -978,7 +1033,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume paused deliveries (admins): pending ones are sent, oldest first */
+        /**
+         * Resume paused deliveries (admins): pending ones are sent, oldest first
+         * @description Ends the pause of a URL that failed every attempt for WEBHOOK_DISABLE_AFTER_DAYS and queues every pending delivery again; 409 `webhook_not_paused` when it is not paused.
+         */
         post: operations["portalResumeWebhook"];
         delete?: never;
         options?: never;
@@ -1033,7 +1091,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries delivered and failed per hour, last 7 days */
+        /**
+         * Deliveries delivered and failed per hour, last 7 days
+         * @description Counts per UTC hour for the dashboard's delivery chart; hours without deliveries are absent.
+         */
         get: operations["portalGetWebhookStats"];
         put?: never;
         post?: never;
@@ -1070,7 +1131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Widget settings: allowed origins, theme defaults, personalization, script URL */
+        /**
+         * Widget settings: allowed origins, theme defaults, personalization, script URL
+         * @description The institution's widget configuration and the two lines to paste into its page (the script URL from PUBLIC_BASE_URL or the request's origin).
+         */
         get: operations["portalGetWidget"];
         /**
          * Set the widget settings (admins)
@@ -1779,6 +1843,33 @@ export interface components {
             /** @example demo-password-123 */
             password: string;
         };
+        MatchFailureDto: {
+            /** @example 2026-11-21T10:05:00.000Z */
+            failed_at: string;
+            /** @example 3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c */
+            institution_id: string;
+            /**
+             * @description Why matching failed on this transaction alone (error code and message)
+             * @example 22003 numeric field overflow
+             */
+            reason: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            received_at: string;
+            /** @example 3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c */
+            transaction_id: string;
+            /** @example txn-2026-11-21-000123 */
+            transaction_ref: string;
+        };
+        MatchFailurePageDto: {
+            data: components["schemas"]["MatchFailureDto"][];
+            /**
+             * @example {
+             *       "limit": 100,
+             *       "next_cursor": null
+             *     }
+             */
+            pagination: Record<string, never>;
+        };
         MeInstitutionDto: {
             /** @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11 */
             id: string;
@@ -2432,6 +2523,28 @@ export interface components {
              * @example https://hooks.demo-bank.example/offers
              */
             url: string | null;
+        };
+        RetryMatchFailuresDto: {
+            /**
+             * @description Quarantined transactions to send back to matching (1 to 1,000)
+             * @example [
+             *       "3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
+             *     ]
+             */
+            transaction_ids: string[];
+        };
+        RetryMatchFailuresResultDto: {
+            /**
+             * @description How many were quarantined and are now queued again
+             * @example 1
+             */
+            retried: number;
+            /**
+             * @example [
+             *       "3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
+             *     ]
+             */
+            transaction_ids: string[];
         };
         RotateSecretDto: {
             /**
@@ -3960,6 +4073,90 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "webhook_not_configured";
+                    };
+                };
+            };
+        };
+    };
+    adminListMatchFailures: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Only this institution’s transactions Example: `3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c`. */
+                institution_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchFailurePageDto"];
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+        };
+    };
+    adminRetryMatchFailures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetryMatchFailuresDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryMatchFailuresResultDto"];
+                };
+            };
+            /** @description `validation_failed`: transaction_ids missing, empty, over 1,000 or not UUIDs */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
                     };
                 };
             };

@@ -29,6 +29,8 @@ export class WebhooksAdminController {
   @ApiOperation({
     operationId: 'adminSendWebhookTest',
     summary: "Send a webhook.test event to an institution's URL now",
+    description:
+      'Queues one `webhook.test` delivery, signed like every event, so an operator can check an institution receives and verifies webhooks; 409 `webhook_not_configured` without a URL and secret.',
   })
   @ApiAcceptedResponse({ type: TestEventAcceptedDto })
   @ApiConflictResponse({ description: '`webhook_not_configured`', type: ErrorResponseDto })

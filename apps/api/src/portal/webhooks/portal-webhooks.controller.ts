@@ -161,6 +161,8 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalRemoveWebhookClientCertificate',
     summary: 'Remove the mutual TLS client certificate (admins)',
+    description:
+      'Deletes the stored certificate and key; later attempts connect without a client certificate. Recorded in the security activity.',
   })
   @ApiOkResponse({ type: WebhookSettingsDto })
   removeClientCertificate(@Req() req: Request): Promise<WebhookSettingsDto> {
@@ -172,6 +174,8 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalSetWebhookRateCap',
     summary: 'Cap the attempts per second to the URL (admins); null removes the cap',
+    description:
+      'Attempts to the URL are spaced evenly to at most `max_per_second`, shared by every worker; deliveries wait rather than fail.',
   })
   @ApiOkResponse({ type: WebhookSettingsDto })
   @ApiBadRequestResponse({ description: '`validation_failed`', type: ErrorResponseDto })
@@ -185,6 +189,8 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalResumeWebhook',
     summary: 'Resume paused deliveries (admins): pending ones are sent, oldest first',
+    description:
+      'Ends the pause of a URL that failed every attempt for WEBHOOK_DISABLE_AFTER_DAYS and queues every pending delivery again; 409 `webhook_not_paused` when it is not paused.',
   })
   @ApiOkResponse({ type: ResumedDto })
   @ApiConflictResponse({ description: '`webhook_not_paused`', type: ErrorResponseDto })
@@ -328,6 +334,7 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalListWebhookReplays',
     summary: 'The last 20 replays, newest first',
+    description: "Each replay's window, status and progress (total and done).",
   })
   @ApiOkResponse({ type: WebhookReplayListDto })
   replays(@Req() req: Request): Promise<WebhookReplayListDto> {
@@ -336,7 +343,12 @@ export class PortalWebhooksController {
 
   @Get('replays/:id')
   @PortalAuth()
-  @ApiOperation({ operationId: 'portalGetWebhookReplay', summary: "One replay's progress" })
+  @ApiOperation({
+    operationId: 'portalGetWebhookReplay',
+    summary: "One replay's progress",
+    description:
+      'Status, total and done of one replay of your institution; 404 `replay_not_found`.',
+  })
   @ApiOkResponse({ type: WebhookReplayDto })
   @ApiNotFoundResponse({ description: '`replay_not_found`', type: ErrorResponseDto })
   replay(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<WebhookReplayDto> {
@@ -348,6 +360,8 @@ export class PortalWebhooksController {
   @ApiOperation({
     operationId: 'portalGetWebhookStats',
     summary: 'Deliveries delivered and failed per hour, last 7 days',
+    description:
+      "Counts per UTC hour for the dashboard's delivery chart; hours without deliveries are absent.",
   })
   @ApiOkResponse({ type: WebhookStatsDto })
   stats(@Req() req: Request): Promise<WebhookStatsDto> {

@@ -34,6 +34,8 @@ export class PortalWidgetController {
   @ApiOperation({
     operationId: 'portalGetWidget',
     summary: 'Widget settings: allowed origins, theme defaults, personalization, script URL',
+    description:
+      "The institution's widget configuration and the two lines to paste into its page (the script URL from PUBLIC_BASE_URL or the request's origin).",
   })
   @ApiOkResponse({ type: WidgetSettingsDto })
   get(@Req() req: Request): Promise<WidgetSettingsDto> {
