@@ -729,7 +729,7 @@ test('webhook: custom headers arrive hidden from the log; mutual TLS certificate
   expect((await must(portal('GET', '/webhook'), 200, 'settings')).max_per_second).toBe(20);
   await cap.getByLabel('Attempts per second').fill('');
   await cap.getByRole('button', { name: 'Save cap' }).click();
-  await cap.getByText('No cap').waitFor();
+  await cap.getByText('No cap: attempts are sent as fast as they come.').waitFor();
   expect((await must(portal('GET', '/webhook'), 200, 'settings')).max_per_second).toBe(null);
 });
 
