@@ -326,4 +326,69 @@ describe('offer channels, activation window and audience', () => {
       expect(rows.map((r) => r.status)).toEqual(['matched', 'unmatched']);
     });
   });
+
+  describe('history batches', () => {
+    const batch = (w: World, transactions: Record<string, unknown>[], history: unknown = true) =>
+      api.http
+        .post('/api/v1/transactions/batch')
+        .set('Authorization', w.auth)
+        .send({ history, transactions });
+
+    it('stored as past purchases, deduplicated, never matched or rewarded, effective once answered', async () => {
+      const w = await world([
+        { qualification: { audience: 'new', lookback_days: 90 } },
+        { qualification: { audience: 'lapsed', lookback_days: 30 } },
+        { min_spend: 1 },
+      ]);
+      const [nw, lp, plain] = w.offers.map((o) => o.id);
+      const token = uniq('chk_h');
+      for (const o of w.offers) await add(w, o.id, token).expect(201);
+      // Past purchases, one of them after the add and qualifying for the plain offer.
+      const items = [
+        event(w, token, { transacted_at: new Date(Date.now() - 60 * DAY).toISOString() }),
+        event(w, token, { transacted_at: new Date(Date.now() + 1000).toISOString() }),
+      ];
+      const res = await batch(w, items).expect(202);
+      expect(res.body).toMatchObject({ received: 2, accepted: 2, duplicates: 0 });
+
+      // Effective at once: the feed and simulate see the history.
+      const shown = (await feed(w, token)).offers.map((o) => o.id);
+      expect(shown).not.toContain(nw);
+      expect(shown).toContain(lp);
+      const r = await reasons(
+        w,
+        event(w, token, { transacted_at: new Date(Date.now() + 2000).toISOString() }),
+      );
+      expect(r[nw]).toEqual(['audience_mismatch']);
+
+      const again = await batch(w, items).expect(202);
+      expect(again.body).toMatchObject({ accepted: 0, duplicates: 2, duplicate_indexes: [0, 1] });
+      const stored = await db.query(
+        `SELECT status, history, merchant_id FROM transaction WHERE cardholder_token = $1 ORDER BY transacted_at`,
+        [token],
+      );
+      expect(stored).toEqual([
+        { status: 'unmatched', history: true, merchant_id: w.merchants[0].id },
+        { status: 'unmatched', history: true, merchant_id: w.merchants[0].id },
+      ]);
+      // A live purchase is matched against that history; the history itself never was.
+      const live = await post(
+        w,
+        event(w, token, { transacted_at: new Date(Date.now() + 3000).toISOString() }),
+      );
+      expect(await processed(live)).toBe('matched');
+      const redemptions = await db.query(
+        `SELECT r.transaction_id, r.offer_id FROM redemption r JOIN transaction t ON t.id = r.transaction_id WHERE t.cardholder_token = $1`,
+        [token],
+      );
+      expect(redemptions).toEqual([{ transaction_id: live, offer_id: plain }]);
+    });
+
+    it('history must be a boolean', async () => {
+      const w = await world([{}]);
+      const res = await batch(w, [event(w, 'chk_x')], 'yes');
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('history');
+    });
+  });
 });

@@ -327,6 +327,43 @@ describe('portal: CSV uploads', () => {
     await api.http.get('/portal/api/dashboard').expect(401);
   });
 
+  it('history=true: the rows are stored as past purchases, deduplicated, never matched', async () => {
+    const w = await createWorld(api, { merchants: [{}], offers: [{}] });
+    const a = await portalLogin(api, w.admin);
+    const token = uniq('chk_hist_');
+    await api.http
+      .post(`/api/v1/offers/${w.offers[0].id}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token, card_token: 'tok_h' })
+      .expect(201);
+    const ref = uniq('ph');
+    const csv = `cardholder_token,card_token,card_acceptor_id,amount,transaction_ref,transacted_at\n${token},tok_h,${w.merchants[0].identifiers[0].value},25,${ref},${new Date().toISOString()}\n`;
+    const history = (content: string) =>
+      a.agent
+        .post('/portal/api/transactions/uploads')
+        .set('X-CSRF-Token', a.csrf)
+        .field('history', 'true')
+        .attach('file', Buffer.from(content), 'history.csv');
+    const first = await history(csv).expect(202);
+    expect(await finished(a, first.body.id)).toMatchObject({ status: 'completed', accepted: 1 });
+    const again = await history(csv).expect(202);
+    expect(await finished(a, again.body.id)).toMatchObject({ accepted: 0, duplicates: 1 });
+    const rows = await db.query(
+      `SELECT t.status, t.history, t.merchant_id, (SELECT count(*)::int FROM redemption r WHERE r.transaction_id = t.id) AS redemptions
+         FROM transaction t WHERE t.institution_id = $1 AND t.transaction_ref = $2`,
+      [w.institution.id, ref],
+    );
+    expect(rows).toEqual([
+      { status: 'unmatched', history: true, merchant_id: w.merchants[0].id, redemptions: 0 },
+    ]);
+    await a.agent
+      .post('/portal/api/transactions/uploads')
+      .set('X-CSRF-Token', a.csrf)
+      .field('history', 'yes')
+      .attach('file', Buffer.from(csv), 'history.csv')
+      .expect(400);
+  });
+
   it('imports 100,000 rows, with progress visible on the way', async () => {
     const p = uniq('big');
     const rows = [

@@ -495,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Submit 1 to 1,000 transaction events
-         * @description Each item has the fields of the single endpoint. Items are validated one by one: invalid items and duplicates (already stored, or repeated earlier in the batch: the first occurrence is accepted) are reported by index and do not fail the batch. An item whose institution_id differs from the key’s is an invalid item (`institution_mismatch` in its errors). The valid items are written in one statement.
+         * @description Each item has the fields of the single endpoint. Items are validated one by one: invalid items and duplicates (already stored, or repeated earlier in the batch: the first occurrence is accepted) are reported by index and do not fail the batch. An item whose institution_id differs from the key’s is an invalid item (`institution_mismatch` in its errors). The valid items are written in one statement. With `"history": true` the items are past purchases: stored (and deduplicated) for new/lapsed audiences and personalization, effective once answered, never matched or rewarded.
          */
         post: operations["submitTransactionBatch"];
         delete?: never;
@@ -2761,6 +2761,12 @@ export interface components {
             transaction_ref: string;
         };
         TransactionBatchDto: {
+            /**
+             * @description The items are past purchases (for new/lapsed audiences and personalization): stored and deduplicated like any item, effective as soon as the batch is answered, never matched or rewarded.
+             * @default false
+             * @example true
+             */
+            history: boolean;
             transactions: components["schemas"]["TransactionEventDto"][];
         };
         TransactionDuplicateDto: {
@@ -6843,6 +6849,13 @@ export interface operations {
                      * @description The CSV file
                      */
                     file: string;
+                    /**
+                     * @description true: the rows are past purchases (for new/lapsed audiences and personalization), stored and deduplicated, never matched or rewarded
+                     * @default false
+                     * @example true
+                     * @enum {string}
+                     */
+                    history?: "true" | "false";
                 };
             };
         };

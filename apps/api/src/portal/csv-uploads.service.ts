@@ -74,6 +74,7 @@ export class CsvUploadsService implements OnModuleDestroy {
     user: { institutionId: string; userId: string; plan: string },
     file: { originalname: string; buffer: Buffer; size: number },
     requestId?: string,
+    history = false,
   ): Promise<UploadAcceptedDto> {
     if (user.plan !== 'growth' && user.plan !== 'enterprise') {
       throw ApiError.forbidden(
@@ -84,9 +85,16 @@ export class CsvUploadsService implements OnModuleDestroy {
     if (file.size === 0)
       throw ApiError.validation([{ field: 'file', message: 'is empty' }], 'The file is empty.');
     const [row] = await this.db.query(
-      `INSERT INTO csv_upload (institution_id, uploaded_by_user_id, filename, size_bytes, content)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id, status`,
-      [user.institutionId, user.userId, cleanFilename(file.originalname), file.size, file.buffer],
+      `INSERT INTO csv_upload (institution_id, uploaded_by_user_id, filename, size_bytes, content, history)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, status`,
+      [
+        user.institutionId,
+        user.userId,
+        cleanFilename(file.originalname),
+        file.size,
+        file.buffer,
+        history,
+      ],
     );
     await this.enqueue(row.id, requestId);
     return { id: row.id, status: row.status };

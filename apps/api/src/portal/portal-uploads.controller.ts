@@ -112,7 +112,17 @@ export class PortalUploadsController {
     schema: {
       type: 'object',
       required: ['file'],
-      properties: { file: { type: 'string', format: 'binary', description: 'The CSV file' } },
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'The CSV file' },
+        history: {
+          type: 'string',
+          enum: ['true', 'false'],
+          default: 'false',
+          example: 'true',
+          description:
+            'true: the rows are past purchases (for new/lapsed audiences and personalization), stored and deduplicated, never matched or rewarded',
+        },
+      },
     },
   })
   @ApiAcceptedResponse({ type: UploadAcceptedDto })
@@ -135,11 +145,15 @@ export class PortalUploadsController {
         [{ field: 'file', message: 'is required' }],
         'No file in the request.',
       );
+    const history = (req.body as { history?: unknown } | undefined)?.history;
+    if (history !== undefined && history !== 'true' && history !== 'false')
+      throw ApiError.validation([{ field: 'history', message: 'must be true or false' }]);
     const p = req.portalUser!;
     return this.uploads.create(
       { institutionId: p.institutionId, userId: p.userId, plan: p.plan },
       file,
       String(req.id),
+      history === 'true',
     );
   }
 

@@ -166,7 +166,8 @@ export class TransactionsController {
     description:
       'Each item has the fields of the single endpoint. Items are validated one by one: invalid items and duplicates (already stored, or repeated ' +
       'earlier in the batch: the first occurrence is accepted) are reported by index and do not fail the batch. An item whose institution_id ' +
-      'differs from the key’s is an invalid item (`institution_mismatch` in its errors). The valid items are written in one statement.',
+      'differs from the key’s is an invalid item (`institution_mismatch` in its errors). The valid items are written in one statement. ' +
+      'With `"history": true` the items are past purchases: stored (and deduplicated) for new/lapsed audiences and personalization, effective once answered, never matched or rewarded.',
   })
   @ApiHeader(SIGNATURE_HEADER)
   @ApiBody({
@@ -179,6 +180,19 @@ export class TransactionsController {
             EVENT_EXAMPLES.current.value,
             EVENT_EXAMPLES.pix.value,
             { ...EVENT_EXAMPLES.current.value, amount: -1, transaction_ref: 'bad-1' },
+          ],
+        },
+      },
+      history: {
+        summary: 'Past purchases (never matched)',
+        value: {
+          history: true,
+          transactions: [
+            {
+              ...EVENT_EXAMPLES.current.value,
+              transaction_ref: 'hist-2026-05-02-0001',
+              transacted_at: '2026-05-02T18:20:00Z',
+            },
           ],
         },
       },

@@ -181,6 +181,14 @@ export class TransactionDuplicateDto {
 export class TransactionBatchDto {
   @ApiProperty({ type: [TransactionEventDto], minItems: 1, maxItems: 1000 })
   transactions: TransactionEventDto[];
+
+  @ApiPropertyOptional({
+    example: true,
+    default: false,
+    description:
+      'The items are past purchases (for new/lapsed audiences and personalization): stored and deduplicated like any item, effective as soon as the batch is answered, never matched or rewarded.',
+  })
+  history?: boolean;
 }
 
 export class InvalidItemErrorDto {

@@ -42,7 +42,7 @@ export class TransactionsService {
   }
 
   async submitBatch(ctx: RequestContext, body: unknown): Promise<BatchResultDto> {
-    const items = batchItems(body);
+    const { items, history } = batchItems(body);
     const events: (TransactionEvent | null)[] = [];
     const invalid: BatchResultDto['invalid'] = [];
     const now = Date.now();
@@ -59,6 +59,7 @@ export class TransactionsService {
       events,
       'batch',
       ctx.requestId,
+      { history },
     );
     // Rows the database refused count as invalid items, like those refused before the statement.
     for (const f of outcome.failed)
@@ -108,18 +109,21 @@ function errorFor(errors: FieldError[]): ApiError {
   return ApiError.validation(details);
 }
 
-/** `{"transactions": [1..1000 items]}`, else 400 validation_failed. */
-function batchItems(body: unknown): unknown[] {
+/** `{"transactions": [1..1000 items], "history"?: boolean}`, else 400 validation_failed. */
+function batchItems(body: unknown): { items: unknown[]; history: boolean } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw ApiError.validation([
       { field: 'body', message: 'must be a JSON object with a transactions array' },
     ]);
   }
-  const extra = Object.keys(body).filter((k) => k !== 'transactions');
+  const extra = Object.keys(body).filter((k) => k !== 'transactions' && k !== 'history');
   if (extra.length)
     throw ApiError.validation(
       extra.map((field) => ({ field, message: 'is not an accepted field' })),
     );
+  const history = (body as { history?: unknown }).history;
+  if (history !== undefined && typeof history !== 'boolean')
+    throw ApiError.validation([{ field: 'history', message: 'must be true or false' }]);
   const items = (body as { transactions?: unknown }).transactions;
   if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH) {
     throw ApiError.validation([
@@ -129,5 +133,5 @@ function batchItems(body: unknown): unknown[] {
       },
     ]);
   }
-  return items;
+  return { items, history: history === true };
 }

@@ -31,6 +31,8 @@ interface UploadRow {
   invalid_count: number;
   invalid_kept: number;
   content: Buffer | null;
+  /** Past purchases: stored, never matched. */
+  history: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export class CsvImportProcessor extends WorkerHost {
   async process(job: Job<CsvJob>): Promise<unknown> {
     const [u]: UploadRow[] = await this.db.query(
       `SELECT id, institution_id, status, rows_processed, accepted, duplicates, invalid_count,
-              jsonb_array_length(invalid) AS invalid_kept, content
+              jsonb_array_length(invalid) AS invalid_kept, content, history
          FROM csv_upload WHERE id = $1`,
       [job.data.uploadId],
     );
@@ -118,7 +120,9 @@ export class CsvImportProcessor extends WorkerHost {
           });
       }
       const outcome = events.length
-        ? await this.ingestion.submitMany(u.institution_id, events, 'csv', requestId)
+        ? await this.ingestion.submitMany(u.institution_id, events, 'csv', requestId, {
+            history: u.history,
+          })
         : { accepted: [], duplicates: [], failed: [] };
       // Rows the database refused are invalid lines like the others; the rest of the chunk stands.
       for (const f of outcome.failed)

@@ -73,13 +73,15 @@ export class IngestionService implements OnModuleDestroy {
   /**
    * Many transactions of one institution in one statement. `events[i]` null = invalid item
    * (skipped). A reference repeated inside the input is accepted once (first occurrence), later
-   * occurrences are duplicates, like references already stored.
+   * occurrences are duplicates, like references already stored. `history`: the rows are the
+   * cardholders' past purchases, stored final and never handed to matching.
    */
   async submitMany(
     institutionId: string,
     events: readonly (TransactionEvent | null)[],
     source: Exclude<TransactionSource, 'api'>,
     requestId?: string,
+    options: { history?: boolean } = {},
   ): Promise<BatchOutcome> {
     const firstByRef = new Map<string, number>();
     const duplicates: number[] = [];
@@ -95,6 +97,7 @@ export class IngestionService implements OnModuleDestroy {
     const ids = await this.insertIsolating(
       toInsert.map((i) => ({ institutionId, event: events[i]! })),
       source,
+      options,
     );
     const accepted: number[] = [];
     const failed: BatchOutcome['failed'] = [];
@@ -107,7 +110,7 @@ export class IngestionService implements OnModuleDestroy {
       else duplicates.push(toInsert[n]);
     });
     duplicates.sort((a, b) => a - b);
-    this.toMatch.add(newIds, requestId);
+    if (!options.history) this.toMatch.add(newIds, requestId);
     const count = ingestedTransactions();
     count.inc({ source, result: 'accepted' }, accepted.length);
     count.inc({ source, result: 'duplicate' }, duplicates.length);
@@ -123,9 +126,10 @@ export class IngestionService implements OnModuleDestroy {
   private async insertIsolating(
     rows: NewTransaction[],
     source: TransactionSource,
+    options: { history?: boolean } = {},
   ): Promise<InsertOutcome[]> {
     try {
-      return await this.store.insert(rows, source);
+      return await this.store.insert(rows, source, options);
     } catch (e) {
       if (!isRowDataError(e)) throw e;
       if (rows.length === 1) {
@@ -136,8 +140,8 @@ export class IngestionService implements OnModuleDestroy {
         return [{ error: rowDataErrorReason(e) }];
       }
       const mid = rows.length >> 1;
-      const head = await this.insertIsolating(rows.slice(0, mid), source);
-      return [...head, ...(await this.insertIsolating(rows.slice(mid), source))];
+      const head = await this.insertIsolating(rows.slice(0, mid), source, options);
+      return [...head, ...(await this.insertIsolating(rows.slice(mid), source, options))];
     }
   }
 

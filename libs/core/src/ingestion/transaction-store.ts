@@ -11,6 +11,40 @@ export interface NewTransaction {
 
 const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
 
+const COLUMNS = `institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+  merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
+  network, amount, currency, transacted_at, kind, original_transaction_ref, channel`;
+const UNNEST = `unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[],
+  $9::text[], $10::text[], $11::text[], $12::numeric[], $13::text[], $14::timestamptz[], $15::text[],
+  $16::text[], $17::text[])`;
+
+const INSERT_SQL = `
+  INSERT INTO transaction (${COLUMNS}, source)
+  SELECT u.*, $18::text FROM ${UNNEST} AS u
+  ON CONFLICT (institution_id, transaction_ref) DO NOTHING
+  RETURNING id, institution_id, transaction_ref`;
+
+/**
+ * History rows are final on insert: the merchant is resolved here, as matching would (an existing
+ * merchant_id, else the identifier through merchant_identifier's unique (type, value)), so they
+ * count for audiences and personalization as soon as the batch is answered; their status is
+ * `unmatched` (`merchant_unresolved` without a merchant) and they are never queued for matching.
+ */
+const INSERT_HISTORY_SQL = `
+  INSERT INTO transaction (${COLUMNS}, source, history, status, processed_at)
+  SELECT u.institution_id, u.transaction_ref, u.cardholder_token, u.instrument_token, u.instrument_type,
+         u.merchant_identifier, u.merchant_identifier_type, COALESCE(m.id, mi.merchant_id, u.merchant_id), u.mcc,
+         u.merchant_descriptor, u.network, u.amount, u.currency, u.transacted_at, u.kind, u.original_transaction_ref,
+         u.channel, $18::text, true,
+         CASE WHEN COALESCE(m.id, mi.merchant_id) IS NULL THEN 'merchant_unresolved' ELSE 'unmatched' END, now()
+    FROM ${UNNEST} AS u(institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+                        merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
+                        network, amount, currency, transacted_at, kind, original_transaction_ref, channel)
+    LEFT JOIN merchant m ON m.id = u.merchant_id
+    LEFT JOIN merchant_identifier mi ON mi.type = u.merchant_identifier_type AND mi.value = u.merchant_identifier
+  ON CONFLICT (institution_id, transaction_ref) DO NOTHING
+  RETURNING id, institution_id, transaction_ref`;
+
 /**
  * The transaction table's write path. One set-based statement per call, whatever the number of
  * rows: `INSERT … SELECT FROM unnest(17 arrays) ON CONFLICT DO NOTHING RETURNING` (18 bind
@@ -28,6 +62,7 @@ export class TransactionStore {
   async insert(
     rows: readonly NewTransaction[],
     source: TransactionSource,
+    options: { history?: boolean } = {},
   ): Promise<(string | null)[]> {
     if (!rows.length) return [];
     const cols: unknown[][] = Array.from({ length: 17 }, () => new Array(rows.length));
@@ -51,18 +86,7 @@ export class TransactionStore {
       cols[16][i] = e.channel ?? null;
     });
     const inserted: { id: string; institution_id: string; transaction_ref: string }[] =
-      await this.db.query(
-        `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
-                                merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
-                                network, amount, currency, transacted_at, kind, original_transaction_ref, channel, source)
-       SELECT u.*, $18::text
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[],
-                     $9::text[], $10::text[], $11::text[], $12::numeric[], $13::text[], $14::timestamptz[], $15::text[],
-                     $16::text[], $17::text[]) AS u
-       ON CONFLICT (institution_id, transaction_ref) DO NOTHING
-       RETURNING id, institution_id, transaction_ref`,
-        [...cols, source],
-      );
+      await this.db.query(options.history ? INSERT_HISTORY_SQL : INSERT_SQL, [...cols, source]);
     const ids = new Map(inserted.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));
     return rows.map((r) => ids.get(key(r.institutionId, r.event.transactionRef)) ?? null);
   }

@@ -17,6 +17,7 @@ import { FunnelViewerBitmaps1763800500200 } from './1763800500200-funnel-viewer-
 import { EngagementEventNoParallel1763800500250 } from './1763800500250-engagement-event-no-parallel';
 import { OfferEngineAudience1763800600000 } from './1763800600000-offer-engine-audience';
 import { MatchFailed1763800600100 } from './1763800600100-match-failed';
+import { HistoryTransactions1763800600200 } from './1763800600200-history-transactions';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   EngagementEventNoParallel1763800500250,
   OfferEngineAudience1763800600000,
   MatchFailed1763800600100,
+  HistoryTransactions1763800600200,
 ];
