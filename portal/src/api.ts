@@ -98,6 +98,7 @@ export type ResponseOf<
 export function uploadFile(
   file: File,
   onProgress: (fraction: number) => void,
+  options: { history?: boolean } = {},
 ): Promise<ResponseOf<'/portal/api/transactions/uploads', 'post'>> {
   const path = '/portal/api/transactions/uploads' satisfies keyof paths;
   return new Promise((resolve, reject) => {
@@ -125,6 +126,7 @@ export function uploadFile(
     };
     const form = new FormData();
     form.append('file', file, file.name);
+    if (options.history) form.append('history', 'true');
     xhr.send(form);
   });
 }

@@ -2762,11 +2762,10 @@ export interface components {
         };
         TransactionBatchDto: {
             /**
-             * @description The items are past purchases (for new/lapsed audiences and personalization): stored and deduplicated like any item, effective as soon as the batch is answered, never matched or rewarded.
-             * @default false
+             * @description Default false. The items are past purchases (for new/lapsed audiences and personalization): stored and deduplicated like any item, effective as soon as the batch is answered, never matched or rewarded.
              * @example true
              */
-            history: boolean;
+            history?: boolean;
             transactions: components["schemas"]["TransactionEventDto"][];
         };
         TransactionDuplicateDto: {

@@ -162,6 +162,7 @@ export function UploadsPage({ plan }: { plan: string }) {
   const [sending, setSending] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [pastPurchases, setPastPurchases] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
   // When it finishes, the history shows its final counts.
@@ -180,7 +181,7 @@ export function UploadsPage({ plan }: { plan: string }) {
     if (file.size === 0) return setError('The file is empty.');
     setSending(0);
     try {
-      const r = await uploadFile(file, setSending);
+      const r = await uploadFile(file, setSending, { history: pastPurchases });
       setCurrentId(r.id);
       void qc.invalidateQueries({ queryKey: keys.uploads.lists });
     } catch (e) {
@@ -241,6 +242,15 @@ export function UploadsPage({ plan }: { plan: string }) {
               </label>{' '}
               · up to {MAX_MIB} MiB
             </p>
+            <label className="muted">
+              <input
+                type="checkbox"
+                checked={pastPurchases}
+                onChange={(e) => setPastPurchases(e.target.checked)}
+                disabled={sending !== null}
+              />{' '}
+              Past purchases (history): stored for audiences and personalization, never matched
+            </label>
             {sending !== null && (
               <Progress value={sending} label={`Uploading… ${Math.round(sending * 100)}%`} />
             )}

@@ -184,9 +184,8 @@ export class TransactionBatchDto {
 
   @ApiPropertyOptional({
     example: true,
-    default: false,
     description:
-      'The items are past purchases (for new/lapsed audiences and personalization): stored and deduplicated like any item, effective as soon as the batch is answered, never matched or rewarded.',
+      'Default false. The items are past purchases (for new/lapsed audiences and personalization): stored and deduplicated like any item, effective as soon as the batch is answered, never matched or rewarded.',
   })
   history?: boolean;
 }
