@@ -1,0 +1,122 @@
+import { randomUUID } from 'crypto';
+import type { Redis } from 'ioredis';
+import { createRedis } from '@app/queue';
+import { LEASE_SHARE, RateLimiterService, waitMs } from './rate-limiter.service';
+
+// The limiter is its Lua script as much as its TypeScript: it runs against the real Redis (the
+// counters live there), each test in buckets of its own, with the clock passed in.
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const MINUTE = 60_000;
+/** The start of a window, well inside the epoch and aligned to the minute. */
+const T0 = Math.floor(Date.now() / MINUTE) * MINUTE;
+
+describe('rate limiter (sliding one-minute window over Redis)', () => {
+  let redis: Redis;
+  let limiter: RateLimiterService;
+  const bucket = () => `spec-${randomUUID()}`;
+
+  beforeAll(async () => {
+    redis = createRedis(REDIS_URL);
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    limiter = new RateLimiterService(redis);
+  });
+  afterAll(async () => {
+    const keys = await redis.keys('rl:{spec-*');
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('admits up to the limit within a window, then refuses with the seconds to wait', async () => {
+    const b = bucket();
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await limiter.hit(b, 3, T0 + 10_000));
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(decisions[0]).toMatchObject({ limit: 3, resetSeconds: 50, retryAfterSeconds: 0 });
+    // the window alone is full: wait for it to end (50 s); with exactly the limit in it, its
+    // weight in the next window is below the limit at once
+    expect(decisions[3].retryAfterSeconds).toBe(Math.ceil(waitMs(3, 3, 0, 10_000) / 1000));
+    expect(decisions[3].retryAfterSeconds).toBe(51);
+  });
+
+  it('the previous window still counts by how much of it overlaps the last 60 s', async () => {
+    const b = bucket();
+    for (let i = 0; i < 4; i++) await limiter.hit(b, 4, T0 + 30_000);
+    // at the start of the next window the previous 4 weigh fully: nothing is admitted
+    expect((await limiter.hit(b, 4, T0 + MINUTE)).allowed).toBe(false);
+    // half way through it they weigh 2: two more are admitted, the third is not
+    const half = T0 + MINUTE + 30_000;
+    const later = [await limiter.hit(b, 4, half), await limiter.hit(b, 4, half)];
+    expect(later.map((d) => d.allowed)).toEqual([true, true]);
+    expect(await limiter.hit(b, 4, half)).toMatchObject({ allowed: false, remaining: 0 });
+  });
+
+  it('buckets and limits are counted apart', async () => {
+    const [a, b] = [bucket(), bucket()];
+    expect((await limiter.hit(a, 1, T0)).allowed).toBe(true);
+    expect((await limiter.hit(a, 1, T0)).allowed).toBe(false);
+    expect((await limiter.hit(b, 1, T0)).allowed).toBe(true);
+  });
+
+  it(`large limits lease limit/${LEASE_SHARE} tokens per Redis call, counted in Redis when taken`, async () => {
+    const b = bucket();
+    const limit = 1_000; // a lease of 5
+    const calls = jest.spyOn(
+      redis as Redis & { slidingWindowHit: () => unknown },
+      'slidingWindowHit',
+    );
+    calls.mockClear();
+    for (let i = 0; i < 5; i++)
+      expect((await limiter.hit(b, limit, T0 + 1_000)).allowed).toBe(true);
+    expect(calls).toHaveBeenCalledTimes(1);
+    expect(await redis.get(`rl:{${b}}:${T0}`)).toBe('5');
+    // the sixth takes a new lease
+    expect((await limiter.hit(b, limit, T0 + 1_000)).remaining).toBe(limit - 6);
+    expect(calls).toHaveBeenCalledTimes(2);
+    expect(await redis.get(`rl:{${b}}:${T0}`)).toBe('10');
+    calls.mockRestore();
+  });
+
+  it('two processes together never admit more than the limit', async () => {
+    const limit = 400; // a lease of 2
+    const admitted = (rs: { allowed: boolean }[]) => rs.filter((d) => d.allowed).length;
+    // taking turns: each spends its lease; at most a lease's tail is lost per process
+    const b = bucket();
+    const other = new RateLimiterService(redis);
+    const turns = [];
+    for (let i = 0; i < 500; i++)
+      turns.push(await (i % 2 ? limiter : other).hit(b, limit, T0 + 5_000));
+    expect(admitted(turns)).toBeLessThanOrEqual(limit);
+    expect(admitted(turns)).toBeGreaterThanOrEqual(limit - 2);
+    // all at once: never more than the limit either
+    const c = bucket();
+    const third = new RateLimiterService(redis);
+    const burst = await Promise.all(
+      Array.from({ length: 500 }, (_, i) => (i % 2 ? limiter : third).hit(c, limit, T0 + 5_000)),
+    );
+    expect(admitted(burst)).toBeLessThanOrEqual(limit);
+  });
+
+  it('rejects while Redis is unreachable (the guard then lets the request through)', async () => {
+    const down = createRedis('redis://127.0.0.1:1', 'fast', {
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
+    const offline = new RateLimiterService(down);
+    await expect(offline.hit(bucket(), 10, T0)).rejects.toThrow();
+    down.disconnect();
+  });
+
+  it('waitMs: how long until the weighted count drops below the limit', () => {
+    // this window alone is full (10 of 10) 15 s in: 45 s to its end, then its weight must fall to 0
+    expect(waitMs(10, 10, 0, 15_000)).toBe(45_000 + 0 + 1);
+    // 5 now and 10 before, limit 10: the previous window must weigh under 5, i.e. half a minute in
+    expect(waitMs(10, 5, 10, 20_000)).toBe(10_001);
+    // already past that point: at once
+    expect(waitMs(10, 5, 10, 40_000)).toBe(1);
+  });
+});
