@@ -1940,12 +1940,12 @@ export interface components {
         MerchantIdentifierQueryDto: {
             /**
              * @description Legacy alias of a card_acceptor merchant_identifier.
-             * @example 000123456789012
+             * @example DEMO-CA-GREENGROCER
              */
             card_acceptor_id?: string;
             /**
              * @description Send this (with its type) or card_acceptor_id.
-             * @example 000123456789012
+             * @example DEMO-CA-GREENGROCER
              */
             merchant_identifier?: string;
             /**
@@ -2459,7 +2459,7 @@ export interface components {
              * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
              */
             merchant_id: string | null;
-            /** @example 000123456789012 */
+            /** @example DEMO-CA-GREENGROCER */
             merchant_identifier: string;
             /**
              * @example card_acceptor
@@ -2795,7 +2795,7 @@ export interface components {
             amount: number;
             /**
              * @description Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.
-             * @example 000123456789012
+             * @example DEMO-CA-GREENGROCER
              */
             card_acceptor_id?: string;
             /**
@@ -2853,8 +2853,8 @@ export interface components {
              */
             merchant_id?: string;
             /**
-             * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant.
-             * @example 000123456789012
+             * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant. The examples use the demo merchants (`npm run demo` prints them).
+             * @example DEMO-CA-GREENGROCER
              */
             merchant_identifier?: string;
             /**
@@ -2902,7 +2902,7 @@ export interface components {
             amount: number;
             /**
              * @description Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.
-             * @example 000123456789012
+             * @example DEMO-CA-GREENGROCER
              */
             card_acceptor_id?: string;
             /**
@@ -2960,8 +2960,8 @@ export interface components {
              */
             merchant_id?: string;
             /**
-             * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant.
-             * @example 000123456789012
+             * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant. The examples use the demo merchants (`npm run demo` prints them).
+             * @example DEMO-CA-GREENGROCER
              */
             merchant_identifier?: string;
             /**
@@ -4894,14 +4894,14 @@ export interface operations {
                      *         {
                      *           "index": 0,
                      *           "merchant_id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
-                     *           "merchant_identifier": "000123456789012",
+                     *           "merchant_identifier": "DEMO-CA-GREENGROCER",
                      *           "merchant_identifier_type": "card_acceptor",
                      *           "merchant_name": "Corner Grocer"
                      *         },
                      *         {
                      *           "index": 1,
                      *           "merchant_id": null,
-                     *           "merchant_identifier": "loja@pix.example",
+                     *           "merchant_identifier": "demo-pix-cafe-central",
                      *           "merchant_identifier_type": "pix_key",
                      *           "merchant_name": null
                      *         }

@@ -28,14 +28,14 @@ export class MerchantMappingController {
       results: [
         {
           index: 0,
-          merchant_identifier: '000123456789012',
+          merchant_identifier: 'DEMO-CA-GREENGROCER',
           merchant_identifier_type: 'card_acceptor',
           merchant_id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
           merchant_name: 'Corner Grocer',
         },
         {
           index: 1,
-          merchant_identifier: 'loja@pix.example',
+          merchant_identifier: 'demo-pix-cafe-central',
           merchant_identifier_type: 'pix_key',
           merchant_id: null,
           merchant_name: null,

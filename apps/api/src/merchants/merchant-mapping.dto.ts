@@ -14,7 +14,7 @@ import { MERCHANT_IDENTIFIER_TYPES } from '@app/domain';
 
 export class MerchantIdentifierQueryDto {
   @ApiPropertyOptional({
-    example: '000123456789012',
+    example: 'DEMO-CA-GREENGROCER',
     maxLength: 200,
     description: 'Send this (with its type) or card_acceptor_id.',
   })
@@ -33,7 +33,7 @@ export class MerchantIdentifierQueryDto {
   merchant_identifier_type?: string;
 
   @ApiPropertyOptional({
-    example: '000123456789012',
+    example: 'DEMO-CA-GREENGROCER',
     maxLength: 200,
     description: 'Legacy alias of a card_acceptor merchant_identifier.',
   })
@@ -55,7 +55,7 @@ export class ResolveMerchantsDto {
 
 export class ResolvedMerchantDto {
   @ApiProperty({ example: 0 }) index: number;
-  @ApiProperty({ example: '000123456789012' }) merchant_identifier: string;
+  @ApiProperty({ example: 'DEMO-CA-GREENGROCER' }) merchant_identifier: string;
   @ApiProperty({ enum: MERCHANT_IDENTIFIER_TYPES, example: 'card_acceptor' })
   merchant_identifier_type: string;
   @ApiProperty({

@@ -50,10 +50,10 @@ export class TransactionEventDto {
   instrument_type?: string;
 
   @ApiPropertyOptional({
-    example: '000123456789012',
+    example: 'DEMO-CA-GREENGROCER',
     maxLength: 200,
     description:
-      'Preferred. The merchant identifier carried by your record; resolved to the service merchant.',
+      'Preferred. The merchant identifier carried by your record; resolved to the service merchant. The examples use the demo merchants (`npm run demo` prints them).',
   })
   merchant_identifier?: string;
 
@@ -65,7 +65,7 @@ export class TransactionEventDto {
   merchant_identifier_type?: string;
 
   @ApiPropertyOptional({
-    example: '000123456789012',
+    example: 'DEMO-CA-GREENGROCER',
     maxLength: 200,
     description: 'Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.',
   })
@@ -287,7 +287,7 @@ export const EVENT_EXAMPLES = {
     value: {
       cardholder_token: 'chk_7Hq2LmP9xQ',
       card_token: 'ctk_4f9a2b7c1d',
-      merchant_identifier: '000123456789012',
+      merchant_identifier: 'DEMO-CA-GREENGROCER',
       merchant_identifier_type: 'card_acceptor',
       mcc: '5411',
       amount: 42.9,
@@ -301,7 +301,7 @@ export const EVENT_EXAMPLES = {
       cardholder_token: 'chk_7Hq2LmP9xQ',
       instrument_token: 'acct_19ab',
       instrument_type: 'account',
-      merchant_identifier: 'loja@pix.example',
+      merchant_identifier: 'demo-pix-cafe-central',
       merchant_identifier_type: 'pix_key',
       amount: 120,
       transaction_ref: 'pix-e2e-0001',
@@ -325,7 +325,7 @@ export const EVENT_EXAMPLES = {
     value: {
       cardholder_token: 'chk_7Hq2LmP9xQ',
       card_token: 'ctk_4f9a2b7c1d',
-      card_acceptor_id: '000123456789012',
+      card_acceptor_id: 'DEMO-CA-GREENGROCER',
       amount: 30,
       transaction_ref: 'txn-2026-11-22-000007',
       transacted_at: '2026-11-22T09:00:00Z',
