@@ -76,6 +76,9 @@ function pool(max = 8) {
  * does not buffer them; `logFile` says where.
  */
 async function startApp(app, { port = 3900, env = {}, nodeArgs = [] } = {}) {
+  // Another run on this machine may hold the port: its api would answer our readiness ping.
+  if (app === 'api' && (await ping(port)))
+    throw new Error(`port ${port} is in use (another bench?): set BENCH_PORT`);
   const logFile = join(require('os').tmpdir(), `bench-${app}-${process.pid}-${port}.log`);
   const fd = require('fs').openSync(logFile, 'w');
   // BENCH_CPU_PROF=<dir>: every started process writes a V8 CPU profile there when it stops.
