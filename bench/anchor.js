@@ -57,7 +57,8 @@ const CATALOGUE_SQL = `
 
 async function main() {
   const institutionId = process.env.ANCHOR_INSTITUTION;
-  const db = new Pool({ connectionString: process.env.BENCH_DB, max: 20 });
+  // The api's pool settings (size, JIT off), so the statements run alike.
+  const db = new Pool({ connectionString: process.env.BENCH_DB, max: 20, options: '-c jit=off' });
   const catalogue = (await db.query(CATALOGUE_SQL, [institutionId])).rows;
 
   const answer = (res, status, body) =>

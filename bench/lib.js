@@ -66,8 +66,9 @@ async function resetDatabase() {
   if (r.status !== 0) throw new Error('migrate failed');
 }
 
+/** The bench's own connections (seeding, the batch anchor): JIT off, as the service's are. */
 function pool(max = 8) {
-  return new Pool({ connectionString: BENCH_DB, max });
+  return new Pool({ connectionString: BENCH_DB, max, options: '-c jit=off' });
 }
 
 /**
