@@ -11,6 +11,7 @@ import { ApiError } from '../common/api-error';
 import { EngagementRecorder } from './engagement-recorder.service';
 import { AddOfferDto, EnrollmentResultDto } from './offers.dto';
 import { rejectPii } from './pii';
+import { ENROLLMENT_FACTS_SQL } from './offer-statements';
 
 /** PostgreSQL lock_not_available: the cardholder's lock was not granted within LOCK_TIMEOUT. */
 const PG_LOCK_NOT_AVAILABLE = '55P03';
@@ -35,31 +36,6 @@ interface FactsRow {
   max_active_offers: number | null;
   now_ms: string;
 }
-
-/**
- * Everything the add decides on, in one statement read after the cardholder's lock is held (so
- * it sees every enrollment committed before). The enrollment and the active count use
- * cardholder_offer_unique (institution_id, cardholder_token, offer_id, over enrollments not
- * `expired`) and the offer's primary key. An enrollment past its offer's activation_days does not
- * count as active.
- */
-const FACTS_SQL = `
-  SELECT o.id AS offer_id,
-         (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
-         o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
-         e.id AS existing_id, e.status AS existing_status, e.added_at AS existing_added_at,
-         (o.qualification->>'activation_days')::int AS activation_days,
-         (SELECT count(*)::int FROM cardholder_offer co JOIN offer a ON a.id = co.offer_id
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2
-             AND co.status = 'active' AND a.expires_at > now()
-             AND (a.qualification->'activation_days' IS NULL
-                  OR co.added_at + (a.qualification->>'activation_days')::int * interval '1 day' > now())) AS active_count,
-         (SELECT p.max_active_offers FROM program p WHERE p.institution_id = $1) AS max_active_offers,
-         (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
-    FROM (SELECT 1) one
-    LEFT JOIN offer o ON o.id = $3
-    LEFT JOIN cardholder_offer e
-      ON e.institution_id = $1 AND e.cardholder_token = $2 AND e.offer_id = $3 AND e.status <> 'expired'`;
 
 const ERRORS: Record<EnrollmentError, () => ApiError> = {
   offer_not_found: () =>
@@ -116,7 +92,11 @@ export class EnrollmentsService {
           `SELECT set_config('lock_timeout', $3, true), pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0))`,
           [institutionId, token, LOCK_TIMEOUT],
         );
-        const [f]: FactsRow[] = await m.query(FACTS_SQL, [institutionId, token, offerId]);
+        const [f]: FactsRow[] = await m.query(ENROLLMENT_FACTS_SQL, [
+          institutionId,
+          token,
+          offerId,
+        ]);
         const decision = decideEnrollment({
           offer:
             f.offer_id && f.offered

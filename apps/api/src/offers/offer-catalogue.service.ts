@@ -10,6 +10,7 @@ import {
   StoredQualification,
   toMajor,
 } from '@app/domain';
+import { CATALOGUE_SQL } from './offer-statements';
 
 /** A live offer held in memory, with the parts of its feed item that never change precomputed. */
 export interface CatalogueOffer extends FeedOffer {
@@ -144,17 +145,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
 
   private async load(version: bigint): Promise<void> {
     const started = Date.now();
-    const rows: Row[] = await this.db.query(
-      `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
-              o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
-              o.max_redemptions_per_cardholder, o.priority, o.qualification,
-              CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
-         FROM offer o
-         JOIN merchant m ON m.id = o.merchant_id
-        WHERE o.status = 'active'
-          AND o.expires_at > now()
-          AND (o.budget_total IS NULL OR o.budget_total - o.budget_used >= o.cashback_amount + o.merchant_fee_amount)`,
-    );
+    const rows: Row[] = await this.db.query(CATALOGUE_SQL);
     const offers = rows.map(toCatalogueOffer);
     const previous = this.snapshot?.version ?? -1n;
     this.snapshot = {

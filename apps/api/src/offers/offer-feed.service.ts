@@ -25,6 +25,7 @@ import { CatalogueOffer, OfferCatalogue } from './offer-catalogue.service';
 import { OfferPopularity } from './offer-popularity.service';
 import { FeedOfferDto, FeedQueryDto, FeedResponseDto } from './offers.dto';
 import { rejectPii } from './pii';
+import { CARDHOLDER_SQL } from './offer-statements';
 
 interface CardholderRow {
   catalogue_version: string;
@@ -36,31 +37,6 @@ interface CardholderRow {
   /** [merchant_id, category, purchases][] (only when personalizing) */
   history: [string, string, number][] | null;
 }
-
-/**
- * One round trip per feed request: the catalogue version, the program, the cardholder's
- * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
- * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
- * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). (A fresh sequence
- * shows last_value 1 both before and after its first nextval; is_called tells the two apart.)
- */
-const CARDHOLDER_SQL = `
-  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
-         p.sort_order, p.supported_locales, p.widget_feed_limit,
-         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count, co.added_at)), '[]'::json)
-            FROM cardholder_offer co
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status <> 'expired') AS enrollments,
-         CASE WHEN $3 THEN (
-           SELECT coalesce(json_agg(json_build_array(h.merchant_id, m.category, h.n)), '[]'::json)
-             FROM (SELECT t.merchant_id, count(*)::int AS n
-                     FROM transaction t
-                    WHERE t.institution_id = $1 AND t.cardholder_token = $2
-                      AND t.merchant_id IS NOT NULL AND t.kind = 'purchase'
-                    GROUP BY t.merchant_id) h
-             JOIN merchant m ON m.id = h.merchant_id)
-         END AS history
-    FROM (SELECT 1) one
-    LEFT JOIN program p ON p.institution_id = $1`;
 
 /** GET /api/v1/offers: the offers a cardholder may see, in the program's order or by affinity. */
 @Injectable()

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { POPULARITY_SQL } from './offer-statements';
 
 /** Popularity is refreshed in the background once it is older than this. */
 export const POPULARITY_TTL_MS = 60_000;
@@ -49,10 +50,7 @@ export class OfferPopularity {
       this.cache.set(institutionId, entry);
     }
     entry.refreshing = this.db
-      .query(
-        `SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`,
-        [institutionId],
-      )
+      .query(POPULARITY_SQL, [institutionId])
       .then((rows: { offer_id: string; n: number }[]) => {
         entry.counts = new Map(rows.map((r) => [r.offer_id, r.n]));
         entry.at = Date.now();

@@ -1,0 +1,69 @@
+// The offer feed's and the add's statements, in plain JavaScript so that the services
+// (apps/api/src/offers) and the bench (bench/feed.bench.js, bench/anchor.js) run the very same
+// text; offer-statements.d.ts gives TypeScript their types.
+
+/**
+ * One round trip per feed request: the catalogue version, the program, the cardholder's
+ * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
+ * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
+ * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). (A fresh sequence
+ * shows last_value 1 both before and after its first nextval; is_called tells the two apart.)
+ */
+const CARDHOLDER_SQL = `
+  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
+         p.sort_order, p.supported_locales, p.widget_feed_limit,
+         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count, co.added_at)), '[]'::json)
+            FROM cardholder_offer co
+           WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status <> 'expired') AS enrollments,
+         CASE WHEN $3 THEN (
+           SELECT coalesce(json_agg(json_build_array(h.merchant_id, m.category, h.n)), '[]'::json)
+             FROM (SELECT t.merchant_id, count(*)::int AS n
+                     FROM transaction t
+                    WHERE t.institution_id = $1 AND t.cardholder_token = $2
+                      AND t.merchant_id IS NOT NULL AND t.kind = 'purchase'
+                    GROUP BY t.merchant_id) h
+             JOIN merchant m ON m.id = h.merchant_id)
+         END AS history
+    FROM (SELECT 1) one
+    LEFT JOIN program p ON p.institution_id = $1`;
+
+/** Every live offer with budget left for one more redemption (the catalogue the feed filters). */
+const CATALOGUE_SQL = `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
+              o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
+              o.max_redemptions_per_cardholder, o.priority, o.qualification,
+              CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
+         FROM offer o
+         JOIN merchant m ON m.id = o.merchant_id
+        WHERE o.status = 'active'
+          AND o.expires_at > now()
+          AND (o.budget_total IS NULL OR o.budget_total - o.budget_used >= o.cashback_amount + o.merchant_fee_amount)`;
+
+/** Enrollments per offer of one institution (the feed's `featured` popularity). */
+const POPULARITY_SQL = `SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`;
+
+/**
+ * Everything the add decides on, in one statement read after the cardholder's lock is held (so
+ * it sees every enrollment committed before). The enrollment and the active count use
+ * cardholder_offer_unique (institution_id, cardholder_token, offer_id, over enrollments not
+ * `expired`) and the offer's primary key. An enrollment past its offer's activation_days does not
+ * count as active.
+ */
+const ENROLLMENT_FACTS_SQL = `
+  SELECT o.id AS offer_id,
+         (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
+         o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
+         e.id AS existing_id, e.status AS existing_status, e.added_at AS existing_added_at,
+         (o.qualification->>'activation_days')::int AS activation_days,
+         (SELECT count(*)::int FROM cardholder_offer co JOIN offer a ON a.id = co.offer_id
+           WHERE co.institution_id = $1 AND co.cardholder_token = $2
+             AND co.status = 'active' AND a.expires_at > now()
+             AND (a.qualification->'activation_days' IS NULL
+                  OR co.added_at + (a.qualification->>'activation_days')::int * interval '1 day' > now())) AS active_count,
+         (SELECT p.max_active_offers FROM program p WHERE p.institution_id = $1) AS max_active_offers,
+         (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
+    FROM (SELECT 1) one
+    LEFT JOIN offer o ON o.id = $3
+    LEFT JOIN cardholder_offer e
+      ON e.institution_id = $1 AND e.cardholder_token = $2 AND e.offer_id = $3 AND e.status <> 'expired'`;
+
+module.exports = { CARDHOLDER_SQL, CATALOGUE_SQL, POPULARITY_SQL, ENROLLMENT_FACTS_SQL };
