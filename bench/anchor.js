@@ -29,24 +29,8 @@ const INSERT = `INSERT INTO anchor_transaction (${COLUMNS.join(',')})
   ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`;
 const REQUIRED = ['cardholder_token', 'merchant_identifier', 'amount', 'transaction_ref'];
 
-// The api's per-cardholder feed statement (apps/api/src/offers/offer-feed.service.ts).
-const CARDHOLDER_SQL = `
-  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
-         p.sort_order, p.supported_locales, p.widget_feed_limit,
-         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count)), '[]'::json)
-            FROM cardholder_offer co
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2) AS enrollments,
-         CASE WHEN $3 THEN (
-           SELECT coalesce(json_agg(json_build_array(h.merchant_id, m.category, h.n)), '[]'::json)
-             FROM (SELECT t.merchant_id, count(*)::int AS n
-                     FROM transaction t
-                    WHERE t.institution_id = $1 AND t.cardholder_token = $2
-                      AND t.merchant_id IS NOT NULL AND t.kind = 'purchase'
-                    GROUP BY t.merchant_id) h
-             JOIN merchant m ON m.id = h.merchant_id)
-         END AS history
-    FROM (SELECT 1) one
-    LEFT JOIN program p ON p.institution_id = $1`;
+// The api's per-cardholder feed statement, the very text it runs.
+const { CARDHOLDER_SQL } = require('../apps/api/src/offers/offer-statements');
 const CATALOGUE_SQL = `
   SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
          o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.priority

@@ -313,50 +313,13 @@ async function seed(db, institutionId, otherInstitutionId) {
   return result;
 }
 
-// The statements of the feed and add paths, as apps/api/src/offers/*.service.ts runs them (kept
-// in step by hand: this file is JavaScript and cannot import them).
+// The statements of the feed and add paths: the very text apps/api/src/offers runs.
+const SQL = require('../apps/api/src/offers/offer-statements');
 const STATEMENTS = {
-  feed_cardholder_personalized: `
-  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
-         p.sort_order, p.supported_locales, p.widget_feed_limit,
-         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count)), '[]'::json)
-            FROM cardholder_offer co
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2) AS enrollments,
-         CASE WHEN $3 THEN (
-           SELECT coalesce(json_agg(json_build_array(h.merchant_id, m.category, h.n)), '[]'::json)
-             FROM (SELECT t.merchant_id, count(*)::int AS n
-                     FROM transaction t
-                    WHERE t.institution_id = $1 AND t.cardholder_token = $2
-                      AND t.merchant_id IS NOT NULL AND t.kind = 'purchase'
-                    GROUP BY t.merchant_id) h
-             JOIN merchant m ON m.id = h.merchant_id)
-         END AS history
-    FROM (SELECT 1) one
-    LEFT JOIN program p ON p.institution_id = $1`,
-  catalogue_load: `
-  SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
-         o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
-         o.max_redemptions_per_cardholder, o.priority,
-         CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
-    FROM offer o
-    JOIN merchant m ON m.id = o.merchant_id
-   WHERE o.status = 'active'
-     AND o.expires_at > now()
-     AND (o.budget_total IS NULL OR o.budget_total - o.budget_used >= o.cashback_amount + o.merchant_fee_amount)`,
-  popularity: `SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`,
-  add_facts: `
-  SELECT o.id AS offer_id,
-         (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
-         o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
-         (SELECT co.id FROM cardholder_offer co
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.offer_id = $3) AS existing_id,
-         (SELECT count(*)::int FROM cardholder_offer co JOIN offer a ON a.id = co.offer_id
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2
-             AND co.status = 'active' AND a.expires_at > now()) AS active_count,
-         (SELECT p.max_active_offers FROM program p WHERE p.institution_id = $1) AS max_active_offers,
-         (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
-    FROM (SELECT 1) one
-    LEFT JOIN offer o ON o.id = $3`,
+  feed_cardholder_personalized: SQL.CARDHOLDER_SQL,
+  catalogue_load: SQL.CATALOGUE_SQL,
+  popularity: SQL.POPULARITY_SQL,
+  add_facts: SQL.ENROLLMENT_FACTS_SQL,
 };
 
 /** EXPLAIN (ANALYZE, BUFFERS) of each statement with bench values; returns the text and the execution times. */
