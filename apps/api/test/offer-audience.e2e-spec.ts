@@ -391,4 +391,56 @@ describe('offer channels, activation window and audience', () => {
       expect(JSON.stringify(res.body)).toContain('history');
     });
   });
+
+  describe('the winner', () => {
+    async function simulateAndMatch(w: World) {
+      const token = uniq('chk_w');
+      for (const o of w.offers) await add(w, o.id, token).expect(201);
+      const body = event(w, token, { transacted_at: new Date(Date.now() + 1000).toISOString() });
+      const sim = await api.http
+        .post('/api/v1/transactions/simulate')
+        .set('Authorization', w.auth)
+        .send(body)
+        .expect(200);
+      const id = await post(w, body);
+      expect(await processed(id)).toBe('matched');
+      const [{ offer_id }] = await db.query(
+        `SELECT offer_id FROM redemption WHERE transaction_id = $1`,
+        [id],
+      );
+      return { sim: sim.body, redeemed: offer_id as string };
+    }
+
+    it('simulate names the winner (highest payout, then priority) and matching redeems that offer', async () => {
+      const w = await world([
+        { cashback_amount: 5 },
+        { cashback_amount: 7 },
+        { cashback_amount: 7, priority: 3 },
+      ]);
+      const { sim, redeemed } = await simulateAndMatch(w);
+      expect(sim.winner).toMatchObject({
+        offer_id: w.offers[2].id,
+        currency: 'USD',
+        institution_payout_amount: 7,
+      });
+      expect(sim.winner.rule).toContain('institution payout');
+      expect(redeemed).toBe(w.offers[2].id);
+    });
+
+    it('on a full tie the lower offer id wins; no qualifying offer → winner null', async () => {
+      const w = await world([{}, {}]);
+      const lower = [w.offers[0].id, w.offers[1].id].sort()[0];
+      const { sim, redeemed } = await simulateAndMatch(w);
+      expect(sim.winner.offer_id).toBe(lower);
+      expect(redeemed).toBe(lower);
+      const none = await reasons(w, event(w, uniq('chk_none')));
+      expect(Object.values(none).every((r) => (r as string[]).includes('not_enrolled'))).toBe(true);
+      const res = await api.http
+        .post('/api/v1/transactions/simulate')
+        .set('Authorization', w.auth)
+        .send(event(w, uniq('chk_none')))
+        .expect(200);
+      expect(res.body.winner).toBeNull();
+    });
+  });
 });

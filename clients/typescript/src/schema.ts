@@ -515,7 +515,7 @@ export interface paths {
         put?: never;
         /**
          * Explain whether an event would match, without storing it
-         * @description Same payload and validation as POST /api/v1/transactions. Nothing is stored: no transaction, no budget used, no redemption, settlement entry or webhook. Each offer of the merchant (and each enrollment of the cardholder there) is evaluated with the matching rules; `reasons` says why an offer would not match. Reason codes: `not_enrolled`, `enrollment_inactive`, `enrolled_after_purchase`, `merchant_mismatch`, `offer_inactive`, `outside_offer_window`, `currency_mismatch`, `below_min_spend`, `redemption_limit_reached`, `budget_exhausted`, `better_offer_selected`.
+         * @description Same payload and validation as POST /api/v1/transactions. Nothing is stored: no transaction, no budget used, no redemption, settlement entry or webhook. Each offer of the merchant (and each enrollment of the cardholder there) is evaluated with the matching rules; `reasons` says why an offer would not match. Reason codes: `not_enrolled`, `enrollment_inactive`, `enrolled_after_purchase`, `merchant_mismatch`, `offer_inactive`, `outside_offer_window`, `currency_mismatch`, `below_min_spend`, `redemption_limit_reached`, `budget_exhausted`, `better_offer_selected`, and from the offer's qualification rules `above_max_spend`, `outside_days`, `outside_hours`, `channel_mismatch`, `network_mismatch`, `activation_expired`, `audience_mismatch`. `winner` names the one offer that would get the redemption: the highest institution payout for this purchase, then the higher priority, then the lower offer id.
          */
         post: operations["simulateTransaction"];
         delete?: never;
@@ -2695,6 +2695,30 @@ export interface components {
              */
             would_reverse: boolean;
         };
+        SimulatedWinnerDto: {
+            /**
+             * Format: uuid
+             * @example a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d
+             */
+            cardholder_offer_id: string | null;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description What the institution would be paid.
+             * @example 5.5
+             */
+            institution_payout_amount: number;
+            /**
+             * Format: uuid
+             * @example 0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e
+             */
+            offer_id: string;
+            /**
+             * @description How the winner is chosen among the qualifying offers.
+             * @example highest institution payout for this purchase, then higher priority, then lower offer id
+             */
+            rule: string;
+        };
         SimulationResultDto: {
             /**
              * @description True when this transaction_ref is already stored (a real post would answer `duplicate`).
@@ -2710,6 +2734,8 @@ export interface components {
             merchant: components["schemas"]["SimulatedMerchantDto"] | null;
             /** @description For transaction_type refund only. */
             refund?: components["schemas"]["SimulatedRefundDto"];
+            /** @description Purchases only: the one offer that would get the redemption (its evaluation is `match`), or null when none qualifies. */
+            winner?: components["schemas"]["SimulatedWinnerDto"] | null;
         };
         StartReplayDto: {
             /**
@@ -5969,12 +5995,28 @@ export interface operations {
                      *           "reasons": [
                      *             "below_min_spend"
                      *           ]
+                     *         },
+                     *         {
+                     *           "cardholder_offer_id": "b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e",
+                     *           "cashback_amount": 3,
+                     *           "currency": "USD",
+                     *           "institution_payout_amount": 3,
+                     *           "offer_id": "5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b",
+                     *           "outcome": "match",
+                     *           "reasons": []
                      *         }
                      *       ],
-                     *       "matched": false,
+                     *       "matched": true,
                      *       "merchant": {
                      *         "id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
                      *         "name": "Corner Grocer"
+                     *       },
+                     *       "winner": {
+                     *         "cardholder_offer_id": "b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e",
+                     *         "currency": "USD",
+                     *         "institution_payout_amount": 3,
+                     *         "offer_id": "5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b",
+                     *         "rule": "highest institution payout for this purchase, then higher priority, then lower offer id"
                      *       }
                      *     }
                      */

@@ -259,14 +259,17 @@ export class TransactionsController {
       'settlement entry or webhook. Each offer of the merchant (and each enrollment of the cardholder there) is evaluated with the ' +
       'matching rules; `reasons` says why an offer would not match. Reason codes: ' +
       '`not_enrolled`, `enrollment_inactive`, `enrolled_after_purchase`, `merchant_mismatch`, `offer_inactive`, `outside_offer_window`, ' +
-      '`currency_mismatch`, `below_min_spend`, `redemption_limit_reached`, `budget_exhausted`, `better_offer_selected`.',
+      '`currency_mismatch`, `below_min_spend`, `redemption_limit_reached`, `budget_exhausted`, `better_offer_selected`, and from the ' +
+      "offer's qualification rules `above_max_spend`, `outside_days`, `outside_hours`, `channel_mismatch`, `network_mismatch`, " +
+      '`activation_expired`, `audience_mismatch`. `winner` names the one offer that would get the redemption: the highest institution ' +
+      'payout for this purchase, then the higher priority, then the lower offer id.',
   })
   @ApiHeader(SIGNATURE_HEADER)
   @ApiBody({ type: TransactionEventDto, examples: EVENT_EXAMPLES })
   @ApiOkResponse({
     type: SimulationResultDto,
     example: {
-      matched: false,
+      matched: true,
       merchant: { id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f', name: 'Corner Grocer' },
       duplicate: false,
       evaluations: [
@@ -279,7 +282,23 @@ export class TransactionsController {
           cashback_amount: 5,
           institution_payout_amount: 5,
         },
+        {
+          offer_id: '5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b',
+          cardholder_offer_id: 'b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e',
+          outcome: 'match',
+          reasons: [],
+          currency: 'USD',
+          cashback_amount: 3,
+          institution_payout_amount: 3,
+        },
       ],
+      winner: {
+        offer_id: '5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b',
+        cardholder_offer_id: 'b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e',
+        currency: 'USD',
+        institution_payout_amount: 3,
+        rule: 'highest institution payout for this purchase, then higher priority, then lower offer id',
+      },
     },
   })
   @BAD_EVENT

@@ -260,6 +260,27 @@ export class SimulatedRefundDto {
   would_reverse: boolean;
 }
 
+export class SimulatedWinnerDto {
+  @ApiProperty({ format: 'uuid', example: '0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e' })
+  offer_id: string;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: 'a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d',
+  })
+  cardholder_offer_id: string | null;
+  @ApiProperty({ example: 'USD' }) currency: string;
+  @ApiProperty({ example: 5.5, description: 'What the institution would be paid.' })
+  institution_payout_amount: number;
+  @ApiProperty({
+    example:
+      'highest institution payout for this purchase, then higher priority, then lower offer id',
+    description: 'How the winner is chosen among the qualifying offers.',
+  })
+  rule: string;
+}
+
 export class SimulationResultDto {
   @ApiProperty({ example: true, description: 'True when matching would create a redemption now.' })
   matched: boolean;
@@ -272,6 +293,13 @@ export class SimulationResultDto {
   })
   duplicate: boolean;
   @ApiProperty({ type: [EvaluationDto] }) evaluations: EvaluationDto[];
+  @ApiPropertyOptional({
+    type: SimulatedWinnerDto,
+    nullable: true,
+    description:
+      'Purchases only: the one offer that would get the redemption (its evaluation is `match`), or null when none qualifies.',
+  })
+  winner?: SimulatedWinnerDto | null;
   @ApiPropertyOptional({
     type: SimulatedRefundDto,
     description: 'For transaction_type refund only.',

@@ -32,13 +32,28 @@ export interface SimulatedRefund {
   would_reverse: boolean;
 }
 
+/** The offer that would get the purchase's one redemption (libs/domain winner.ts). */
+export interface SimulatedWinner {
+  offer_id: string;
+  cardholder_offer_id: string | null;
+  currency: string;
+  institution_payout_amount: number;
+  /** The rule, in words: what decided among the qualifying offers. */
+  rule: string;
+}
+
 export interface SimulationResult {
   matched: boolean;
   merchant: { id: string; name: string } | null;
   duplicate: boolean;
   evaluations: SimulatedEvaluation[];
+  /** Purchases: the winner, or null when no offer qualifies. */
+  winner?: SimulatedWinner | null;
   refund?: SimulatedRefund;
 }
+
+export const WINNER_RULE =
+  'highest institution payout for this purchase, then higher priority, then lower offer id';
 
 /** Offers and the cardholder's enrollment in each, at most this many evaluated. */
 const MAX_EVALUATIONS = 100;
@@ -82,7 +97,7 @@ export class SimulationService {
     institutionId: string,
     event: TransactionEvent,
     merchant: MerchantRef | null,
-  ): Promise<Pick<SimulationResult, 'matched' | 'evaluations'>> {
+  ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner'>> {
     const [rows, program, refunded, lastPurchase] = await Promise.all([
       this.repo.offersToEvaluate(
         institutionId,
@@ -121,8 +136,18 @@ export class SimulationService {
       return evaluateOffer(facts, offer, enrollment, shareRate);
     });
     const explained = explain(evaluations, offers);
+    const best = explained.find((e) => e.outcome === 'match');
     return {
-      matched: explained.some((e) => e.outcome === 'match'),
+      matched: !!best,
+      winner: best
+        ? {
+            offer_id: best.offerId,
+            cardholder_offer_id: best.enrollmentId,
+            currency: best.reward.currency,
+            institution_payout_amount: toMajor(best.reward.institutionPayout, best.reward.currency),
+            rule: WINNER_RULE,
+          }
+        : null,
       evaluations: explained.map((e) => ({
         offer_id: e.offerId,
         cardholder_offer_id: e.enrollmentId,
