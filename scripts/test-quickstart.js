@@ -17,6 +17,7 @@ const DEADLINE_MS = Number(process.env.QUICKSTART_TIMEOUT_MS ?? 300_000);
 const started = Date.now();
 const children = [];
 let dir;
+let env;
 
 function log(message) {
   process.stdout.write(`[quickstart ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`);
@@ -36,6 +37,26 @@ async function cleanup() {
     if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid, 'SIGKILL');
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (env) await dropData(env).catch(() => undefined);
+}
+
+/** The run's database and queue keys go with it. */
+async function dropData({ DATABASE_URL, QUEUE_PREFIX, REDIS_URL }) {
+  const Redis = require('ioredis');
+  const redis = new Redis(REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  try {
+    for await (const keys of redis.scanStream({ match: `${QUEUE_PREFIX}:*`, count: 500 }))
+      if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+  const url = new URL(DATABASE_URL);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
 }
 
 function freePort() {
@@ -132,7 +153,7 @@ async function main() {
   await admin.end();
   base.pathname = `/${dbName}`;
   const [port, receiverPort, workerPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const env = {
+  env = {
     ...process.env,
     NODE_ENV: 'development',
     DATABASE_URL: base.toString(),
