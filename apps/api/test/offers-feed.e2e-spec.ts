@@ -113,7 +113,8 @@ describe('GET /api/v1/offers (feed)', () => {
           { status: 'ended' },
           { starts_at: iso(DAY), expires_at: iso(2 * DAY) },
           { starts_at: iso(-3 * DAY), expires_at: iso(-DAY) },
-          { starts_at: iso(-DAY), expires_at: iso(1_500) },
+          // Far enough ahead to still be active when a loaded machine answers the first read.
+          { starts_at: iso(-DAY), expires_at: iso(6_000) },
         ],
       });
       const res = await feed(w).expect(200);

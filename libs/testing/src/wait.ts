@@ -39,14 +39,18 @@ export async function clockPast(moment: number | string | Date, what = 'the cloc
  * happens can follow).
  */
 export async function jobsSettled(queue: Queue, idPrefix: string, what = idPrefix): Promise<void> {
-  await eventually(async () => {
-    const jobs = await queue.getJobs([
-      'waiting',
-      'delayed',
-      'prioritized',
-      'active',
-      'waiting-children',
-    ]);
-    return !jobs.some((j) => j?.id?.startsWith(idPrefix));
-  }, `no queued or running job for ${what}`);
+  await eventually(
+    async () => {
+      const jobs = await queue.getJobs([
+        'waiting',
+        'delayed',
+        'prioritized',
+        'active',
+        'waiting-children',
+      ]);
+      return !jobs.some((j) => j?.id?.startsWith(idPrefix));
+    },
+    `no queued or running job for ${what}`,
+    60_000, // generous: it costs nothing when jobs settle, and a loaded machine is slow
+  );
 }
