@@ -7,7 +7,6 @@ Object.assign(process.env, {
 });
 
 import { Logger, type INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { execFileSync } from 'child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'https';
@@ -17,12 +16,13 @@ import { join } from 'path';
 import type { TLSSocket } from 'tls';
 import { WebhookDeliveryService } from '@app/core';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
 import { QUEUES } from '@app/queue';
 import {
+  configureWebhook,
   createWorld,
   eventually,
   insertRedemptionDelivery,
+  obliterateQueues,
   portalLogin,
   ReceivedRequest,
   smtpSink,
@@ -55,13 +55,7 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
 
   afterAll(async () => {
     await worker?.close();
-    const config = api.app.get(AppConfig);
-    const q = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
+    await obliterateQueues(api, [QUEUES.webhooks]);
     await api.close();
     await receiver.stop();
     sink?.server.close();
@@ -72,15 +66,7 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
   async function setUp() {
     const world = await createWorld(api);
     const admin = await portalLogin(api, world.admin);
-    await admin.agent
-      .put('/portal/api/webhook')
-      .set('X-CSRF-Token', admin.csrf)
-      .send({ url: receiver.url })
-      .expect(200);
-    await admin.agent
-      .post('/portal/api/webhook/secret')
-      .set('X-CSRF-Token', admin.csrf)
-      .expect(201);
+    await configureWebhook(admin, receiver.url);
     return { world, admin };
   }
   type Portal = Awaited<ReturnType<typeof setUp>>['admin'];

@@ -19,6 +19,7 @@ import {
   createWorld,
   eventually,
   jobsSettled,
+  obliterateQueues,
   portalLogin,
   startApi,
   startWorker,
@@ -57,15 +58,7 @@ describe('webhook event catalog', () => {
 
   afterAll(async () => {
     await worker?.close();
-    const config = api.app.get(AppConfig);
-    for (const name of [QUEUES.webhooks, QUEUES.matching, QUEUES.settlement]) {
-      const q = new Queue(name, {
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
-      });
-      await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
-    }
+    await obliterateQueues(api, [QUEUES.webhooks, QUEUES.matching, QUEUES.settlement]);
     await api.close();
     await receiver.stop();
   });

@@ -7,16 +7,17 @@ Object.assign(process.env, {
   WEBHOOK_LEASE_GRACE_MS: '1000',
 });
 
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { WebhookDeliveryService } from '@app/core';
 import { QUEUES, WebhookJob } from '@app/queue';
 import {
   clockPast,
+  configureWebhook,
   createWorld,
   eventually,
   insertRedemptionDelivery,
+  obliterateQueues,
   portalLogin,
   startApi,
   TestApi,
@@ -37,13 +38,7 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
   });
 
   afterAll(async () => {
-    const config = api.app.get(AppConfig);
-    const q = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
+    await obliterateQueues(api, [QUEUES.webhooks]);
     await api.close();
     await receiver.stop();
   });
@@ -51,15 +46,7 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
   async function setUp() {
     const world = await createWorld(api);
     const admin = await portalLogin(api, world.admin);
-    await admin.agent
-      .put('/portal/api/webhook')
-      .set('X-CSRF-Token', admin.csrf)
-      .send({ url: receiver.url })
-      .expect(200);
-    await admin.agent
-      .post('/portal/api/webhook/secret')
-      .set('X-CSRF-Token', admin.csrf)
-      .expect(201);
+    await configureWebhook(admin, receiver.url);
     const delivery = await insertRedemptionDelivery(db, world.institution.id);
     return { world, admin, id: delivery.id };
   }

@@ -12,10 +12,12 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   clockPast,
+  configureWebhook,
   createWorld,
   eventually,
   insertRedemptionDelivery,
   jobsSettled,
+  obliterateQueues,
   portalLogin,
   ReceivedRequest,
   startApi,
@@ -41,13 +43,7 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
 
   afterAll(async () => {
     await worker?.close();
-    const config = api.app.get(AppConfig);
-    const q = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
+    await obliterateQueues(api, [QUEUES.webhooks]);
     await api.close();
     await receiver.stop();
   });
@@ -69,15 +65,7 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
     const world = await createWorld(api);
     const admin = await portalLogin(api, world.admin);
     if (configured) {
-      await admin.agent
-        .put('/portal/api/webhook')
-        .set('X-CSRF-Token', admin.csrf)
-        .send({ url: receiver.url })
-        .expect(200);
-      await admin.agent
-        .post('/portal/api/webhook/secret')
-        .set('X-CSRF-Token', admin.csrf)
-        .expect(201);
+      await configureWebhook(admin, receiver.url);
     }
     return { world, admin };
   }

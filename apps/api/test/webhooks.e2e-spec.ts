@@ -19,9 +19,11 @@ import { maskToken, verifyWebhook } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import {
   clockPast,
+  configureWebhook,
   createWorld,
   eventually,
   jobsSettled,
+  obliterateQueues,
   portalLogin,
   ReceivedRequest,
   startApi,
@@ -68,15 +70,7 @@ describe('redemption webhooks', () => {
   afterAll(async () => {
     await webhookQueue?.close();
     await worker?.close();
-    const config = api.app.get(AppConfig);
-    for (const name of [QUEUES.webhooks, QUEUES.matching]) {
-      const q = new Queue(name, {
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
-      });
-      await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
-    }
+    await obliterateQueues(api, [QUEUES.webhooks, QUEUES.matching]);
     await api.close();
     await receiver.stop();
   });
@@ -90,17 +84,7 @@ describe('redemption webhooks', () => {
     const admin = await portalLogin(api, world.admin);
     let secret = '';
     if (options.url !== null) {
-      await admin.agent
-        .put('/portal/api/webhook')
-        .set('X-CSRF-Token', admin.csrf)
-        .send({ url: options.url ?? receiver.url })
-        .expect(200);
-      secret = (
-        await admin.agent
-          .post('/portal/api/webhook/secret')
-          .set('X-CSRF-Token', admin.csrf)
-          .expect(201)
-      ).body.signing_secret;
+      secret = await configureWebhook(admin, options.url ?? receiver.url);
     }
     return { world, admin, secret };
   }

@@ -1,6 +1,39 @@
+import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
 import { maskToken } from '@app/domain';
-import { uniq } from './factories';
+import { portalLogin, uniq } from './factories';
+import type { TestApi } from './test-app';
+
+/**
+ * Sets the institution's webhook URL and rotates its signing secret through the portal, as its
+ * admin does; returns the new secret.
+ */
+export async function configureWebhook(
+  admin: Awaited<ReturnType<typeof portalLogin>>,
+  url: string,
+): Promise<string> {
+  await admin.agent
+    .put('/portal/api/webhook')
+    .set('X-CSRF-Token', admin.csrf)
+    .send({ url })
+    .expect(200);
+  const res = await admin.agent
+    .post('/portal/api/webhook/secret')
+    .set('X-CSRF-Token', admin.csrf)
+    .expect(201);
+  return res.body.signing_secret as string;
+}
+
+/** Empties the suite's own queues (its QUEUE_PREFIX), so no job outlives the suite. */
+export async function obliterateQueues(api: TestApi, names: readonly string[]): Promise<void> {
+  const config = api.app.get(AppConfig);
+  for (const name of names) {
+    const q = new Queue(name, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+    await q.obliterate({ force: true }).catch(() => undefined);
+    await q.close();
+  }
+}
 
 /**
  * A redemption and its `redemption.completed` delivery row exactly as matching writes them, for
