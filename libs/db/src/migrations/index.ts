@@ -18,6 +18,7 @@ import { EngagementEventNoParallel1763800500250 } from './1763800500250-engageme
 import { OfferEngineAudience1763800600000 } from './1763800600000-offer-engine-audience';
 import { MatchFailed1763800600100 } from './1763800600100-match-failed';
 import { HistoryTransactions1763800600200 } from './1763800600200-history-transactions';
+import { CardholderOfferLookup1763800600300 } from './1763800600300-cardholder-offer-lookup';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   OfferEngineAudience1763800600000,
   MatchFailed1763800600100,
   HistoryTransactions1763800600200,
+  CardholderOfferLookup1763800600300,
 ];
