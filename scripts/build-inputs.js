@@ -32,6 +32,7 @@ const OUTPUTS = [
   'dist/apps/worker/main.js',
   'dist/apps/cli/main.js',
   'portal/dist/index.html',
+  'dist/widget/offers-widget.js',
 ];
 
 function sourceHash(root) {

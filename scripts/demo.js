@@ -13,11 +13,16 @@ const { sourceHash, upToDate, writeStamp } = require('./build-inputs');
 const root = join(__dirname, '..');
 const port = Number(process.env.PORT ?? 3000);
 const receiverPort = Number(process.env.RECEIVER_PORT ?? 4100);
+// The widget demo page keeps one port (one origin listed) from run to run.
+const widgetPort = Number(process.env.WIDGET_DEMO_PORT ?? 4200);
 const base = `http://localhost:${port}`;
+
+let stopServices = null; // set once api and worker run: a later failure stops them too
 
 function fail(message) {
   process.stderr.write(`\n${message}\n`);
-  process.exit(1);
+  if (stopServices) stopServices(1);
+  else process.exit(1);
 }
 
 if ((process.env.NODE_ENV ?? 'development') !== 'development') {
@@ -133,6 +138,7 @@ function startServices() {
       stop(1);
     }),
   );
+  stopServices = stop;
 }
 
 function operatorTokenHint() {
@@ -240,6 +246,7 @@ async function main() {
   const host = await require('./widget-demo-host').start({
     apiBase: base,
     apiKey: seed['api key'],
+    port: widgetPort,
   });
   process.on('exit', host.close);
   const sections = instructions(seed, { widgetUrl: host.url });

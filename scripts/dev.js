@@ -5,7 +5,7 @@
 // proxies /portal/api to the api on PORT. Lines are labelled by app (pretty logs in development).
 // Run `npm run demo` once first for a migrated, seeded database.
 const { spawn } = require('child_process');
-const { existsSync } = require('fs');
+const { existsSync, readFileSync } = require('fs');
 const { join } = require('path');
 
 const root = join(__dirname, '..');
@@ -39,6 +39,13 @@ function stop() {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
+function developmentSecretsReady() {
+  if (env.NODE_ENV !== 'development' || (env.SECRETS_KEY && env.OPERATOR_TOKEN)) return true;
+  const file = join(root, '.env');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  return /^SECRETS_KEY=/m.test(text) && /^OPERATOR_TOKEN=/m.test(text);
+}
+
 const bundles = ['api', 'worker'].map((app) => join(root, 'dist', 'apps', app, 'main.js'));
 start('webpack', process.execPath, [
   require.resolve('webpack-cli/bin/cli.js'),
@@ -51,9 +58,14 @@ start('webpack', process.execPath, [
 const timer = setInterval(() => {
   if (!bundles.every((b) => existsSync(b))) return;
   clearInterval(timer);
-  for (const [i, app] of ['api', 'worker'].entries()) {
-    start(app, process.execPath, ['--watch', '--watch-preserve-output', bundles[i]]);
-  }
+  start('api', process.execPath, ['--watch', '--watch-preserve-output', bundles[0]]);
+  // On a first run the api generates the development secrets into .env: the worker starts once
+  // they are there, so both processes read the same keys.
+  const secrets = setInterval(() => {
+    if (!developmentSecretsReady()) return;
+    clearInterval(secrets);
+    start('worker', process.execPath, ['--watch', '--watch-preserve-output', bundles[1]]);
+  }, 200);
   start('portal', 'npm', ['run', 'dev', '-w', 'portal']);
   process.stdout.write(
     `[dev] api on http://localhost:${port} (Swagger /docs); portal with hot reload on the Vite URL below\n`,

@@ -152,7 +152,12 @@ async function main() {
   await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   await admin.end();
   base.pathname = `/${dbName}`;
-  const [port, receiverPort, workerPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [port, receiverPort, workerPort, widgetPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   env = {
     ...process.env,
     NODE_ENV: 'development',
@@ -160,6 +165,7 @@ async function main() {
     QUEUE_PREFIX: `qs-${dbName}-${Date.now()}`,
     PORT: String(port),
     RECEIVER_PORT: String(receiverPort),
+    WIDGET_DEMO_PORT: String(widgetPort),
     WORKER_HEALTH_PORT: String(workerPort),
     LOG_FORMAT: 'json',
   };

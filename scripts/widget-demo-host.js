@@ -15,7 +15,7 @@ async function json(res, what) {
   return body;
 }
 
-/** Adds `origin` to the institution's allowed widget origins, keeping the ones already listed. */
+/** Adds `origin` to the institution's allowed widget origins, keeping the others listed. */
 async function allowOrigin(apiBase, origin, admin) {
   const login = await fetch(`${apiBase}/portal/api/auth/login`, {
     method: 'POST',
@@ -36,11 +36,13 @@ async function allowOrigin(apiBase, origin, admin) {
     'widget settings',
   );
   if (current.allowed_origins.includes(origin)) return;
+  // Earlier demo pages (other ports) make way, so repeated demos never fill the list.
+  const kept = current.allowed_origins.filter((o) => !/^http:\/\/localhost:\d+$/.test(o));
   await json(
     await fetch(`${apiBase}/portal/api/widget`, {
       method: 'PUT',
       headers,
-      body: JSON.stringify({ allowed_origins: [...current.allowed_origins, origin] }),
+      body: JSON.stringify({ allowed_origins: [...kept, origin] }),
     }),
     'listing the demo page origin',
   );

@@ -31,7 +31,7 @@ function operatorOnly(token: string) {
     const bearer = /^Bearer (\S+)$/.exec(header)?.[1];
     const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header)?.[1];
     const password = basic
-      ? Buffer.from(basic, 'base64').toString('utf8').split(':')[1]
+      ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':')
       : undefined;
     const given = bearer ?? password;
     if (!given || !safeEqual(given, token)) {
@@ -47,11 +47,7 @@ function operatorOnly(token: string) {
       return;
     }
     const origin = req.header('origin');
-    if (
-      !['GET', 'HEAD'].includes(req.method) &&
-      origin &&
-      new URL(origin).host !== req.header('host')
-    ) {
+    if (!['GET', 'HEAD'].includes(req.method) && origin && hostOf(origin) !== req.header('host')) {
       res.status(403).json({
         error: 'cross_origin',
         message: 'Queue changes are accepted from the dashboard itself only.',
@@ -61,4 +57,13 @@ function operatorOnly(token: string) {
     }
     next();
   };
+}
+
+/** The host of an Origin header; null for `null` (sandboxed frames) or anything unparsable. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
 }

@@ -26,15 +26,16 @@ export class InstitutionMailer implements OnModuleDestroy {
     message: { subject: string; text: string; portalPath: string; what: string },
   ): Promise<number> {
     if (!this.transport || !this.config.smtp) return 0;
-    const users: { email: string }[] = await this.db.query(
-      `SELECT email FROM portal_user WHERE institution_id = $1 ORDER BY email`,
-      [institutionId],
-    );
-    if (!users.length) return 0;
     const portal = this.config.publicBaseUrl
       ? `\n\nPortal: ${this.config.publicBaseUrl.replace(/\/$/, '')}/portal/${message.portalPath}`
       : '';
+    // Everything inside the try: callers fire and forget, so nothing here may reject.
     try {
+      const users: { email: string }[] = await this.db.query(
+        `SELECT email FROM portal_user WHERE institution_id = $1 ORDER BY email`,
+        [institutionId],
+      );
+      if (!users.length) return 0;
       await this.transport.sendMail({
         from: this.config.smtp.from,
         bcc: users.map((u) => u.email),
