@@ -126,6 +126,33 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
       expect(plain.offers[0].qualification).toBeNull();
     });
 
+    it('feed items carry the offer terms (as the admin API shows them), null without rules', async () => {
+      const w = await world([
+        {
+          priority: 2,
+          qualification: { days_of_week: [6, 7], channels: ['in_store'], max_spend: 80 },
+        },
+        { priority: 1 },
+      ]);
+      const feed = await api.http
+        .get('/api/v1/offers')
+        .query({ cardholder_token: uniq('chk_') })
+        .set('Authorization', w.auth)
+        .expect(200);
+      const byId = new Map(
+        feed.body.offers.map((o: { id: string; qualification: unknown }) => [
+          o.id,
+          o.qualification,
+        ]),
+      );
+      expect(byId.get(w.offers[0].id)).toEqual({
+        days_of_week: [6, 7],
+        channels: ['in_store'],
+        max_spend: 80,
+      });
+      expect(byId.get(w.offers[1].id)).toBeNull();
+    });
+
     it.each([
       [{ days_of_week: [0] }, 'days_of_week'],
       [{ days_of_week: [8] }, 'days_of_week'],

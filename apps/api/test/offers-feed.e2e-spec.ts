@@ -28,7 +28,7 @@ describe('GET /api/v1/offers (feed)', () => {
       .set('Authorization', w.auth)
       .send({ cardholder_token: token, ...body });
 
-  it('returns the published fields of each offer, plus reward_type, cashback_percent and merchant_name', async () => {
+  it('returns the published fields of each offer, plus reward_type, cashback_percent, merchant_name and qualification', async () => {
     const w = await createWorld(api, {
       merchants: [{ name: 'Green Grocer' }],
       offers: [
@@ -57,6 +57,7 @@ describe('GET /api/v1/offers (feed)', () => {
           added: false,
           reward_type: 'fixed',
           cashback_percent: null,
+          qualification: null,
         },
       ],
       total: 1,

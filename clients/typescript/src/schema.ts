@@ -1658,6 +1658,19 @@ export interface components {
              * @example 20
              */
             min_spend: number;
+            /**
+             * @description Additive: the offer’s terms (which purchases qualify), for display; null when it has none
+             * @example {
+             *       "channels": [
+             *         "in_store"
+             *       ],
+             *       "days_of_week": [
+             *         6,
+             *         7
+             *       ]
+             *     }
+             */
+            qualification: components["schemas"]["QualificationDto"] | null;
             /** @description Only with personalize=true */
             reason?: components["schemas"]["ReasonDto"];
             /**

@@ -1,5 +1,6 @@
 import type { Audience } from './audience';
 import { localTime } from './local-time';
+import { toMajor } from './money';
 
 /**
  * Qualification rules of an offer (its optional `qualification` object): each narrows which
@@ -76,6 +77,37 @@ export function fromStoredQualification(
     audience: q.audience,
     lookbackDays: q.lookback_days,
   };
+}
+
+/** The rules as the API shows them (admin API, and the terms on feed items): max_spend in major units. */
+export interface QualificationTerms {
+  max_spend?: number;
+  days_of_week?: number[];
+  time_of_day?: TimeOfDay;
+  networks?: string[];
+  channels?: Channel[];
+  activation_days?: number;
+  audience?: Audience;
+  lookback_days?: number;
+}
+
+export function qualificationTerms(
+  q: StoredQualification | null | undefined,
+  currency: string,
+): QualificationTerms | null {
+  if (!q) return null;
+  const t: QualificationTerms = {};
+  if (q.max_spend_minor !== undefined) t.max_spend = toMajor(q.max_spend_minor, currency);
+  if (q.days_of_week) t.days_of_week = q.days_of_week;
+  if (q.time_of_day) t.time_of_day = q.time_of_day;
+  if (q.networks) t.networks = q.networks;
+  if (q.channels) t.channels = q.channels;
+  if (q.activation_days !== undefined) t.activation_days = q.activation_days;
+  if (q.audience) {
+    t.audience = q.audience;
+    t.lookback_days = q.lookback_days;
+  }
+  return t;
 }
 
 const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;

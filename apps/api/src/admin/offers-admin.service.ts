@@ -6,13 +6,15 @@ import {
   Audience,
   Channel,
   fitsCurrency,
+  qualificationTerms,
   StoredQualification,
   toMajor,
   toMinor,
 } from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
-import { AdminOfferDto, CreateOfferDto, QualificationDto, UpdateOfferDto } from './offers.dto';
+import { QualificationDto } from '../common/qualification.dto';
+import { AdminOfferDto, CreateOfferDto, UpdateOfferDto } from './offers.dto';
 
 interface OfferRow {
   id: string;
@@ -292,7 +294,7 @@ function toDto(r: OfferRow): AdminOfferDto {
     segments: r.segments,
     max_redemptions_per_cardholder: r.max_redemptions_per_cardholder,
     priority: r.priority,
-    qualification: fromStored(r.qualification, c),
+    qualification: qualificationTerms(r.qualification, c),
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
@@ -313,22 +315,6 @@ function toStored(q: QualificationDto | null | undefined, currency: string): str
     stored.lookback_days = q.lookback_days;
   }
   return Object.keys(stored).length ? JSON.stringify(stored) : null;
-}
-
-function fromStored(q: StoredQualification | null, currency: string): QualificationDto | null {
-  if (!q) return null;
-  const dto: QualificationDto = {};
-  if (q.max_spend_minor !== undefined) dto.max_spend = toMajor(q.max_spend_minor, currency);
-  if (q.days_of_week) dto.days_of_week = q.days_of_week;
-  if (q.time_of_day) dto.time_of_day = q.time_of_day;
-  if (q.networks) dto.networks = q.networks;
-  if (q.channels) dto.channels = q.channels;
-  if (q.activation_days !== undefined) dto.activation_days = q.activation_days;
-  if (q.audience) {
-    dto.audience = q.audience;
-    dto.lookback_days = q.lookback_days;
-  }
-  return dto;
 }
 
 /** Rules between qualification fields: lookback_days goes with audience new or lapsed, and only then. */

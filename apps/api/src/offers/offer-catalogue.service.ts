@@ -6,6 +6,8 @@ import {
   SortOrder,
   merchantNameKey,
   OfferTranslation,
+  QualificationTerms,
+  qualificationTerms,
   sortForProgram,
   StoredQualification,
   toMajor,
@@ -22,6 +24,8 @@ export interface CatalogueOffer extends FeedOffer {
   cashbackMajor: number;
   startsAtIso: string;
   expiresAtIso: string;
+  /** The offer's terms as feed items show them (null: no rules). */
+  terms: QualificationTerms | null;
   /** Qualification rules the feed applies per cardholder (absent = none). */
   audience?: Audience;
   lookbackDays?: number;
@@ -185,6 +189,7 @@ function toCatalogueOffer(r: Row): CatalogueOffer {
     cashbackMajor: toMajor(cashbackAmount, c),
     startsAtIso: r.starts_at.toISOString(),
     expiresAtIso: r.expires_at.toISOString(),
+    terms: qualificationTerms(r.qualification, c),
     ...(r.qualification?.audience && r.qualification.audience !== 'all'
       ? { audience: r.qualification.audience, lookbackDays: r.qualification.lookback_days }
       : {}),

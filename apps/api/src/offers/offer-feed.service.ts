@@ -187,6 +187,7 @@ function item(
     added: added.has(o.id),
     reward_type: o.rewardType,
     cashback_percent: o.cashbackPercent,
+    qualification: o.terms,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { FEED_LIMIT_MAX, FEED_LIMIT_MIN, LOCALE_TAG, REASON_CODES } from '@app/domain';
+import { QualificationDto } from '../common/qualification.dto';
 
 /** Opaque tokens: 1–256 characters without control characters (the same rule as transaction events). */
 const TOKEN = /^[^\u0000-\u001f\u007f]+$/;
@@ -136,6 +137,14 @@ export class FeedOfferDto {
     description: 'Additive: percent of the purchase for percent offers, else null',
   })
   cashback_percent: number | null;
+  @ApiProperty({
+    type: QualificationDto,
+    nullable: true,
+    example: { days_of_week: [6, 7], channels: ['in_store'] },
+    description:
+      'Additive: the offer’s terms (which purchases qualify), for display; null when it has none',
+  })
+  qualification: QualificationDto | null;
   @ApiPropertyOptional({ type: ReasonDto, description: 'Only with personalize=true' })
   reason?: ReasonDto;
 }
