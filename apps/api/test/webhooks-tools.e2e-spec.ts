@@ -10,6 +10,7 @@ import { Queue } from 'bullmq';
 import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { WebhookReplays } from '@app/core';
 import {
   clockPast,
   configureWebhook,
@@ -226,6 +227,12 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
       .send({ since: since.toISOString() })
       .expect(409);
     expect(again.body.error).toBe('replay_running');
+    // A worker set to another pace (100 a second) keeps the pace the replay was requested with.
+    await api.app.get(WebhookReplays).step(100);
+    const paced = await admin.agent
+      .get(`/portal/api/webhook/replays/${started.body.id}`)
+      .expect(200);
+    expect(paced.body.done).toBeLessThanOrEqual(2);
 
     const seen = new Set<number>();
     const done = await eventually(

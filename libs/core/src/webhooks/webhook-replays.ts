@@ -43,6 +43,7 @@ export class WebhookReplays {
     since: Date,
     until: Date,
     requestedBy: string,
+    perSecond: number,
   ): Promise<ReplayStart> {
     const [running]: ReplayRow[] = await m.query(
       `SELECT ${REPLAY_COLUMNS} FROM webhook_replay WHERE institution_id = $1 AND status = 'running'`,
@@ -50,14 +51,14 @@ export class WebhookReplays {
     );
     if (running) return { kind: 'already_running', replay: running };
     const [replay]: ReplayRow[] = await m.query(
-      `INSERT INTO webhook_replay (institution_id, since, until, total, requested_by, status, finished_at)
-       SELECT $1, $2, $3, n, $5, CASE WHEN n = 0 THEN 'done' ELSE 'running' END, CASE WHEN n = 0 THEN now() END
+      `INSERT INTO webhook_replay (institution_id, since, until, total, requested_by, per_second, status, finished_at)
+       SELECT $1, $2, $3, n, $5, $6, CASE WHEN n = 0 THEN 'done' ELSE 'running' END, CASE WHEN n = 0 THEN now() END
          FROM (SELECT count(*)::int AS n FROM (
                  SELECT 1 FROM webhook_delivery
                   WHERE institution_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
                   LIMIT $4) x) c
        RETURNING ${REPLAY_COLUMNS}`,
-      [institutionId, since, until, REPLAY_MAX_DELIVERIES, requestedBy],
+      [institutionId, since, until, REPLAY_MAX_DELIVERIES, requestedBy, perSecond],
     );
     return { kind: 'started', replay };
   }
@@ -99,13 +100,14 @@ export class WebhookReplays {
   private stepOne(id: string, perStep: number): Promise<StepRef[]> {
     return this.db.transaction(async (m) => {
       const [r] = await m.query(
-        `SELECT id, institution_id, since, until, total, done, cursor_created_at, cursor_id FROM webhook_replay
+        `SELECT id, institution_id, since, until, total, done, cursor_created_at, cursor_id, per_second FROM webhook_replay
           WHERE id = $1 AND status = 'running' AND (stepped_at IS NULL OR stepped_at <= now() - interval '1 second')
           FOR UPDATE SKIP LOCKED`,
         [id],
       );
       if (!r) return [];
-      const take = Math.min(perStep, r.total - r.done);
+      // The pace chosen when the replay was requested, whichever worker steps it.
+      const take = Math.min(r.per_second ?? perStep, r.total - r.done);
       const next: { id: string; created_at: Date; cursor_t: string }[] = take
         ? await m.query(
             `SELECT id, created_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t

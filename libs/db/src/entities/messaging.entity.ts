@@ -66,6 +66,8 @@ export class WebhookReplay {
   @Column('uuid', { name: 'cursor_id', nullable: true }) cursorId: string | null;
   @Column('timestamptz', { name: 'stepped_at', nullable: true }) steppedAt: Date | null;
   @Column('text', { name: 'requested_by' }) requestedBy: string;
+  /** Deliveries a second, fixed when requested; null: the stepping worker's setting. */
+  @Column('int', { name: 'per_second', nullable: true }) perSecond: number | null;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'finished_at', nullable: true }) finishedAt: Date | null;
 }

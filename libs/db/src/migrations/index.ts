@@ -19,6 +19,7 @@ import { OfferEngineAudience1763800600000 } from './1763800600000-offer-engine-a
 import { MatchFailed1763800600100 } from './1763800600100-match-failed';
 import { HistoryTransactions1763800600200 } from './1763800600200-history-transactions';
 import { CardholderOfferLookup1763800600300 } from './1763800600300-cardholder-offer-lookup';
+import { WebhookReplayPace1763800600400 } from './1763800600400-webhook-replay-pace';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   MatchFailed1763800600100,
   HistoryTransactions1763800600200,
   CardholderOfferLookup1763800600300,
+  WebhookReplayPace1763800600400,
 ];

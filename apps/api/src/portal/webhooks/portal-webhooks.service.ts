@@ -291,6 +291,7 @@ export class PortalWebhooksService {
       details: { pending: steps.length },
       ip,
     });
+    await this.outbox.reschedule(steps).catch(() => undefined); // else the relay sends them late
     for (let i = 0; i < steps.length; i += 1_000)
       await this.outbox.enqueueSteps(steps.slice(i, i + 1_000), requestId, 'none');
     return { ...(await this.settings(p.institutionId)), resumed: steps.length };
@@ -526,7 +527,14 @@ export class PortalWebhooksService {
       );
     const replay = await this.db.transaction(async (m) => {
       await this.requireConfigured(m, institutionId);
-      const started = await this.replays.start(m, institutionId, since, until, actor);
+      const started = await this.replays.start(
+        m,
+        institutionId,
+        since,
+        until,
+        actor,
+        this.config.webhook.replayRatePerSecond,
+      );
       if (started.kind === 'already_running')
         throw ApiError.conflict(
           'replay_running',
