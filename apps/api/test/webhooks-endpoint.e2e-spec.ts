@@ -14,9 +14,12 @@ import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type { TLSSocket } from 'tls';
-import { WebhookDeliveryService } from '@app/core';
+import { Queue } from 'bullmq';
+import { randomUUID } from 'crypto';
+import { AppConfig } from '@app/config';
+import { WebhookDeliveryService, WebhookOutbox } from '@app/core';
 import { DataSource } from 'typeorm';
-import { QUEUES } from '@app/queue';
+import { jobIds, QUEUES } from '@app/queue';
 import {
   configureWebhook,
   createWorld,
@@ -331,6 +334,27 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
       otherKey: read('other.key'),
     };
   }
+
+  it('resuming moves a retry job scheduled before the pause to the resumed time (adding it again would be ignored)', async () => {
+    const outbox = api.app.get(WebhookOutbox);
+    // A step whose retry was queued for an hour from now (its delivery does not exist: the
+    // worker, if it takes the job, finds nothing to do).
+    const step = { id: randomUUID(), series: 0, attempt: 4 };
+    await outbox.add([{ ...step, nextAttemptAt: new Date(Date.now() + 3_600_000) }]);
+    const due = { ...step, nextAttemptAt: new Date() };
+    await outbox.reschedule([due]);
+    await outbox.enqueueSteps([due], undefined, 'none');
+    const config = api.app.get(AppConfig);
+    const q = new Queue(QUEUES.webhooks, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    const job = await q.getJob(jobIds.webhook(step.id, step.series, step.attempt));
+    // Gone (the worker took it) or no longer held back for the hour.
+    const heldBack = job ? (await job.isDelayed()) && job.delay > 60_000 : false;
+    await q.close();
+    expect(heldBack).toBe(false);
+  });
 
   it('mutual TLS: a client certificate checked at upload, stored encrypted with its expiry shown, presented to a receiver that requires one', async () => {
     const certs = makeCertificates();

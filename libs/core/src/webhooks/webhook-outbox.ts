@@ -67,6 +67,22 @@ export class WebhookOutbox implements OnApplicationShutdown {
     return true;
   }
 
+  /**
+   * For steps whose job may already wait in the queue (resuming a paused URL: a retry scheduled
+   * before the pause keeps its job id), moves such a delayed job to the step's time; adding it
+   * again would be ignored as a duplicate and it would run at its old retry time, out of order.
+   */
+  async reschedule(steps: readonly StepRef[]): Promise<void> {
+    const now = Date.now();
+    for (const s of steps) {
+      const delay = s.nextAttemptAt ? Math.max(0, s.nextAttemptAt.getTime() - now) : 0;
+      await this.producer.within(async (q) => {
+        const job = await q.getJob(jobIds.webhook(s.id, s.series, s.attempt));
+        if (job && (await job.isDelayed())) await job.changeDelay(delay);
+      });
+    }
+  }
+
   /** Adds the jobs only. */
   async add(steps: readonly StepRef[], requestId?: string): Promise<boolean> {
     // Waits a little for a connection still being made (the first call).

@@ -598,9 +598,9 @@ export class WebhookStore {
           [institutionId],
         ),
       );
-      // Oldest first, a little apart (50 ms, less for a long list: all within 10 s), so that the
-      // attempts start in creation order.
-      const gap = Math.min(50, 10_000 / Math.max(1, pending.length));
+      // Oldest first, a little apart (250 ms, less for a long list: all within 10 s), so that the
+      // attempts start in creation order even on a busy worker.
+      const gap = Math.min(250, 10_000 / Math.max(1, pending.length));
       const now = Date.now();
       return pending
         .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1))
