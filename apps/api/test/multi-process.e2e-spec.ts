@@ -114,14 +114,23 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
   }, 120_000);
 
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    // A process killed by a signal (the fault test's worker) has exited with a null exitCode:
+    // only those still running are stopped and waited for, with SIGKILL after 20 s.
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
     await Promise.all(
-      children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
+      running.map(
+        (c) =>
+          new Promise((r) => {
+            c.once('exit', r);
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 20_000).unref();
+          }),
+      ),
     );
     await receiver?.stop();
     await setup?.close();
     await proxy.stop();
-  });
+  }, 90_000);
 
   const post = (i: number, path: string, auth: string, body: unknown) =>
     fetch(`${apis[i % 2]}${path}`, {
