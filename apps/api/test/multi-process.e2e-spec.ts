@@ -7,14 +7,13 @@ Object.assign(process.env, {
 
 import { ChildProcess, spawn } from 'child_process';
 import { existsSync } from 'fs';
-import { createServer, connect, Server, Socket } from 'net';
-import type { AddressInfo } from 'net';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import {
   createWorld,
   eventually,
   portalLogin,
+  RedisProxy,
   startApi,
   TestApi,
   uniq,
@@ -24,32 +23,6 @@ import {
 
 const root = join(__dirname, '../../..');
 const bundle = (app: 'api' | 'worker') => join(root, `dist/apps/${app}/main.js`);
-
-/** A TCP proxy in front of Redis: stopping it is a Redis outage for these processes alone. */
-class RedisProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-  constructor(private readonly upstream: URL) {}
-  async start(): Promise<void> {
-    this.server = createServer((client) => {
-      const up = connect(Number(this.upstream.port || 6379), this.upstream.hostname);
-      for (const s of [client, up]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => (client.destroy(), up.destroy()));
-      }
-      client.pipe(up).pipe(client);
-    });
-    await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-  async stop(): Promise<void> {
-    const closed = new Promise((r) => this.server?.close(r));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-}
 
 /**
  * Two api processes and two worker processes (the built bundles) against one database and one

@@ -7,8 +7,6 @@ Object.assign(process.env, {
 
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { createServer, connect, Server, Socket } from 'net';
-import type { AddressInfo } from 'net';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { MatchingService } from '@app/core';
@@ -21,6 +19,7 @@ import {
   DAY,
   eventually,
   jobsSettled,
+  RedisProxy,
   startApi,
   startWorker,
   TestApi,
@@ -28,39 +27,8 @@ import {
   World,
 } from '@app/testing';
 
-/**
- * A TCP proxy in front of the shared Redis: this suite's api and worker connect through it, so
- * "Redis is down" is simulated for them alone (stop = refuse and cut every connection) without
- * stopping the Redis other suites and engineers use, and without losing its data.
- */
-class RedisOutage {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(private readonly upstream: URL) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((client) => {
-      const up = connect(Number(this.upstream.port || 6379), this.upstream.hostname);
-      for (const s of [client, up]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => (client.destroy(), up.destroy()));
-      }
-      client.pipe(up).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async stop(): Promise<void> {
-    const closed = new Promise((resolve) => this.server?.close(resolve));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-}
-const redisOutage = new RedisOutage(new URL(process.env.REDIS_URL!));
+// Stopping it is a Redis outage for this suite's api and worker alone.
+const redisOutage = new RedisProxy(new URL(process.env.REDIS_URL!));
 
 describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   let api: TestApi;
