@@ -2,37 +2,36 @@
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-audience-${process.pid}` });
 
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
 import { QUEUES } from '@app/queue';
-import { createWorld, eventually, startApi, startWorker, TestApi, uniq, World } from '@app/testing';
-
-const DAY = 86_400_000;
+import {
+  createWorld,
+  DAY,
+  eventually,
+  obliterateQueues,
+  startApi,
+  startWorker,
+  TestApi,
+  uniq,
+  World,
+} from '@app/testing';
 
 /** Channels, activation windows and audiences: admin API, simulate, matching, feed and add. */
 describe('offer channels, activation window and audience', () => {
   let api: TestApi;
   let worker: INestApplicationContext | undefined;
   let db: DataSource;
-  let config: AppConfig;
   const op = () => `Bearer ${api.operatorToken}`;
 
   beforeAll(async () => {
     api = await startApi();
     worker = await startWorker();
     db = api.app.get(DataSource);
-    config = api.app.get(AppConfig);
   });
 
   afterAll(async () => {
     await worker?.close();
-    const q = new Queue(QUEUES.matching, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
+    await obliterateQueues(api, [QUEUES.matching]);
     await api.close();
   });
 

@@ -2,12 +2,19 @@
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-qualification-${process.pid}` });
 
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
 import { localTime } from '@app/domain';
 import { QUEUES } from '@app/queue';
-import { createWorld, eventually, startApi, startWorker, TestApi, uniq, World } from '@app/testing';
+import {
+  createWorld,
+  eventually,
+  obliterateQueues,
+  startApi,
+  startWorker,
+  TestApi,
+  uniq,
+  World,
+} from '@app/testing';
 
 const ZONE = 'America/Sao_Paulo'; // UTC−3 all year: local hours are 3 hours behind UTC
 const hhmm = (minutes: number) => {
@@ -19,24 +26,17 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
   let api: TestApi;
   let worker: INestApplicationContext | undefined;
   let db: DataSource;
-  let config: AppConfig;
   const op = () => `Bearer ${api.operatorToken}`;
 
   beforeAll(async () => {
     api = await startApi();
     worker = await startWorker();
     db = api.app.get(DataSource);
-    config = api.app.get(AppConfig);
   });
 
   afterAll(async () => {
     await worker?.close();
-    const q = new Queue(QUEUES.matching, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
+    await obliterateQueues(api, [QUEUES.matching]);
     await api.close();
   });
 
