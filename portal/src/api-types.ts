@@ -2113,8 +2113,19 @@ export interface components {
             segment?: string;
         };
         ProgramDto: {
+            /**
+             * @description Present once set; absent means 7
+             * @example 7
+             */
+            authorization_expiry_days?: number;
             /** @example 10 */
             max_active_offers: number;
+            /**
+             * @description Present once set; absent means clearing
+             * @example authorization
+             * @enum {string}
+             */
+            reward_on?: "clearing" | "authorization";
             /** @example 0.5 */
             service_share_rate: number;
             /** @example 30 */
@@ -2138,10 +2149,23 @@ export interface components {
         };
         ProgramSettingsDto: {
             /**
+             * @description Days after its transacted_at an authorization without a clearing expires (with reward_on=authorization its redemption is then reversed)
+             * @default 7
+             * @example 7
+             */
+            authorization_expiry_days: number;
+            /**
              * @default 10
              * @example 10
              */
             max_active_offers: number;
+            /**
+             * @description When a card purchase sent as authorization + clearing is rewarded: `clearing` (on the cleared amount) or `authorization` (at the swipe; the clearing confirms it, a void or an expiry reverses it). Purchases sent as `purchase` are rewarded as always.
+             * @default clearing
+             * @example authorization
+             * @enum {string}
+             */
+            reward_on: "clearing" | "authorization";
             /**
              * @description Service's share of the merchant fee
              * @default 0.5
@@ -2905,7 +2929,7 @@ export interface components {
             /** @example visa */
             network?: string;
             /**
-             * @description Required for refunds: the transaction_ref of the purchase refunded.
+             * @description Required for refunds (the transaction_ref of the purchase refunded, or of the clearing or authorization of a card purchase) and for `authorization_reversal` (its authorization’s transaction_ref); optional for `clearing` (its authorization’s transaction_ref). Refused otherwise.
              * @example txn-2026-11-20-000017
              */
             original_transaction_ref?: string;
@@ -2920,11 +2944,11 @@ export interface components {
              */
             transaction_ref: string;
             /**
-             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. Defaults to `purchase`.
+             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. The card lifecycle (docs/transactions.md): `authorization` at the swipe, then its `clearing` (the settled amount) or its void (`authorization_reversal`); the program’s reward_on decides which record is rewarded. A `clearing` without original_transaction_ref is a purchase. Defaults to `purchase`.
              * @example purchase
              * @enum {string}
              */
-            transaction_type?: "purchase" | "refund";
+            transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal";
         };
         /** @description A transaction event in one of the two published shapes. The current shape has `transaction_ref` and `transacted_at`; the earlier one `transaction_id` and `timestamp`. Send one shape, not both. */
         TransactionEventDto: components["schemas"]["TransactionEventCurrent"] | components["schemas"]["TransactionEventEarlier"];
@@ -3012,7 +3036,7 @@ export interface components {
             /** @example visa */
             network?: string;
             /**
-             * @description Required for refunds: the transaction_ref of the purchase refunded.
+             * @description Required for refunds (the transaction_ref of the purchase refunded, or of the clearing or authorization of a card purchase) and for `authorization_reversal` (its authorization’s transaction_ref); optional for `clearing` (its authorization’s transaction_ref). Refused otherwise.
              * @example txn-2026-11-20-000017
              */
             original_transaction_ref?: string;
@@ -3029,11 +3053,11 @@ export interface components {
              */
             transaction_id: string;
             /**
-             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. Defaults to `purchase`.
+             * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. The card lifecycle (docs/transactions.md): `authorization` at the swipe, then its `clearing` (the settled amount) or its void (`authorization_reversal`); the program’s reward_on decides which record is rewarded. A `clearing` without original_transaction_ref is a purchase. Defaults to `purchase`.
              * @example purchase
              * @enum {string}
              */
-            transaction_type?: "purchase" | "refund";
+            transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal";
         };
         UnreadCountDto: {
             /** @example 2 */

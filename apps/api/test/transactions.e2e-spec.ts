@@ -234,7 +234,13 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       [
         'transaction_type outside the enum',
         (b: Record<string, unknown>) => (b.transaction_type = 'chargeback'),
-        [{ field: 'transaction_type', message: 'must be one of: purchase, refund' }],
+        [
+          {
+            field: 'transaction_type',
+            message:
+              'must be one of: purchase, refund, authorization, clearing, authorization_reversal',
+          },
+        ],
       ],
       [
         'a refund without original_transaction_ref',

@@ -15,6 +15,18 @@
 export const REWARD_ON = ['clearing', 'authorization'] as const;
 export type RewardOn = (typeof REWARD_ON)[number];
 
+/** A program that set neither field (its columns are NULL) decides at clearing, expiring after 7 days. */
+export const LIFECYCLE_DEFAULTS = { rewardOn: 'clearing' as RewardOn, authorizationExpiryDays: 7 };
+/** The accepted range of authorization_expiry_days (the database checks the same). */
+export const AUTHORIZATION_EXPIRY_DAYS = { min: 1, max: 45 } as const;
+
+/** The transaction types that belong to a chain, and the chain event each one is. */
+export const LIFECYCLE_KINDS = ['authorization', 'clearing', 'authorization_reversal'] as const;
+export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
+export function isLifecycleKind(kind: string): kind is LifecycleKind {
+  return (LIFECYCLE_KINDS as readonly string[]).includes(kind);
+}
+
 /** Where a chain stands; `none` before any of its records was processed. */
 export type ChainState = 'none' | 'authorized' | 'cleared' | 'voided' | 'expired';
 export type ChainEvent = 'authorization' | 'clearing' | 'authorization_reversal' | 'expiry';

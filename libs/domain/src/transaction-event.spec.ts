@@ -125,6 +125,52 @@ describe('parseTransactionEvent', () => {
     ]);
   });
 
+  it('card lifecycle: clearing and authorization_reversal name their authorization', () => {
+    expect(ok({ ...current, transaction_type: 'authorization' })).toMatchObject({
+      kind: 'authorization',
+      originalTransactionRef: null,
+    });
+    expect(
+      ok({ ...current, transaction_type: 'clearing', original_transaction_ref: 'auth-1' }),
+    ).toMatchObject({ kind: 'clearing', originalTransactionRef: 'auth-1' });
+    expect(
+      ok({
+        ...current,
+        transaction_type: 'authorization_reversal',
+        original_transaction_ref: 'auth-1',
+      }),
+    ).toMatchObject({ kind: 'authorization_reversal', originalTransactionRef: 'auth-1' });
+  });
+
+  it('a clearing without original_transaction_ref is a purchase', () => {
+    expect(ok({ ...current, transaction_type: 'clearing' })).toMatchObject({
+      kind: 'purchase',
+      originalTransactionRef: null,
+    });
+  });
+
+  it('a void needs its authorization; an authorization names none', () => {
+    expect(errors({ ...current, transaction_type: 'authorization_reversal' })).toEqual([
+      {
+        field: 'original_transaction_ref',
+        message: 'is required when transaction_type is authorization_reversal',
+      },
+    ]);
+    expect(
+      errors({ ...current, transaction_type: 'authorization', original_transaction_ref: 'a' }),
+    ).toEqual([
+      {
+        field: 'original_transaction_ref',
+        message:
+          'is only allowed when transaction_type is refund, clearing or authorization_reversal',
+      },
+    ]);
+    expect(
+      errors({ ...current, transaction_type: 'clearing', original_transaction_ref: 'ref-1' })[0]
+        .message,
+    ).toMatch(/differ/);
+  });
+
   it('refunds need original_transaction_ref', () => {
     expect(
       ok({ ...current, transaction_type: 'refund', original_transaction_ref: 'ref-0' }),
@@ -226,7 +272,7 @@ describe('parseTransactionEvent', () => {
       [
         'transaction_type',
         { ...current, transaction_type: 'chargeback' },
-        'must be one of: purchase, refund',
+        'must be one of: purchase, refund, authorization, clearing, authorization_reversal',
       ],
       ['mcc', { ...current, mcc: '54a1' }, 'must be 4 digits'],
       ['surprise', { ...current, surprise: 1 }, 'is not an accepted field'],

@@ -22,7 +22,18 @@ export const MERCHANT_IDENTIFIER_TYPES = [
 export type MerchantIdentifierTypeValue = (typeof MERCHANT_IDENTIFIER_TYPES)[number];
 export const INSTRUMENT_TYPES = ['card', 'wallet', 'account'] as const;
 export type InstrumentTypeValue = (typeof INSTRUMENT_TYPES)[number];
-export const TRANSACTION_TYPES = ['purchase', 'refund'] as const;
+/**
+ * `purchase` and `refund`, and the card lifecycle (card-lifecycle.ts): `authorization` at the swipe,
+ * `clearing` (the settled amount) and `authorization_reversal` (a void), both naming their
+ * authorization by original_transaction_ref. A clearing without one is stored as a purchase.
+ */
+export const TRANSACTION_TYPES = [
+  'purchase',
+  'refund',
+  'authorization',
+  'clearing',
+  'authorization_reversal',
+] as const;
 export type TransactionTypeValue = (typeof TRANSACTION_TYPES)[number];
 
 /** Every field a transaction event may carry (current shape, earlier shape, refunds). */
@@ -171,6 +182,11 @@ function amountText(n: number): string | null {
   return frac.length <= 4 ? s : null;
 }
 
+/** The types that name an original record by original_transaction_ref. */
+function namesOriginal(kind: TransactionTypeValue): boolean {
+  return kind === 'refund' || kind === 'clearing' || kind === 'authorization_reversal';
+}
+
 /** Validates and normalizes one transaction event (either published shape). */
 export function parseTransactionEvent(input: unknown, options: ParseOptions = {}): ParseResult {
   const c = new Collector();
@@ -303,15 +319,20 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
     c.add('timestamp', 'differs from transacted_at; send one of them');
   const transactedAt = at ?? legacyAt;
 
-  // Refunds.
+  // Refunds and the card lifecycle: which types name an original record.
   const typeValue = oneOf(raw, 'transaction_type', TRANSACTION_TYPES, c);
   const typeInvalid = present(raw, 'transaction_type') && typeValue === null;
-  const kind = typeValue ?? 'purchase';
+  const sentOriginal = present(raw, 'original_transaction_ref');
+  // A clearing that names no authorization is a purchase (the card lifecycle has nothing to join).
+  const kind = typeValue === 'clearing' && !sentOriginal ? 'purchase' : (typeValue ?? 'purchase');
   const originalTransactionRef = str(raw, 'original_transaction_ref', 200, c);
-  if (kind === 'refund' && !present(raw, 'original_transaction_ref')) {
-    c.add('original_transaction_ref', 'is required when transaction_type is refund');
-  } else if (kind === 'purchase' && !typeInvalid && present(raw, 'original_transaction_ref')) {
-    c.add('original_transaction_ref', 'is only allowed when transaction_type is refund');
+  if ((kind === 'refund' || kind === 'authorization_reversal') && !sentOriginal) {
+    c.add('original_transaction_ref', `is required when transaction_type is ${kind}`);
+  } else if (!typeInvalid && !namesOriginal(kind) && sentOriginal) {
+    c.add(
+      'original_transaction_ref',
+      'is only allowed when transaction_type is refund, clearing or authorization_reversal',
+    );
   } else if (originalTransactionRef && originalTransactionRef === transactionRef) {
     c.add('original_transaction_ref', 'must differ from transaction_ref');
   }
@@ -335,7 +356,7 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
       transactionRef: transactionRef!,
       transactedAt: transactedAt!,
       kind,
-      originalTransactionRef: kind === 'refund' ? originalTransactionRef : null,
+      originalTransactionRef: namesOriginal(kind) ? originalTransactionRef : null,
       ...(channel ? { channel } : {}),
     },
   };

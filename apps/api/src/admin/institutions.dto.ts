@@ -19,7 +19,15 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PLANS, PORTAL_ROLES } from '@app/db';
-import { LOCALES, PROGRAM_DEFAULTS, SCOPES, SORT_ORDERS } from '@app/domain';
+import {
+  AUTHORIZATION_EXPIRY_DAYS,
+  LIFECYCLE_DEFAULTS,
+  LOCALES,
+  PROGRAM_DEFAULTS,
+  REWARD_ON,
+  SCOPES,
+  SORT_ORDERS,
+} from '@app/domain';
 import { IsTimestamp, IsTimeZoneName } from '../common/validators';
 
 export class ProgramSettingsDto {
@@ -88,6 +96,31 @@ export class ProgramSettingsDto {
   @IsOptional()
   @IsTimeZoneName()
   time_zone?: string;
+
+  @ApiPropertyOptional({
+    enum: REWARD_ON,
+    default: LIFECYCLE_DEFAULTS.rewardOn,
+    example: 'authorization',
+    description:
+      'When a card purchase sent as authorization + clearing is rewarded: `clearing` (on the cleared amount) or `authorization` (at the swipe; the clearing confirms it, a void or an expiry reverses it). Purchases sent as `purchase` are rewarded as always.',
+  })
+  @IsOptional()
+  @IsIn(REWARD_ON)
+  reward_on?: string;
+
+  @ApiPropertyOptional({
+    example: 7,
+    default: LIFECYCLE_DEFAULTS.authorizationExpiryDays,
+    minimum: AUTHORIZATION_EXPIRY_DAYS.min,
+    maximum: AUTHORIZATION_EXPIRY_DAYS.max,
+    description:
+      'Days after its transacted_at an authorization without a clearing expires (with reward_on=authorization its redemption is then reversed)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(AUTHORIZATION_EXPIRY_DAYS.min)
+  @Max(AUTHORIZATION_EXPIRY_DAYS.max)
+  authorization_expiry_days?: number;
 }
 
 export class RateLimitsDto {
@@ -194,6 +227,14 @@ export class ProgramDto {
     description: 'Present once set; absent means UTC',
   })
   time_zone?: string;
+  @ApiPropertyOptional({
+    enum: REWARD_ON,
+    example: 'authorization',
+    description: 'Present once set; absent means clearing',
+  })
+  reward_on?: string;
+  @ApiPropertyOptional({ example: 7, description: 'Present once set; absent means 7' })
+  authorization_expiry_days?: number;
 }
 
 export class InstitutionDto {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { KeysetAfter, keysetSql, returnedRows } from '@app/db';
 import type { Plan, PortalRole, RateLimitOverrides } from '@app/db';
-import type { Locale, SortOrder } from '@app/domain';
+import type { Locale, RewardOn, SortOrder } from '@app/domain';
 
 /** Program settings by column; only the columns present are written (the rest keep defaults). */
 export interface ProgramColumns {
@@ -13,7 +13,11 @@ export interface ProgramColumns {
   service_share_rate?: number;
   settlement_hold_days?: number;
   time_zone?: string;
+  reward_on?: RewardOn;
+  authorization_expiry_days?: number;
 }
+
+type OptionalProgramColumn = 'time_zone' | 'reward_on' | 'authorization_expiry_days';
 
 export interface InstitutionRow {
   id: string;
@@ -24,8 +28,9 @@ export interface InstitutionRow {
   webhook_url: string | null;
   created_at: Date;
   cursor_t: string;
-  /** time_zone only when one was set (absent = UTC). */
-  program: Required<Omit<ProgramColumns, 'time_zone'>> & Pick<ProgramColumns, 'time_zone'>;
+  /** time_zone, reward_on and authorization_expiry_days only when set (absent = the defaults). */
+  program: Required<Omit<ProgramColumns, OptionalProgramColumn>> &
+    Pick<ProgramColumns, OptionalProgramColumn>;
 }
 
 const SELECT = `
@@ -33,7 +38,8 @@ const SELECT = `
          json_strip_nulls(json_build_object('supported_locales', p.supported_locales, 'sort_order', p.sort_order,
                            'max_active_offers', p.max_active_offers, 'widget_feed_limit', p.widget_feed_limit,
                            'service_share_rate', p.service_share_rate::float8,
-                           'settlement_hold_days', p.settlement_hold_days, 'time_zone', p.time_zone)) AS program`;
+                           'settlement_hold_days', p.settlement_hold_days, 'time_zone', p.time_zone,
+                           'reward_on', p.reward_on, 'authorization_expiry_days', p.authorization_expiry_days)) AS program`;
 const FROM = `FROM institution i JOIN program p ON p.institution_id = i.id`;
 
 /** Every statement over institution, program and portal_user for the operators' API. */
@@ -139,6 +145,8 @@ const PROGRAM_COLUMNS = [
   'service_share_rate',
   'settlement_hold_days',
   'time_zone',
+  'reward_on',
+  'authorization_expiry_days',
 ] as const;
 
 /** The present program columns (names from the fixed list above, never from input). */

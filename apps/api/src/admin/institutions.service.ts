@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { hashPassword } from '@app/core';
 import { PG_UNIQUE_VIOLATION, pgErrorCode, Plan, PortalRole } from '@app/db';
-import type { Locale, SortOrder } from '@app/domain';
+import type { Locale, RewardOn, SortOrder } from '@app/domain';
 import { ApiKeyCache } from '../auth/api-key-cache.service';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
@@ -99,6 +99,8 @@ function programColumns(p: ProgramSettingsDto): ProgramColumns {
     service_share_rate: p.service_share_rate,
     settlement_hold_days: p.settlement_hold_days,
     time_zone: p.time_zone,
+    reward_on: p.reward_on as RewardOn | undefined,
+    authorization_expiry_days: p.authorization_expiry_days,
   };
 }
 

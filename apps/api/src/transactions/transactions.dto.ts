@@ -150,13 +150,15 @@ export class TransactionEventDto {
     default: 'purchase',
     example: 'purchase',
     description:
-      'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend.',
+      'A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. ' +
+      'The card lifecycle (docs/transactions.md): `authorization` at the swipe, then its `clearing` (the settled amount) or its void (`authorization_reversal`); the program’s reward_on decides which record is rewarded. A `clearing` without original_transaction_ref is a purchase.',
   })
   transaction_type?: string;
 
   @ApiPropertyOptional({
     example: 'txn-2026-11-20-000017',
-    description: 'Required for refunds: the transaction_ref of the purchase refunded.',
+    description:
+      'Required for refunds (the transaction_ref of the purchase refunded, or of the clearing or authorization of a card purchase) and for `authorization_reversal` (its authorization’s transaction_ref); optional for `clearing` (its authorization’s transaction_ref). Refused otherwise.',
   })
   original_transaction_ref?: string;
 }
@@ -346,6 +348,44 @@ export const EVENT_EXAMPLES = {
       currency: 'USD',
       timestamp: now,
       transaction_id: 'txn-2026-11-21-000042',
+    },
+  },
+  authorization: {
+    summary: 'Card authorization (at the swipe)',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      card_token: 'ctk_4f9a2b7c1d',
+      card_acceptor_id: 'DEMO-CA-GREENGROCER',
+      amount: 42.9,
+      transaction_ref: 'auth-2026-11-21-000042',
+      transacted_at: now,
+      transaction_type: 'authorization',
+    },
+  },
+  clearing: {
+    summary: 'Clearing of an authorization (the settled amount)',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      card_token: 'ctk_4f9a2b7c1d',
+      card_acceptor_id: 'DEMO-CA-GREENGROCER',
+      amount: 45.9,
+      transaction_ref: 'clr-2026-11-22-000042',
+      transacted_at: now,
+      transaction_type: 'clearing',
+      original_transaction_ref: 'auth-2026-11-21-000042',
+    },
+  },
+  authorization_reversal: {
+    summary: 'Void of an authorization',
+    value: {
+      cardholder_token: 'chk_7Hq2LmP9xQ',
+      card_token: 'ctk_4f9a2b7c1d',
+      card_acceptor_id: 'DEMO-CA-GREENGROCER',
+      amount: 42.9,
+      transaction_ref: 'void-2026-11-21-000042',
+      transacted_at: now,
+      transaction_type: 'authorization_reversal',
+      original_transaction_ref: 'auth-2026-11-21-000042',
     },
   },
   refund: {

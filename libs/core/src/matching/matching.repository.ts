@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
-import type { MatchingEnrollment, OfferTerms } from '@app/domain';
+import type { LifecycleKind, MatchingEnrollment, OfferTerms } from '@app/domain';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
@@ -10,7 +10,7 @@ export interface ClaimedRow {
   institution_id: string;
   transaction_ref: string;
   cardholder_token: string;
-  kind: 'purchase' | 'refund';
+  kind: 'purchase' | 'refund' | LifecycleKind;
   amount: string;
   currency: string | null;
   transacted_at: Date;

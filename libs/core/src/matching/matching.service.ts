@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import {
   allocate,
   giveBack,
+  isLifecycleKind,
   isSettlementStatus,
   latest,
   linkRefund,
@@ -113,6 +114,8 @@ export class MatchingService {
         ? await this.planReversals(m, refunds, purchases, statuses, stats)
         : [];
 
+      // Card lifecycle records are recorded until the chain planner decides them.
+      for (const c of claimed) if (isLifecycleKind(c.kind)) statuses.set(c.id, 'unmatched');
       for (const p of purchases) if (!p.merchant_id) statuses.set(p.id, 'merchant_unresolved');
       const resolved = purchases.filter((p) => p.merchant_id);
       const candidates = await this.candidates(m, resolved);

@@ -42,6 +42,11 @@ export class Program {
   settlementHoldDays: number;
   /** IANA zone in which offers' days and hours are read; null = UTC. */
   @Column('text', { name: 'time_zone', nullable: true }) timeZone: string | null;
+  /** When a card purchase is rewarded: `clearing` or `authorization`; null = clearing. */
+  @Column('text', { name: 'reward_on', nullable: true }) rewardOn: string | null;
+  /** Days an authorization waits for its clearing before it expires; null = 7. */
+  @Column('int', { name: 'authorization_expiry_days', nullable: true })
+  authorizationExpiryDays: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -20,6 +20,7 @@ import { MatchFailed1763800600100 } from './1763800600100-match-failed';
 import { HistoryTransactions1763800600200 } from './1763800600200-history-transactions';
 import { CardholderOfferLookup1763800600300 } from './1763800600300-cardholder-offer-lookup';
 import { WebhookReplayPace1763800600400 } from './1763800600400-webhook-replay-pace';
+import { CardLifecycle1763800610000 } from './1763800610000-card-lifecycle';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   HistoryTransactions1763800600200,
   CardholderOfferLookup1763800600300,
   WebhookReplayPace1763800600400,
+  CardLifecycle1763800610000,
 ];
