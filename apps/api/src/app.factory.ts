@@ -4,7 +4,8 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import express from 'express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
+import { Logger, PARAMS_PROVIDER_TOKEN, type Params } from 'nestjs-pino';
+import type { Logger as PinoLogger } from 'pino';
 import { existsSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
@@ -13,7 +14,7 @@ import { runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
 import { bodyParserError } from './common/error-mapping';
 import { assertJsonDepth, inputRules } from './common/input-rules';
-import { ApiLogger } from './common/logging';
+import { ApiLogger, requestLogging } from './common/logging';
 import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { createValidationPipe } from './common/validation';
@@ -76,6 +77,9 @@ export async function createApiApp(
   if (config.migrationsRunOnBoot) {
     await runMigrationsLocked(app.get(DataSource));
   }
+  // Last of the middleware, where nestjs-pino's pino-http ran: the same requests get a line.
+  const { pinoHttp } = app.get<Params>(PARAMS_PROVIDER_TOKEN);
+  app.use(requestLogging((pinoHttp as { logger: PinoLogger }).logger));
   await app.init();
   return app;
 }

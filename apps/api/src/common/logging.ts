@@ -1,7 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Logger, Params } from 'nestjs-pino';
+import type { RequestHandler } from 'express';
 import type { IncomingMessage, ServerResponse } from 'http';
-import type { Options } from 'pino-http';
+import type { Logger, Params } from 'nestjs-pino';
+import pino, { type DestinationStream, type LoggerOptions, type Logger as PinoLogger } from 'pino';
 import { AppConfig } from '@app/config';
 import { logDestination } from '@app/core';
 
@@ -25,30 +26,80 @@ export const REDACT_PATHS = [
   '*.instrument_token',
 ];
 
-/** nestjs-pino options for the api: request id from the request-id middleware, no query strings logged. */
+/** Paths whose requests write no completion line (probes and scrapes). */
+const UNLOGGED_PATHS = new Set(['/health', '/ready', '/metrics']);
+
+const pathOf = (req: IncomingMessage & { originalUrl?: string }) =>
+  (req.originalUrl ?? req.url ?? '').split('?')[0];
+
+/**
+ * nestjs-pino options for the api: one root pino logger (redaction, serializers) for everything
+ * logged through Nest's Logger, and no nestjs-pino middleware (`requestLogging` below writes the
+ * request lines). Query strings carry cardholder tokens, segments and preference hints: never
+ * logged.
+ */
 export function loggerParams(config: AppConfig): Params {
-  const options: Options = {
+  const options: LoggerOptions = {
     level: config.logLevel,
     base: { app: 'api' },
-    genReqId: (req: IncomingMessage) => req.id ?? 'unknown',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    // Query strings carry cardholder tokens, segments and preference hints: never logged.
     serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({
+      req: (req: IncomingMessage & { id?: string; originalUrl?: string }) => ({
         id: req.id,
         method: req.method,
-        path: req.url.split('?')[0],
+        path: pathOf(req),
       }),
-      res: (res: ServerResponse & { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    autoLogging: {
-      ignore: (req) => ['/health', '/ready', '/metrics'].includes((req.url ?? '').split('?')[0]),
+      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+      err: pino.stdSerializers.err,
     },
   };
   const destination = logDestination(config);
-  return { pinoHttp: destination ? [options, destination] : options };
+  const root = destination ? pino(options, destination) : pino(options);
+  return { pinoHttp: { logger: root }, useExisting: true, forRoutes: [] };
+}
+
+/**
+ * The completion line of every request (pino-http's lines: `request completed` at info, warn for
+ * 4xx; `request errored` with an error for 5xx), written by a logger without redaction: its fields
+ * are fixed and hold nothing to redact. pino-http built a child logger per request (serializing
+ * and redacting the request) and nestjs-pino ran every request in an AsyncLocalStorage context
+ * for it, which on this Node turns on a hook for every promise; together about a third of the api's
+ * CPU for `GET /api/v1/me` (docs/performance.md). What services log during a request is
+ * therefore not bound to the request: a line that needs the request says so itself (the error
+ * filter logs the request id).
+ */
+export function requestLogging(root: PinoLogger): RequestHandler {
+  const lines = pino(
+    { level: root.level, base: { app: 'api' } },
+    (root as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym],
+  );
+  return (req, res, next) => {
+    if (UNLOGGED_PATHS.has(pathOf(req))) return next();
+    const started = Date.now();
+    let done = false;
+    const complete = (err?: Error) => {
+      if (done) return;
+      done = true;
+      res.removeListener('close', complete);
+      res.removeListener('finish', complete);
+      res.removeListener('error', complete);
+      const status = res.statusCode;
+      const fields = {
+        req: { id: req.id, method: req.method, path: pathOf(req) },
+        res: { statusCode: status },
+      };
+      const responseTime = Date.now() - started;
+      if (err || status >= 500) {
+        const error = err ?? new Error(`failed with status code ${status}`);
+        lines.error({ ...fields, err: error, responseTime }, 'request errored');
+      } else if (status >= 400) lines.warn({ ...fields, responseTime }, 'request completed');
+      else lines.info({ ...fields, responseTime }, 'request completed');
+    };
+    res.on('close', complete);
+    res.on('finish', complete);
+    res.on('error', complete);
+    next();
+  };
 }
 
 /** Nest's start-up chatter: one line per mapped route. Useful when debugging, noise otherwise. */
