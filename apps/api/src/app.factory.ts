@@ -17,6 +17,7 @@ import { assertJsonDepth, inputRules } from './common/input-rules';
 import { ApiLogger, requestLogging } from './common/logging';
 import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
+import { precomputedHeaders } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import { setupSwagger } from './docs/swagger';
 import { mountQueueDashboard } from './operations/queue-dashboard';
@@ -49,16 +50,19 @@ export async function createApiApp(
 
   app.use(requestId);
   app.use(httpMetrics());
+  // helmet's headers do not depend on the request: computed once, set in one loop.
   app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          // Swagger UI needs inline styles; nothing else does.
-          'style-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:'],
+    precomputedHeaders(
+      helmet({
+        contentSecurityPolicy: {
+          directives: {
+            // Swagger UI needs inline styles; nothing else does.
+            'style-src': ["'self'", "'unsafe-inline'"],
+            'img-src': ["'self'", 'data:'],
+          },
         },
-      },
-    }),
+      }),
+    ),
   );
   app.use(API_PREFIXES, noStore);
   // Only the portal's session reads a cookie; the public and admin APIs skip the parsing.
