@@ -1264,6 +1264,14 @@ export interface components {
             currency: string;
             /** @example 2027-01-31T23:59:59.000Z */
             expires_at: string;
+            /**
+             * @description The goal of a goal offer (target in major units for cumulative_spend), or null
+             * @example {
+             *       "target": 100,
+             *       "type": "cumulative_spend"
+             *     }
+             */
+            goal: components["schemas"]["GoalDto"] | null;
             /** @example c5d8... */
             id: string;
             /** @example [] */
@@ -1435,6 +1443,14 @@ export interface components {
             /** @example 2027-01-31T23:59:59Z */
             expires_at: string;
             /**
+             * @description Goal offer: the reward needs several qualifying purchases (each meeting every rule, min_spend included); the round starts over while max_redemptions_per_cardholder allows. null (on update) removes it
+             * @example {
+             *       "target": 3,
+             *       "type": "purchase_count"
+             *     }
+             */
+            goal?: components["schemas"]["GoalDto"] | null;
+            /**
              * @description Institutions the offer is shown to; empty or absent = every institution
              * @example []
              */
@@ -1598,6 +1614,17 @@ export interface components {
             /** @example USD */
             currency: string;
             /**
+             * @description Additive, goal offers only: how this purchase would count toward the cardholder’s goal (it counts whoever wins it)
+             * @example {
+             *       "completes": false,
+             *       "counts": 1,
+             *       "current": 1,
+             *       "target": 3,
+             *       "unit": "purchases"
+             *     }
+             */
+            goal?: components["schemas"]["SimulatedGoalDto"];
+            /**
              * @description What the institution would be paid.
              * @example 5.5
              */
@@ -1617,7 +1644,7 @@ export interface components {
              *       "below_min_spend"
              *     ]
              */
-            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch")[];
+            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached")[];
         };
         FeedOfferDto: {
             /**
@@ -1658,6 +1685,15 @@ export interface components {
              * @example 20
              */
             min_spend: number;
+            /**
+             * @description Additive, goal offers only: the cardholder’s progress in the open round (0 when not added); absent for other offers
+             * @example {
+             *       "current": 2,
+             *       "target": 3,
+             *       "unit": "purchases"
+             *     }
+             */
+            progress?: components["schemas"]["GoalProgressDto"];
             /**
              * @description Additive: the offer’s terms (which purchases qualify), for display; null when it has none
              * @example {
@@ -1736,6 +1772,36 @@ export interface components {
             from: string;
             /** @example 2026-11-21T10:00:00.000Z */
             to: string;
+        };
+        GoalDto: {
+            /**
+             * @description Purchases (an integer, 1-1000) for purchase_count; an amount in major units of the offer currency for cumulative_spend
+             * @example 3
+             */
+            target: number;
+            /**
+             * @description purchase_count: the target-th qualifying purchase earns the reward; cumulative_spend: the purchase that takes the counted spend to the target does
+             * @example purchase_count
+             * @enum {string}
+             */
+            type: "purchase_count" | "cumulative_spend";
+        };
+        GoalProgressDto: {
+            /**
+             * @description Counted so far in the open round: purchases, or an amount in major units of the offer currency
+             * @example 2
+             */
+            current: number;
+            /**
+             * @description The goal: purchases, or an amount in major units
+             * @example 3
+             */
+            target: number;
+            /**
+             * @example purchases
+             * @enum {string}
+             */
+            unit: "purchases" | "amount";
         };
         HourlyOutcomeDto: {
             /** @example 120 */
@@ -2709,6 +2775,33 @@ export interface components {
              */
             signing_secret: string;
         };
+        SimulatedGoalDto: {
+            /**
+             * @description True when the purchase would reach the target: the goal then competes for the purchase like any offer (outcome match when it wins)
+             * @example false
+             */
+            completes: boolean;
+            /**
+             * @description What the purchase would add to the open round (purchases, or an amount in major units); 0 when it does not count
+             * @example 1
+             */
+            counts: number;
+            /**
+             * @description The open round now (before this purchase)
+             * @example 2
+             */
+            current: number;
+            /**
+             * @description The goal (purchases, or an amount in major units)
+             * @example 3
+             */
+            target: number;
+            /**
+             * @example purchases
+             * @enum {string}
+             */
+            unit: "purchases" | "amount";
+        };
         SimulatedMerchantDto: {
             /**
              * Format: uuid
@@ -3114,6 +3207,14 @@ export interface components {
             cashback_percent?: number;
             /** @example 2027-01-31T23:59:59Z */
             expires_at?: string;
+            /**
+             * @description Goal offer: the reward needs several qualifying purchases (each meeting every rule, min_spend included); the round starts over while max_redemptions_per_cardholder allows. null (on update) removes it
+             * @example {
+             *       "target": 3,
+             *       "type": "purchase_count"
+             *     }
+             */
+            goal?: components["schemas"]["GoalDto"] | null;
             /**
              * @description Institutions the offer is shown to; empty or absent = every institution
              * @example []

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { IngestionService } from './ingestion/ingestion.service';
 import { TransactionStore } from './ingestion/transaction-store';
+import { GoalProgressRepository } from './matching/goal-progress.repository';
+import { GoalProgressService } from './matching/goal-progress.service';
 import { MatchFailuresRepository } from './matching/match-failures.repository';
 import { MatchFailuresService } from './matching/match-failures.service';
 import { MatchQueue } from './matching/match-queue';
@@ -18,6 +20,8 @@ const SERVICES = [
   IngestionService,
   MatchQueue,
   MatchingRepository,
+  GoalProgressRepository,
+  GoalProgressService,
   MatchingService,
   MatchRelayService,
   MatchFailuresRepository,

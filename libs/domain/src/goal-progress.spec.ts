@@ -1,8 +1,13 @@
 import {
   addToProgress,
+  afterCount,
   contributionOf,
+  CountedPurchase,
+  countPurchase,
   feedProgress,
+  planGoalRefunds,
   refundContribution,
+  roundKey,
   roundReversed,
 } from './goal-progress';
 
@@ -61,5 +66,108 @@ describe('goal offers: refunds take the contribution back', () => {
     expect(roundReversed(spend100, 12_000, 2_000)).toBe(false);
     expect(roundReversed(spend100, 12_000, 2_001)).toBe(true);
     expect(roundReversed(three, 3, 1)).toBe(true);
+  });
+});
+
+describe('goal offers: a counted purchase and the open round', () => {
+  it('counts the purchase in the open round; reaching the target makes it a candidate for the reward', () => {
+    expect(countPurchase(three, { round: 2, progress: 2, spend: 5_000 }, 2_500)).toEqual({
+      round: 2,
+      units: 1,
+      spend: 2_500,
+      progress: 3,
+      roundSpend: 7_500,
+      reached: true,
+    });
+  });
+  it('a rewarded round starts the next round from zero', () => {
+    const c = countPurchase(three, { round: 1, progress: 2, spend: 5_000 }, 2_500);
+    expect(afterCount(c, true)).toEqual({ round: 2, progress: 0, spend: 0 });
+  });
+  it('a round that reached its target without the reward stays open at it; the next counted purchase completes it', () => {
+    const c = countPurchase(three, { round: 1, progress: 2, spend: 5_000 }, 2_500);
+    const open = afterCount(c, false);
+    expect(open).toEqual({ round: 1, progress: 3, spend: 7_500 });
+    expect(countPurchase(three, open, 100).reached).toBe(true);
+  });
+});
+
+describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
+  const counted = (o: Partial<CountedPurchase>): CountedPurchase => ({
+    transactionId: 't1',
+    enrollmentId: 'e1',
+    goal: three,
+    round: 1,
+    units: 1,
+    spend: 2_500,
+    netMinor: 0,
+    minSpend: 1_000,
+    ...o,
+  });
+  it('in the open round, the progress falls by what the refund takes back', () => {
+    const plan = planGoalRefunds(
+      [counted({})],
+      new Map([['e1', { round: 1, progress: 2, spend: 5_000 }]]),
+      new Map(),
+      new Set(),
+    );
+    expect(plan.contributions).toEqual([
+      { transactionId: 't1', enrollmentId: 'e1', units: 0, spend: 0 },
+    ]);
+    expect(plan.states.get('e1')).toEqual({ round: 1, progress: 1, spend: 2_500 });
+    expect(plan.reversed).toEqual([]);
+  });
+  it('a partial refund that leaves the purchase above min_spend keeps the count and lowers the spend', () => {
+    const plan = planGoalRefunds(
+      [counted({ netMinor: 1_500 })],
+      new Map([['e1', { round: 1, progress: 2, spend: 5_000 }]]),
+      new Map(),
+      new Set(),
+    );
+    expect(plan.states.get('e1')).toEqual({ round: 1, progress: 2, spend: 4_000 });
+  });
+  it('a rewarded round that falls below its target is reversed; what is left of it counts in the open round', () => {
+    const plan = planGoalRefunds(
+      [counted({ round: 1 })],
+      new Map([['e1', { round: 2, progress: 1, spend: 3_000 }]]),
+      new Map([[roundKey({ enrollmentId: 'e1', round: 1 }), { units: 3, spend: 7_500 }]]),
+      new Set([roundKey({ enrollmentId: 'e1', round: 1 })]),
+    );
+    expect(plan.reversed).toEqual([{ enrollmentId: 'e1', round: 1 }]);
+    expect(plan.carried).toEqual([{ enrollmentId: 'e1', round: 1, to: 2 }]);
+    expect(plan.states.get('e1')).toEqual({ round: 2, progress: 3, spend: 8_000 });
+  });
+  it('a rewarded round that stays at its target is not reversed', () => {
+    const plan = planGoalRefunds(
+      [counted({ goal: spend100, units: 6_000, spend: 6_000, netMinor: 5_000, minSpend: 0 })],
+      new Map([['e1', { round: 2, progress: 0, spend: 0 }]]),
+      new Map([[roundKey({ enrollmentId: 'e1', round: 1 }), { units: 12_000, spend: 12_000 }]]),
+      new Set([roundKey({ enrollmentId: 'e1', round: 1 })]),
+    );
+    expect(plan.reversed).toEqual([]);
+    expect(plan.states.size).toBe(0);
+    expect(plan.contributions).toEqual([
+      { transactionId: 't1', enrollmentId: 'e1', units: 5_000, spend: 5_000 },
+    ]);
+  });
+  it('a second refund of the same reversed round lowers the open round it was carried into', () => {
+    const k = roundKey({ enrollmentId: 'e1', round: 1 });
+    const plan = planGoalRefunds(
+      [counted({ transactionId: 't1' }), counted({ transactionId: 't2' })],
+      new Map([['e1', { round: 2, progress: 0, spend: 0 }]]),
+      new Map([[k, { units: 3, spend: 7_500 }]]),
+      new Set([k]),
+    );
+    expect(plan.reversed).toHaveLength(1);
+    expect(plan.states.get('e1')).toEqual({ round: 2, progress: 1, spend: 2_500 });
+  });
+  it('a refund that takes nothing back changes nothing', () => {
+    const plan = planGoalRefunds(
+      [counted({ netMinor: 2_500 })],
+      new Map([['e1', { round: 1, progress: 1, spend: 2_500 }]]),
+      new Map(),
+      new Set(),
+    );
+    expect(plan).toEqual({ contributions: [], states: new Map(), reversed: [], carried: [] });
   });
 });

@@ -3,6 +3,14 @@ import { comparePreference } from './winner';
 import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
 import { activationExpired } from './enrollment-activation';
 import { audienceMatches } from './audience';
+import {
+  afterCount,
+  countPurchase,
+  FIRST_ROUND,
+  Goal,
+  GoalCount,
+  GoalState,
+} from './goal-progress';
 
 export { comparePreference } from './winner';
 
@@ -28,6 +36,7 @@ export const NO_MATCH_REASONS = [
   ...QUALIFICATION_REASONS,
   'activation_expired',
   'audience_mismatch',
+  'goal_not_reached',
 ] as const;
 export type NoMatchReason = (typeof NO_MATCH_REASONS)[number];
 
@@ -56,6 +65,8 @@ export interface OfferTerms {
   priority: number;
   /** Optional rules narrowing which purchases qualify (qualification.ts); absent = none. */
   qualification?: Qualification;
+  /** Goal offers (goal-progress.ts): the reward needs several purchases; absent = one purchase. */
+  goal?: Goal;
 }
 
 export interface MatchingEnrollment {
@@ -64,6 +75,8 @@ export interface MatchingEnrollment {
   status: string;
   redemptionCount: number;
   addedAt: Date;
+  /** Goal offers: the open round (absent = the first round, nothing counted yet). */
+  goal?: GoalState;
 }
 
 /** What matching knows of a purchase. */
@@ -104,6 +117,8 @@ export interface Evaluation {
   qualifies: boolean;
   reasons: NoMatchReason[];
   reward: Reward;
+  /** Goal offers whose rules the purchase meets: how it counts in the open round. */
+  goal?: GoalCount;
 }
 
 /**
@@ -216,6 +231,35 @@ export function evaluateOffer(
   };
 }
 
+/**
+ * evaluateOffer, and for a goal offer the goal: a purchase that meets every rule (the budget
+ * aside, which only bounds the reward) counts in the enrollment's open round; the offer qualifies
+ * for a redemption only when the round reaches its target with it (`goal_not_reached` otherwise),
+ * and the reward is computed on the round's counted spend. Every qualifying evaluation, goal or
+ * not, then competes for the purchase's one redemption (selectBest).
+ */
+export function evaluateCandidate(
+  purchase: PurchaseFacts,
+  offer: OfferTerms,
+  enrollment: MatchingEnrollment | null,
+  serviceShareRate: string | number,
+): Evaluation {
+  const e = evaluateOffer(purchase, offer, enrollment, serviceShareRate);
+  if (!offer.goal || !enrollment || e.reasons.some((r) => r !== 'budget_exhausted')) return e;
+  const count = countPurchase(
+    offer.goal,
+    enrollment.goal ?? FIRST_ROUND,
+    toMinor(purchase.amount, offer.currency),
+  );
+  const reward = computeReward(offer, count.roundSpend, serviceShareRate);
+  const reasons: NoMatchReason[] = !count.reached
+    ? ['goal_not_reached']
+    : offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal
+      ? ['budget_exhausted']
+      : [];
+  return { ...e, qualifies: reasons.length === 0, reasons, reward, goal: count };
+}
+
 /** The evaluation that wins (at most one redemption per transaction), or null when none qualifies. */
 export function selectBest(
   evaluations: Evaluation[],
@@ -267,10 +311,25 @@ export interface Allocation {
   offerId: string;
   enrollmentId: string;
   reward: Reward;
+  /** Goal offers: the round this redemption rewards. */
+  goalRound?: number;
+}
+
+/** What a purchase added to a round of a goal offer's enrollment. */
+export interface GoalContribution {
+  transactionId: string;
+  enrollmentId: string;
+  round: number;
+  units: number;
+  spend: number;
 }
 
 export interface AllocationResult {
   redemptions: Allocation[];
+  /** Purchases counted toward goal offers, whoever won them. */
+  contributions: GoalContribution[];
+  /** Enrollments whose open goal round changed, with their new state. */
+  goalStates: Map<string, GoalState>;
   /** Budget to reserve per offer (minor units, merchant funded). */
   budgetDeltas: Map<string, number>;
   /** Enrollments whose count grows, with the status they end in. */
@@ -282,7 +341,10 @@ export interface AllocationResult {
  * transacted_at, then id), against the current (locked) offer and enrollment state: each purchase
  * takes its best qualifying offer, which then spends budget and a redemption of the enrollment
  * before the next purchase is evaluated. An enrollment reaching its offer's
- * max_redemptions_per_cardholder becomes `redeemed`. The inputs are not modified.
+ * max_redemptions_per_cardholder becomes `redeemed`. A purchase counts toward every goal offer
+ * whose rules it meets, whoever wins it; a goal offer that reaches its target competes for the
+ * purchase like any other offer, and its round starts over only when it wins (else the round stays
+ * at its target and the next counted purchase completes it). The inputs are not modified.
  */
 export function allocate(
   purchases: PurchaseToMatch[],
@@ -294,6 +356,8 @@ export function allocate(
   const budgetDeltas = new Map<string, number>();
   const enrollmentUpdates = new Map<string, { delta: number; status: string }>();
   const redemptions: Allocation[] = [];
+  const contributions: GoalContribution[] = [];
+  const goalStates = new Map<string, GoalState>();
   const offerOf = (id: string) => offerState.get(id) ?? offers.get(id);
   const enrollmentOf = (id: string) => enrollmentState.get(id) ?? enrollments.get(id);
 
@@ -303,9 +367,24 @@ export function allocate(
       const enrollment = enrollmentOf(enrollmentId);
       const offer = enrollment && offerOf(enrollment.offerId);
       if (!enrollment || !offer) continue;
-      evaluations.push(evaluateOffer(p.facts, offer, enrollment, p.serviceShareRate));
+      evaluations.push(evaluateCandidate(p.facts, offer, enrollment, p.serviceShareRate));
     }
     const best = selectBest(evaluations, offers);
+    for (const e of evaluations) {
+      if (!e.goal || !e.enrollmentId) continue;
+      const g = e.goal;
+      contributions.push({
+        transactionId: p.transactionId,
+        enrollmentId: e.enrollmentId,
+        round: g.round,
+        units: g.units,
+        spend: g.spend,
+      });
+      const state = afterCount(g, e === best);
+      goalStates.set(e.enrollmentId, state);
+      const enrollment = enrollmentOf(e.enrollmentId)!;
+      enrollmentState.set(e.enrollmentId, { ...enrollment, goal: state });
+    }
     if (!best || !best.enrollmentId) continue;
     const offer = offerOf(best.offerId)!;
     const enrollment = enrollmentOf(best.enrollmentId)!;
@@ -322,7 +401,8 @@ export function allocate(
       offerId: offer.id,
       enrollmentId: enrollment.id,
       reward: best.reward,
+      ...(best.goal ? { goalRound: best.goal.round } : {}),
     });
   }
-  return { redemptions, budgetDeltas, enrollmentUpdates };
+  return { redemptions, contributions, goalStates, budgetDeltas, enrollmentUpdates };
 }

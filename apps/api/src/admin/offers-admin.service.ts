@@ -14,7 +14,7 @@ import {
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
 import { QualificationDto } from '../common/qualification.dto';
-import { AdminOfferDto, CreateOfferDto, UpdateOfferDto } from './offers.dto';
+import { AdminOfferDto, CreateOfferDto, GoalDto, UpdateOfferDto } from './offers.dto';
 
 interface OfferRow {
   id: string;
@@ -36,6 +36,8 @@ interface OfferRow {
   max_redemptions_per_cardholder: number;
   priority: number;
   qualification: StoredQualification | null;
+  goal_type: string | null;
+  goal_target: string | null;
   created_at: Date;
   updated_at: Date;
   cursor_t: string;
@@ -69,13 +71,14 @@ export class OffersAdminService {
     const rewardType = dto.reward_type ?? 'fixed';
     this.check({ ...dto, reward_type: rewardType }, dto.currency);
     checkQualification(dto.qualification);
+    checkGoal(dto.goal, dto.currency);
     const id = await this.db.transaction(async (m) => {
       await this.checkReferences(m, dto.merchant_id, dto.institution_ids);
       const [row] = await m.query(
         `INSERT INTO offer (merchant_id, status, translations, min_spend, reward_type, cashback_amount, cashback_percent,
                             merchant_fee_amount, currency, starts_at, expires_at, budget_total, segments,
-                            max_redemptions_per_cardholder, priority, targeted, qualification)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
+                            max_redemptions_per_cardholder, priority, targeted, qualification, goal_type, goal_target)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id`,
         [
           dto.merchant_id,
           dto.status,
@@ -94,6 +97,8 @@ export class OffersAdminService {
           dto.priority ?? 0,
           (dto.institution_ids?.length ?? 0) > 0,
           toStored(dto.qualification, dto.currency),
+          dto.goal?.type ?? null,
+          goalTarget(dto.goal, dto.currency),
         ],
       );
       await this.setTargets(m, row.id, dto.institution_ids ?? []);
@@ -124,6 +129,7 @@ export class OffersAdminService {
       };
       this.check(merged, c);
       checkQualification(dto.qualification);
+      checkGoal(dto.goal, c);
       if (dto.budget_total != null && toMinor(dto.budget_total, c) < Number(cur.budget_used)) {
         throw ApiError.validation([
           {
@@ -154,6 +160,8 @@ export class OffersAdminService {
            priority = COALESCE($15, priority),
            targeted = COALESCE($16, targeted),
            qualification = CASE WHEN $17 THEN $18::jsonb ELSE qualification END,
+           goal_type = CASE WHEN $19 THEN $20 ELSE goal_type END,
+           goal_target = CASE WHEN $19 THEN $21::bigint ELSE goal_target END,
            updated_at = now()
          WHERE id = $1`,
         [
@@ -175,6 +183,9 @@ export class OffersAdminService {
           dto.institution_ids ? dto.institution_ids.length > 0 : null,
           dto.qualification !== undefined,
           toStored(dto.qualification, c),
+          dto.goal !== undefined,
+          dto.goal?.type ?? null,
+          goalTarget(dto.goal, c),
         ],
       );
       if (dto.institution_ids) await this.setTargets(m, id, dto.institution_ids);
@@ -295,6 +306,16 @@ function toDto(r: OfferRow): AdminOfferDto {
     max_redemptions_per_cardholder: r.max_redemptions_per_cardholder,
     priority: r.priority,
     qualification: qualificationTerms(r.qualification, c),
+    goal:
+      r.goal_type === null || r.goal_target === null
+        ? null
+        : {
+            type: r.goal_type,
+            target:
+              r.goal_type === 'cumulative_spend'
+                ? toMajor(r.goal_target, c)
+                : Number(r.goal_target),
+          },
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
@@ -331,5 +352,24 @@ function checkQualification(q: QualificationDto | null | undefined): void {
         field: 'qualification.lookback_days',
         message: 'applies only with audience new or lapsed',
       },
+    ]);
+}
+
+/** The stored target: purchases, or minor units of the offer currency for cumulative_spend. */
+function goalTarget(goal: GoalDto | null | undefined, currency: string): number | null {
+  if (!goal) return null;
+  return goal.type === 'cumulative_spend' ? toMinor(goal.target, currency) : goal.target;
+}
+
+/** A purchase count is a whole number of purchases; a spend target fits the currency's decimals. */
+function checkGoal(goal: GoalDto | null | undefined, currency: string): void {
+  if (!goal) return;
+  if (goal.type === 'purchase_count' && (!Number.isInteger(goal.target) || goal.target > 1000))
+    throw ApiError.validation([
+      { field: 'goal.target', message: 'must be a whole number of purchases from 1 to 1000' },
+    ]);
+  if (goal.type === 'cumulative_spend' && !fitsCurrency(goal.target, currency))
+    throw ApiError.validation([
+      { field: 'goal.target', message: `has more decimal places than ${currency} allows` },
     ]);
 }

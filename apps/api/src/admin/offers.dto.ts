@@ -19,7 +19,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { OFFER_STATUSES, REWARD_TYPES } from '@app/db';
-import { LOCALES } from '@app/domain';
+import { GOAL_TYPES, LOCALES } from '@app/domain';
 import { PageQuery } from '../common/pagination';
 import { QualificationDto } from '../common/qualification.dto';
 import { IsAmount, IsCurrencyCode, IsTimestamp } from '../common/validators';
@@ -60,6 +60,29 @@ function IsTranslations(options: ValidationOptions = {}) {
         },
       },
     });
+}
+
+/**
+ * A goal offer's goal: the reward needs several qualifying purchases (purchase_count) or a spend
+ * reached over several purchases (cumulative_spend, major units of the offer currency).
+ */
+export class GoalDto {
+  @ApiProperty({
+    enum: GOAL_TYPES,
+    example: 'purchase_count',
+    description:
+      'purchase_count: the target-th qualifying purchase earns the reward; cumulative_spend: the purchase that takes the counted spend to the target does',
+  })
+  @IsIn(GOAL_TYPES)
+  type: string;
+
+  @ApiProperty({
+    example: 3,
+    description:
+      'Purchases (an integer, 1-1000) for purchase_count; an amount in major units of the offer currency for cumulative_spend',
+  })
+  @IsAmount({ positive: true })
+  target: number;
 }
 
 export class CreateOfferDto {
@@ -196,6 +219,18 @@ export class CreateOfferDto {
   @ValidateNested()
   @Type(() => QualificationDto)
   qualification?: QualificationDto | null;
+
+  @ApiPropertyOptional({
+    type: GoalDto,
+    nullable: true,
+    example: { type: 'purchase_count', target: 3 },
+    description:
+      'Goal offer: the reward needs several qualifying purchases (each meeting every rule, min_spend included); the round starts over while max_redemptions_per_cardholder allows. null (on update) removes it',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => GoalDto)
+  goal?: GoalDto | null;
 }
 
 /** Every field optional; merchant and currency are fixed once the offer exists. */
@@ -241,6 +276,13 @@ export class AdminOfferDto {
     example: { max_spend: 200, days_of_week: [6, 7], networks: ['visa'] },
   })
   qualification: QualificationDto | null;
+  @ApiProperty({
+    type: GoalDto,
+    nullable: true,
+    example: { type: 'cumulative_spend', target: 100 },
+    description: 'The goal of a goal offer (target in major units for cumulative_spend), or null',
+  })
+  goal: GoalDto | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) updated_at: string;
 }

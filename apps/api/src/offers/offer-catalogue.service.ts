@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import {
   Audience,
   FeedOffer,
+  Goal,
+  goalOf,
   SortOrder,
   merchantNameKey,
   OfferTranslation,
@@ -30,6 +32,8 @@ export interface CatalogueOffer extends FeedOffer {
   audience?: Audience;
   lookbackDays?: number;
   activationDays?: number;
+  /** Goal offers: the goal (target in minor units for cumulative_spend); absent = none. */
+  goal?: Goal;
 }
 
 interface Row {
@@ -50,6 +54,8 @@ interface Row {
   priority: number;
   targets: string[] | null;
   qualification: StoredQualification | null;
+  goal_type: string | null;
+  goal_target: string | null;
 }
 
 interface Snapshot {
@@ -196,5 +202,6 @@ function toCatalogueOffer(r: Row): CatalogueOffer {
     ...(r.qualification?.activation_days !== undefined
       ? { activationDays: r.qualification.activation_days }
       : {}),
+    ...(r.goal_type ? { goal: goalOf(r.goal_type, r.goal_target) } : {}),
   };
 }

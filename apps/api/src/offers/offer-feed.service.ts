@@ -6,6 +6,7 @@ import {
   audienceMatches,
   effectiveFeedLimit,
   EnrollmentState,
+  feedProgress,
   SortOrder,
   localize,
   MAX_HINT_LENGTH,
@@ -18,6 +19,7 @@ import {
   reasonText,
   resolveLocale,
   selectEligible,
+  toMajor,
 } from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { EngagementRecorder } from './engagement-recorder.service';
@@ -32,8 +34,8 @@ interface CardholderRow {
   sort_order: SortOrder | null;
   supported_locales: string[] | null;
   widget_feed_limit: number | null;
-  /** [offer_id, status, redemption_count, added_at][] (enrollments not `expired`) */
-  enrollments: [string, string, number, string][];
+  /** [offer_id, status, redemption_count, added_at, goal_progress][] (enrollments not `expired`) */
+  enrollments: [string, string, number, string, number][];
   /** [merchant_id, category, purchases][] (only when personalizing) */
   history: [string, string, number][] | null;
 }
@@ -92,6 +94,10 @@ export class OfferFeedService {
         .filter((o) => !activationExpired(addedAt.get(o.id)!, o.activationDays, now))
         .map((o) => o.id),
     );
+    // Goal offers: the open round's progress of an added offer (an offer not added shows 0).
+    const progress = new Map(
+      row.enrollments.filter(([id]) => added.has(id)).map(([id, , , , p]) => [id, Number(p)]),
+    );
     const limit = effectiveFeedLimit(q.limit, widgetLimit);
     const locale = resolveLocale(q.locale, locales);
     const programDefault = locales[0];
@@ -113,14 +119,16 @@ export class OfferFeedService {
       offers = rankByAffinity(eligible, signals)
         .slice(0, limit)
         .map(({ offer, affinity }) => ({
-          ...item(offer, locale, programDefault, added),
+          ...item(offer, locale, programDefault, added, progress),
           reason: {
             code: affinity.code,
             text: reasonText(affinity.code, locale, offer.merchantName),
           },
         }));
     } else {
-      offers = eligible.slice(0, limit).map((o) => item(o, locale, programDefault, added));
+      offers = eligible
+        .slice(0, limit)
+        .map((o) => item(o, locale, programDefault, added, progress));
     }
 
     if (options.count !== false) {
@@ -171,6 +179,7 @@ function item(
   locale: string,
   programDefault: string,
   added: ReadonlySet<string>,
+  progress: ReadonlyMap<string, number>,
 ): FeedOfferDto {
   const { title, description } = localize(o.translations, locale, programDefault);
   return {
@@ -188,7 +197,16 @@ function item(
     reward_type: o.rewardType,
     cashback_percent: o.cashbackPercent,
     qualification: o.terms,
+    ...(o.goal ? { progress: goalProgress(o, progress.get(o.id) ?? 0) } : {}),
   };
+}
+
+/** A goal offer's progress as the feed shows it: amounts in major units of the offer currency. */
+function goalProgress(o: CatalogueOffer, current: number): FeedOfferDto['progress'] {
+  const p = feedProgress(o.goal!, current);
+  return p.unit === 'amount'
+    ? { ...p, current: toMajor(p.current, o.currency), target: toMajor(p.target, o.currency) }
+    : p;
 }
 
 /** Parses a hint list, refusing more than MAX_HINTS items or an item longer than MAX_HINT_LENGTH. */

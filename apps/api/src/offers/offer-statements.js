@@ -6,13 +6,14 @@
  * One round trip per feed request: the catalogue version, the program, the cardholder's
  * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
  * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
- * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). (A fresh sequence
+ * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). Each enrollment
+ * carries its goal progress (the open round of a goal offer; 0 for other offers). (A fresh sequence
  * shows last_value 1 both before and after its first nextval; is_called tells the two apart.)
  */
 const CARDHOLDER_SQL = `
   SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offer_catalogue_version)::text AS catalogue_version,
          p.sort_order, p.supported_locales, p.widget_feed_limit,
-         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count, co.added_at)), '[]'::json)
+         (SELECT coalesce(json_agg(json_build_array(co.offer_id, co.status, co.redemption_count, co.added_at, co.goal_progress)), '[]'::json)
             FROM cardholder_offer co
            WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status <> 'expired') AS enrollments,
          CASE WHEN $3 THEN (
@@ -30,7 +31,7 @@ const CARDHOLDER_SQL = `
 /** Every live offer with budget left for one more redemption (the catalogue the feed filters). */
 const CATALOGUE_SQL = `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
               o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
-              o.max_redemptions_per_cardholder, o.priority, o.qualification,
+              o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target,
               CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
          FROM offer o
          JOIN merchant m ON m.id = o.merchant_id

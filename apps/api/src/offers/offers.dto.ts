@@ -104,6 +104,20 @@ export class ReasonDto {
   text: string;
 }
 
+/** A goal offer's progress for this cardholder: the open round. */
+export class GoalProgressDto {
+  @ApiProperty({
+    example: 2,
+    description:
+      'Counted so far in the open round: purchases, or an amount in major units of the offer currency',
+  })
+  current: number;
+  @ApiProperty({ example: 3, description: 'The goal: purchases, or an amount in major units' })
+  target: number;
+  @ApiProperty({ enum: ['purchases', 'amount'], example: 'purchases' })
+  unit: 'purchases' | 'amount';
+}
+
 export class FeedOfferDto {
   @ApiProperty({ example: 'c5d8a7e2-4b1f-4c3d-9e8a-7b6c5d4e3f21' }) id: string;
   @ApiProperty({ example: '5 back at Green Grocer', description: 'Localized' }) title: string;
@@ -145,6 +159,13 @@ export class FeedOfferDto {
       'Additive: the offer’s terms (which purchases qualify), for display; null when it has none',
   })
   qualification: QualificationDto | null;
+  @ApiPropertyOptional({
+    type: GoalProgressDto,
+    example: { current: 2, target: 3, unit: 'purchases' },
+    description:
+      'Additive, goal offers only: the cardholder’s progress in the open round (0 when not added); absent for other offers',
+  })
+  progress?: GoalProgressDto;
   @ApiPropertyOptional({ type: ReasonDto, description: 'Only with personalize=true' })
   reason?: ReasonDto;
 }

@@ -222,6 +222,28 @@ export class SimulatedMerchantDto {
   @ApiProperty({ example: 'Corner Grocer' }) name: string;
 }
 
+/** A goal offer in a simulation: how the purchase would count in the cardholder's open round. */
+export class SimulatedGoalDto {
+  @ApiProperty({ enum: ['purchases', 'amount'], example: 'purchases' })
+  unit: 'purchases' | 'amount';
+  @ApiProperty({
+    example: 1,
+    description:
+      'What the purchase would add to the open round (purchases, or an amount in major units); 0 when it does not count',
+  })
+  counts: number;
+  @ApiProperty({ example: 2, description: 'The open round now (before this purchase)' })
+  current: number;
+  @ApiProperty({ example: 3, description: 'The goal (purchases, or an amount in major units)' })
+  target: number;
+  @ApiProperty({
+    example: false,
+    description:
+      'True when the purchase would reach the target: the goal then competes for the purchase like any offer (outcome match when it wins)',
+  })
+  completes: boolean;
+}
+
 export class EvaluationDto {
   @ApiProperty({ format: 'uuid', example: '0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e' })
   offer_id: string;
@@ -244,6 +266,13 @@ export class EvaluationDto {
   cashback_amount: number;
   @ApiProperty({ example: 5.5, description: 'What the institution would be paid.' })
   institution_payout_amount: number;
+  @ApiPropertyOptional({
+    type: SimulatedGoalDto,
+    example: { unit: 'purchases', counts: 1, current: 1, target: 3, completes: false },
+    description:
+      'Additive, goal offers only: how this purchase would count toward the cardholder’s goal (it counts whoever wins it)',
+  })
+  goal?: SimulatedGoalDto;
 }
 
 export class SimulatedRefundDto {

@@ -55,6 +55,8 @@ export interface NewRedemption {
   merchantFunded: number;
   serviceRevenue: number;
   institutionPayout: number;
+  /** Goal offers: the round the redemption rewards; null otherwise. */
+  goalRound: number | null;
 }
 
 /**
@@ -131,7 +133,11 @@ export class MatchingRepository {
     );
   }
 
-  /** Live redemptions of these purchases, with the purchase's net amount inputs and the offer's min_spend. */
+  /**
+   * Live redemptions of these purchases, with the purchase's net amount inputs and the offer's
+   * min_spend. A goal round's redemption is not among them: its refunds follow the goal's rule
+   * (GoalProgressService).
+   */
   liveRedemptionsOf(
     m: EntityManager,
     purchaseIds: string[],
@@ -145,7 +151,7 @@ export class MatchingRepository {
          FROM transaction t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
-        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
+        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
       [purchaseIds, reversibleStatuses],
     );
   }
@@ -249,6 +255,7 @@ export class MatchingRepository {
     return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
   }
 
+  /** Locks the enrollments (id order) and reads them, with the open round of a goal offer. */
   async lockEnrollments(m: EntityManager, ids: string[]): Promise<Map<string, MatchingEnrollment>> {
     if (!ids.length) return new Map();
     const rows: {
@@ -257,8 +264,12 @@ export class MatchingRepository {
       status: string;
       redemption_count: number;
       added_at: Date;
+      goal_round: number;
+      goal_progress: string;
+      goal_spend: string;
     }[] = await m.query(
-      `SELECT id, offer_id, status, redemption_count, added_at FROM cardholder_offer
+      `SELECT id, offer_id, status, redemption_count, added_at, goal_round, goal_progress, goal_spend
+         FROM cardholder_offer
         WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
       [ids],
     );
@@ -271,6 +282,11 @@ export class MatchingRepository {
           status: r.status,
           redemptionCount: r.redemption_count,
           addedAt: r.added_at,
+          goal: {
+            round: r.goal_round,
+            progress: Number(r.goal_progress),
+            spend: Number(r.goal_spend),
+          },
         },
       ]),
     );
@@ -325,15 +341,16 @@ export class MatchingRepository {
     await m.query(
       `WITH d AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
+                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[])
            AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
-                purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount)
+                purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount,
+                goal_round)
        ), r AS (
          INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
-                                 institution_payout_amount)
+                                 institution_payout_amount, goal_round)
          SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
-                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount
+                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round
            FROM d
          RETURNING id
        )
@@ -356,6 +373,7 @@ export class MatchingRepository {
         rows.map((r) => r.merchantFunded),
         rows.map((r) => r.serviceRevenue),
         rows.map((r) => r.institutionPayout),
+        rows.map((r) => r.goalRound),
       ],
     );
   }

@@ -5,7 +5,6 @@ import {
   allocate,
   giveBack,
   isLifecycleKind,
-  isSettlementStatus,
   latest,
   linkRefund,
   MatchingEnrollment,
@@ -16,11 +15,12 @@ import {
   RedemptionFacts,
   PROGRAM_DEFAULTS,
   refundReverses,
-  reversal,
   sourcesOf,
 } from '@app/domain';
 import { WebhookEvents } from '../webhooks/webhook-events';
-import { ClaimedRow, MatchingRepository, NewRedemption, ReversalRow } from './matching.repository';
+import { GoalProgressService } from './goal-progress.service';
+import { ClaimedRow, MatchingRepository, NewRedemption } from './matching.repository';
+import { lockReversals, Reversal } from './reversals';
 
 export interface MatchStats {
   /** Ids asked for. */
@@ -37,11 +37,6 @@ export interface MatchStats {
   deferred: number;
   /** Milliseconds per stage (read: claim and lookups; locks: waiting for and reading locked offers and enrollments; write; commit). */
   ms?: { read: number; locks: number; write: number; commit: number };
-}
-
-interface Reversal {
-  row: ReversalRow;
-  clawback: number | null;
 }
 
 type EnrollmentUpdates = Map<string, { delta: number; status: string }>;
@@ -75,6 +70,11 @@ function addUpdate(updates: EnrollmentUpdates, id: string, delta: number, status
  * Rerunning a chunk changes nothing (its rows are no longer `received`); the unique constraints
  * on redemption(transaction_id), settlement_entry(redemption_id) and
  * webhook_delivery(redemption_id, event) are the last line. Ids not in this database are ignored.
+ *
+ * Goal offers (GoalProgressService, goal-progress.ts): refunds of counted purchases take their
+ * contribution back (and reverse a rewarded round that falls below its target) before allocation;
+ * allocation counts each purchase toward the goal offers whose rules it meets; their progress is
+ * written with the rest.
  */
 @Injectable()
 export class MatchingService {
@@ -82,6 +82,7 @@ export class MatchingService {
     private readonly db: DataSource,
     private readonly repo: MatchingRepository,
     private readonly webhooks: WebhookEvents,
+    private readonly goals: GoalProgressService,
   ) {}
 
   async matchChunk(ids: readonly string[]): Promise<MatchStats> {
@@ -110,8 +111,9 @@ export class MatchingService {
       const refunds = claimed.filter((r) => r.kind === 'refund');
       stats.refunds = refunds.length;
 
+      const reviewed: string[] = [];
       const reversals = refunds.length
-        ? await this.planReversals(m, refunds, purchases, statuses, stats)
+        ? await this.planReversals(m, refunds, purchases, statuses, stats, reviewed)
         : [];
 
       // Card lifecycle records are recorded until the chain planner decides them.
@@ -128,12 +130,18 @@ export class MatchingService {
           offerIds.add(e.offerId);
           enrollmentIds.add(e.id);
         }
+      for (const e of await this.goals.enrollmentsCounting(m, reviewed)) {
+        offerIds.add(e.offerId);
+        enrollmentIds.add(e.id);
+      }
       t1 = performance.now();
       const offers = await this.repo.lockOffers(m, [...offerIds]);
       const enrollments = await this.repo.lockEnrollments(m, [...enrollmentIds]);
       t2 = performance.now();
 
       // Reversals first: they give back budget and a redemption of the enrollment.
+      const goalRefunds = await this.goals.planRefunds(m, reviewed, enrollments);
+      reversals.push(...goalRefunds.reversals);
       const budgetDeltas = new Map<string, number>();
       const enrollmentUpdates: EnrollmentUpdates = new Map();
       this.giveBackReversed(reversals, offers, enrollments, budgetDeltas, enrollmentUpdates);
@@ -148,6 +156,7 @@ export class MatchingService {
       for (const r of allocation.redemptions) statuses.set(r.transactionId, 'matched');
 
       await this.repo.applyEnrollments(m, enrollmentUpdates);
+      await this.goals.write(m, goalRefunds.plan, allocation);
       const byId = new Map(claimed.map((c) => [c.id, c]));
       await this.insertRedemptions(m, allocation.redemptions, byId, offers, now);
       await this.applyReversals(m, reversals, now);
@@ -188,6 +197,7 @@ export class MatchingService {
     purchases: ClaimedRow[],
     statuses: Map<string, string>,
     stats: MatchStats,
+    reviewed: string[],
   ): Promise<Reversal[]> {
     const originals = await this.repo.purchasesOfRefunds(m, refunds);
     const originalByRef = new Map(
@@ -212,28 +222,13 @@ export class MatchingService {
       else statuses.set(r.id, 'matched');
       if (link === 'review') review.add(originalId!);
     }
+    reviewed.push(...[...review].sort());
     if (!review.size) return [];
     const rows = await this.repo.liveRedemptionsOf(m, [...review], sourcesOf('reversed'));
     const due = rows.filter((r) =>
       refundReverses(netAmount(r.amount, [r.refunded]), r.currency, Number(r.min_spend)),
     );
-    if (!due.length) return [];
-    const entries = await this.repo.lockSettlementEntries(
-      m,
-      due.map((r) => r.redemption_id),
-    );
-    const entryOf = new Map(entries.map((e) => [e.redemption_id, e]));
-    const out: Reversal[] = [];
-    for (const row of due) {
-      const e = entryOf.get(row.redemption_id);
-      if (!e || !isSettlementStatus(e.status) || !sourcesOf('reversed').includes(e.status))
-        continue;
-      out.push({
-        row,
-        clawback: reversal(e.status, Number(e.institution_payout_amount)).clawbackAmount,
-      });
-    }
-    return out;
+    return lockReversals(m, this.repo, due);
   }
 
   /** Candidate enrollments per (institution, cardholder, merchant) of the resolved purchases. */
@@ -381,6 +376,7 @@ export class MatchingService {
         merchantFunded: r.reward.merchantFunded,
         serviceRevenue: r.reward.serviceRevenue,
         institutionPayout: r.reward.institutionPayout,
+        goalRound: r.goalRound ?? null,
       };
     });
     await this.repo.insertRedemptions(m, rows);

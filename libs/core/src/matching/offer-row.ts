@@ -1,9 +1,9 @@
-import { fromStoredQualification, OfferTerms, StoredQualification } from '@app/domain';
+import { fromStoredQualification, goalOf, OfferTerms, StoredQualification } from '@app/domain';
 
 /** The offer columns matching decides on (alias `o`); bigint and numeric arrive as text. */
 export const OFFER_TERMS_COLUMNS = `o.id, o.merchant_id, o.status, o.currency, o.min_spend, o.reward_type, o.cashback_amount,
   o.cashback_percent::text AS cashback_percent, o.merchant_fee_amount, o.starts_at, o.expires_at, o.budget_total,
-  o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification`;
+  o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target`;
 
 export interface OfferRow {
   id: string;
@@ -22,6 +22,8 @@ export interface OfferRow {
   max_redemptions_per_cardholder: number;
   priority: number;
   qualification: StoredQualification | null;
+  goal_type: string | null;
+  goal_target: string | null;
 }
 
 export function toOfferTerms(r: OfferRow): OfferTerms {
@@ -42,5 +44,6 @@ export function toOfferTerms(r: OfferRow): OfferTerms {
     maxRedemptionsPerCardholder: r.max_redemptions_per_cardholder,
     priority: r.priority,
     ...(r.qualification ? { qualification: fromStoredQualification(r.qualification) } : {}),
+    ...(r.goal_type ? { goal: goalOf(r.goal_type, r.goal_target) } : {}),
   };
 }

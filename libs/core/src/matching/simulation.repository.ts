@@ -9,6 +9,9 @@ export type SimulationOfferRow = OfferRow & {
   enrollment_status: string | null;
   redemption_count: number | null;
   added_at: Date | null;
+  goal_round: number | null;
+  goal_progress: string | null;
+  goal_spend: string | null;
 };
 
 export interface RefundedPurchaseRow {
@@ -46,7 +49,8 @@ export class SimulationRepository {
   ): Promise<SimulationOfferRow[]> {
     return this.db.query(
       merchantId
-        ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+        ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at,
+                    co.goal_round, co.goal_progress, co.goal_spend
              FROM offer o
              LEFT JOIN cardholder_offer co ON co.offer_id = o.id AND co.institution_id = $1 AND co.cardholder_token = $2
                                           AND co.status <> 'expired'
@@ -56,7 +60,8 @@ export class SimulationRepository {
                        AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1))))
             ORDER BY o.id
             LIMIT $4`
-        : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at
+        : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at,
+                    co.goal_round, co.goal_progress, co.goal_spend
              FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
             WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status = 'active' AND $3::uuid IS NULL
             ORDER BY o.id
@@ -101,7 +106,8 @@ export class SimulationRepository {
 
   /**
    * The purchase a refund names, its refunds other than this one, its redemption (if any) and the
-   * offer's min_spend.
+   * offer's min_spend. A goal round's redemption is not reported here: its refunds follow the
+   * goal's rule.
    */
   async purchaseOfRefund(
     institutionId: string,
@@ -113,7 +119,7 @@ export class SimulationRepository {
               ${refundedSumSql('t.institution_id', 't.transaction_ref', ' AND f.transaction_ref <> $3')}::text AS refunded,
               r.id AS redemption_id, r.status AS redemption_status, r.currency, o.min_spend
          FROM transaction t
-         LEFT JOIN redemption r ON r.transaction_id = t.id
+         LEFT JOIN redemption r ON r.transaction_id = t.id AND r.goal_round IS NULL
          LEFT JOIN offer o ON o.id = r.offer_id
         WHERE t.institution_id = $1 AND t.transaction_ref = $2 AND t.kind = 'purchase'`,
       [institutionId, originalTransactionRef, refundRef],

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import {
-  evaluateOffer,
+  evaluateCandidate,
   explain,
+  Evaluation,
+  FIRST_ROUND,
   MatchingEnrollment,
   netAmount,
   NoMatchReason,
@@ -11,6 +13,7 @@ import {
   sourcesOf,
   toMajor,
   TransactionEvent,
+  unitOf,
 } from '@app/domain';
 import { MerchantRef, MerchantResolver } from '../merchants/merchant-resolver';
 import { toOfferTerms } from './offer-row';
@@ -24,6 +27,17 @@ export interface SimulatedEvaluation {
   currency: string;
   cashback_amount: number;
   institution_payout_amount: number;
+  /** Goal offers: how the purchase would count in the cardholder's open round. */
+  goal?: SimulatedGoal;
+}
+
+export interface SimulatedGoal {
+  unit: 'purchases' | 'amount';
+  /** What the purchase would add (major units for amounts); 0 when it does not count. */
+  counts: number;
+  current: number;
+  target: number;
+  completes: boolean;
 }
 
 export interface SimulatedRefund {
@@ -131,11 +145,22 @@ export class SimulationService {
             status: r.enrollment_status!,
             redemptionCount: r.redemption_count!,
             addedAt: r.added_at!,
+            goal: {
+              round: r.goal_round ?? 1,
+              progress: Number(r.goal_progress ?? 0),
+              spend: Number(r.goal_spend ?? 0),
+            },
           }
         : null;
-      return evaluateOffer(facts, offer, enrollment, shareRate);
+      return { e: evaluateCandidate(facts, offer, enrollment, shareRate), offer, enrollment };
     });
-    const explained = explain(evaluations, offers);
+    const goals = new Map(
+      evaluations.map(({ e, offer, enrollment }) => [e, simulatedGoal(e, offer, enrollment)]),
+    );
+    const explained = explain(
+      evaluations.map(({ e }) => e),
+      offers,
+    );
     const best = explained.find((e) => e.outcome === 'match');
     return {
       matched: !!best,
@@ -148,7 +173,7 @@ export class SimulationService {
             rule: WINNER_RULE,
           }
         : null,
-      evaluations: explained.map((e) => ({
+      evaluations: explained.map((e, i) => ({
         offer_id: e.offerId,
         cardholder_offer_id: e.enrollmentId,
         outcome: e.outcome,
@@ -156,6 +181,7 @@ export class SimulationService {
         currency: e.reward.currency,
         cashback_amount: toMajor(e.reward.cashback, e.reward.currency),
         institution_payout_amount: toMajor(e.reward.institutionPayout, e.reward.currency),
+        ...(goals.get(evaluations[i].e) ? { goal: goals.get(evaluations[i].e) } : {}),
       })),
     };
   }
@@ -178,4 +204,23 @@ export class SimulationService {
       would_reverse: refundReverses(net, t.currency!, Number(t.min_spend)),
     };
   }
+}
+
+/** A goal offer's evaluation in the simulation's words (amounts in major units). */
+function simulatedGoal(
+  e: Evaluation,
+  offer: OfferTerms,
+  enrollment: MatchingEnrollment | null,
+): SimulatedGoal | undefined {
+  if (!offer.goal) return undefined;
+  const unit = unitOf(offer.goal);
+  const major = (v: number) => (unit === 'amount' ? toMajor(v, offer.currency) : v);
+  const state = enrollment?.goal ?? FIRST_ROUND;
+  return {
+    unit,
+    counts: major(e.goal?.units ?? 0),
+    current: major(state.progress),
+    target: major(offer.goal.target),
+    completes: e.goal?.reached ?? false,
+  };
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { numeric } from './transformers';
 
 export const ENROLLMENT_STATUSES = ['active', 'redeemed', 'expired'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
@@ -13,6 +14,11 @@ export class CardholderOffer {
   @Column('text', { name: 'card_token', nullable: true }) cardToken: string | null;
   @Column('text', { default: 'active' }) status: EnrollmentStatus;
   @Column('int', { name: 'redemption_count', default: 0 }) redemptionCount: number;
+  /** Goal offers: the open round, its progress (purchases or minor units) and counted spend. */
+  @Column('int', { name: 'goal_round', default: 1 }) goalRound: number;
+  @Column('bigint', { name: 'goal_progress', default: 0, transformer: numeric })
+  goalProgress: number;
+  @Column('bigint', { name: 'goal_spend', default: 0, transformer: numeric }) goalSpend: number;
   @Column('timestamptz', { name: 'added_at', default: () => 'now()' }) addedAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

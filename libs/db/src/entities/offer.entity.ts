@@ -48,6 +48,11 @@ export class Offer {
   @Column('int', { default: 0 }) priority: number;
   /** False: offered to every institution; true: only to those in offer_target. */
   @Column('boolean', { default: false }) targeted: boolean;
+  /** Goal offers: purchase_count or cumulative_spend, null = no goal. */
+  @Column('text', { name: 'goal_type', nullable: true }) goalType: string | null;
+  /** Purchases, or minor units of `currency` for cumulative_spend. */
+  @Column('bigint', { name: 'goal_target', nullable: true, transformer: numeric }) goalTarget:
+    number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

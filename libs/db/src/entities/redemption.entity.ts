@@ -20,6 +20,8 @@ export class Redemption {
   serviceRevenueAmount: number;
   @Column('bigint', { name: 'institution_payout_amount', transformer: numeric })
   institutionPayoutAmount: number;
+  /** The goal round this redemption rewards; null for a redemption of a single purchase. */
+  @Column('int', { name: 'goal_round', nullable: true }) goalRound: number | null;
   @Column('text', { default: 'pending' }) status: SettlementStatus;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'settled_at', nullable: true }) settledAt: Date | null;

@@ -21,6 +21,7 @@ import { HistoryTransactions1763800600200 } from './1763800600200-history-transa
 import { CardholderOfferLookup1763800600300 } from './1763800600300-cardholder-offer-lookup';
 import { WebhookReplayPace1763800600400 } from './1763800600400-webhook-replay-pace';
 import { CardLifecycle1763800610000 } from './1763800610000-card-lifecycle';
+import { GoalOffers1763800700100 } from './1763800700100-goal-offers';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   CardholderOfferLookup1763800600300,
   WebhookReplayPace1763800600400,
   CardLifecycle1763800610000,
+  GoalOffers1763800700100,
 ];

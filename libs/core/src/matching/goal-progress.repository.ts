@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { GoalContribution, GoalState, RoundKey } from '@app/domain';
+import { refundedSumSql, ReversalRow } from './matching.repository';
+
+/** A purchase counted toward a goal offer's enrollment, with what its refunds need. */
+export interface CountedRow {
+  transaction_id: string;
+  cardholder_offer_id: string;
+  round: number;
+  units: string;
+  spend: string;
+  goal_type: string;
+  goal_target: string;
+  min_spend: string;
+  currency: string;
+  amount: string;
+  refunded: string;
+  /** Totals of the purchase's round (all its counted purchases). */
+  round_units: string;
+  round_spend: string;
+}
+
+/**
+ * The statements of goal offers' progress, set-based (one statement per chunk whatever its size),
+ * run inside the matching chunk's transaction after the enrollments are locked (in id order):
+ * that lock is what serializes every change to one enrollment's rounds.
+ */
+@Injectable()
+export class GoalProgressRepository {
+  /** The enrollments these purchases were counted toward (primary key of goal_contribution). */
+  enrollmentsCounting(
+    m: EntityManager,
+    purchaseIds: string[],
+  ): Promise<{ id: string; offer_id: string }[]> {
+    if (!purchaseIds.length) return Promise.resolve([]);
+    return m.query(
+      `SELECT DISTINCT co.id, co.offer_id
+         FROM goal_contribution c JOIN cardholder_offer co ON co.id = c.cardholder_offer_id
+        WHERE c.transaction_id = ANY($1::uuid[])`,
+      [purchaseIds],
+    );
+  }
+
+  /**
+   * The contributions of these purchases to offers that still have a goal, with the purchase's
+   * net amount inputs, the offer's goal and min_spend, and the totals of each contribution's
+   * round (goal_contribution_round_idx).
+   */
+  counted(m: EntityManager, purchaseIds: string[]): Promise<CountedRow[]> {
+    if (!purchaseIds.length) return Promise.resolve([]);
+    return m.query(
+      `SELECT c.transaction_id, c.cardholder_offer_id, c.round, c.units::text AS units, c.spend::text AS spend,
+              o.goal_type, o.goal_target::text AS goal_target, o.min_spend::text AS min_spend, o.currency,
+              t.amount::text AS amount,
+              ${refundedSumSql('t.institution_id', 't.transaction_ref')}::text AS refunded,
+              s.units::text AS round_units, s.spend::text AS round_spend
+         FROM goal_contribution c
+         JOIN transaction t ON t.id = c.transaction_id
+         JOIN cardholder_offer co ON co.id = c.cardholder_offer_id
+         JOIN offer o ON o.id = co.offer_id
+         CROSS JOIN LATERAL (
+           SELECT sum(x.units) AS units, sum(x.spend) AS spend FROM goal_contribution x
+            WHERE x.cardholder_offer_id = c.cardholder_offer_id AND x.round = c.round) s
+        WHERE c.transaction_id = ANY($1::uuid[]) AND o.goal_type IS NOT NULL
+        ORDER BY t.transacted_at, c.transaction_id, c.cardholder_offer_id`,
+      [purchaseIds],
+    );
+  }
+
+  /** The live redemptions of these goal rounds (redemption_enrollment_idx), as reversal rows. */
+  liveRoundRedemptions(
+    m: EntityManager,
+    rounds: RoundKey[],
+    reversibleStatuses: readonly string[],
+  ): Promise<(ReversalRow & { goal_round: number })[]> {
+    if (!rounds.length) return Promise.resolve([]);
+    return m.query(
+      `SELECT t.id AS transaction_id, t.amount::text AS amount, '0' AS refunded,
+              r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
+              r.merchant_funded_amount, r.institution_payout_amount, o.min_spend, r.goal_round
+         FROM unnest($1::uuid[], $2::int[]) AS k(cardholder_offer_id, round)
+         JOIN redemption r ON r.cardholder_offer_id = k.cardholder_offer_id AND r.goal_round = k.round
+         JOIN transaction t ON t.id = r.transaction_id
+         JOIN offer o ON o.id = r.offer_id
+        WHERE r.status = ANY($3::text[])`,
+      [rounds.map((k) => k.enrollmentId), rounds.map((k) => k.round), reversibleStatuses],
+    );
+  }
+
+  /** New contributions; a purchase counts once per enrollment (a rerun adds nothing). */
+  async insertContributions(m: EntityManager, rows: GoalContribution[]): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `INSERT INTO goal_contribution (transaction_id, cardholder_offer_id, round, units, spend)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[], $5::bigint[])
+       ON CONFLICT (transaction_id, cardholder_offer_id) DO NOTHING`,
+      [
+        rows.map((r) => r.transactionId),
+        rows.map((r) => r.enrollmentId),
+        rows.map((r) => r.round),
+        rows.map((r) => r.units),
+        rows.map((r) => r.spend),
+      ],
+    );
+  }
+
+  /** What refunds left of counted purchases. */
+  async updateContributions(
+    m: EntityManager,
+    rows: { transactionId: string; enrollmentId: string; units: number; spend: number }[],
+  ): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `UPDATE goal_contribution c SET units = d.units, spend = d.spend
+         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[]) AS d(transaction_id, cardholder_offer_id, units, spend)
+        WHERE c.transaction_id = d.transaction_id AND c.cardholder_offer_id = d.cardholder_offer_id`,
+      [
+        rows.map((r) => r.transactionId),
+        rows.map((r) => r.enrollmentId),
+        rows.map((r) => r.units),
+        rows.map((r) => r.spend),
+      ],
+    );
+  }
+
+  /** A reversed round's purchases move to the open round they now count in. */
+  async carryRounds(
+    m: EntityManager,
+    rows: { enrollmentId: string; round: number; to: number }[],
+  ): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `UPDATE goal_contribution c SET round = d.to_round
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS d(cardholder_offer_id, round, to_round)
+        WHERE c.cardholder_offer_id = d.cardholder_offer_id AND c.round = d.round`,
+      [rows.map((r) => r.enrollmentId), rows.map((r) => r.round), rows.map((r) => r.to)],
+    );
+  }
+
+  /** The open round of each enrollment whose progress changed. */
+  async setStates(m: EntityManager, states: Map<string, GoalState>): Promise<void> {
+    if (!states.size) return;
+    const list = [...states];
+    await m.query(
+      `UPDATE cardholder_offer c SET goal_round = d.round, goal_progress = d.progress, goal_spend = d.spend, updated_at = now()
+         FROM unnest($1::uuid[], $2::int[], $3::bigint[], $4::bigint[]) AS d(id, round, progress, spend)
+        WHERE c.id = d.id`,
+      [
+        list.map(([id]) => id),
+        list.map(([, s]) => s.round),
+        list.map(([, s]) => s.progress),
+        list.map(([, s]) => s.spend),
+      ],
+    );
+  }
+}

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import {
+  AllocationResult,
+  CountedPurchase,
+  goalOf,
+  GoalRefundPlan,
+  MatchingEnrollment,
+  netAmount,
+  planGoalRefunds,
+  RoundKey,
+  roundKey,
+  sourcesOf,
+  toMinor,
+} from '@app/domain';
+import { GoalProgressRepository } from './goal-progress.repository';
+import { MatchingRepository } from './matching.repository';
+import { lockReversals, Reversal } from './reversals';
+
+const EMPTY_PLAN: GoalRefundPlan = {
+  contributions: [],
+  states: new Map(),
+  reversed: [],
+  carried: [],
+};
+
+/**
+ * Goal offers inside a matching chunk (the rules are libs/domain goal-progress.ts; allocation
+ * counts purchases in matching.ts allocate): the refunds of counted purchases before allocation,
+ * and the writes of progress after it. Called by MatchingService with the chunk's transaction and
+ * its locked enrollments.
+ */
+@Injectable()
+export class GoalProgressService {
+  constructor(
+    private readonly repo: GoalProgressRepository,
+    private readonly matching: MatchingRepository,
+  ) {}
+
+  /** Enrollments that refunded purchases (reviewed by this chunk) were counted toward: to lock. */
+  async enrollmentsCounting(
+    m: EntityManager,
+    reviewedPurchaseIds: string[],
+  ): Promise<{ id: string; offerId: string }[]> {
+    const rows = await this.repo.enrollmentsCounting(m, reviewedPurchaseIds);
+    return rows.map((r) => ({ id: r.id, offerId: r.offer_id }));
+  }
+
+  /**
+   * Refunds of counted purchases (their enrollments locked): each takes its contribution back;
+   * rewarded rounds that fall below target are returned as reversals (settlement entries locked,
+   * clawback decided). The open rounds in `enrollments` are updated for allocation.
+   */
+  async planRefunds(
+    m: EntityManager,
+    reviewedPurchaseIds: string[],
+    enrollments: Map<string, MatchingEnrollment>,
+  ): Promise<{ plan: GoalRefundPlan; reversals: Reversal[] }> {
+    const rows = await this.repo.counted(m, reviewedPurchaseIds);
+    if (!rows.length) return { plan: EMPTY_PLAN, reversals: [] };
+    const counted: CountedPurchase[] = [];
+    const rounds = new Map<string, { units: number; spend: number }>();
+    const closed = new Map<string, RoundKey>();
+    for (const r of rows) {
+      const enrollment = enrollments.get(r.cardholder_offer_id);
+      if (!enrollment) continue;
+      const key = { enrollmentId: r.cardholder_offer_id, round: r.round };
+      counted.push({
+        transactionId: r.transaction_id,
+        enrollmentId: r.cardholder_offer_id,
+        goal: goalOf(r.goal_type, r.goal_target)!,
+        round: r.round,
+        units: Number(r.units),
+        spend: Number(r.spend),
+        netMinor: toMinor(netAmount(r.amount, [r.refunded]), r.currency),
+        minSpend: Number(r.min_spend),
+      });
+      rounds.set(roundKey(key), { units: Number(r.round_units), spend: Number(r.round_spend) });
+      if (r.round !== enrollment.goal?.round) closed.set(roundKey(key), key);
+    }
+    const live = await this.repo.liveRoundRedemptions(
+      m,
+      [...closed.values()],
+      sourcesOf('reversed'),
+    );
+    const byRound = new Map(
+      live.map((r) => [roundKey({ enrollmentId: r.cardholder_offer_id, round: r.goal_round }), r]),
+    );
+    const states = new Map(
+      [...enrollments].filter(([, e]) => e.goal).map(([id, e]) => [id, e.goal!]),
+    );
+    const plan = planGoalRefunds(counted, states, rounds, new Set(byRound.keys()));
+    for (const [id, state] of plan.states) {
+      const e = enrollments.get(id)!;
+      enrollments.set(id, { ...e, goal: state });
+    }
+    const due = plan.reversed.map((k) => byRound.get(roundKey(k))!);
+    return { plan, reversals: await lockReversals(m, this.matching, due) };
+  }
+
+  /** Contributions, refunded contributions, carried rounds and the enrollments' open rounds. */
+  async write(m: EntityManager, plan: GoalRefundPlan, allocation: AllocationResult): Promise<void> {
+    await this.repo.updateContributions(m, plan.contributions);
+    await this.repo.carryRounds(m, plan.carried);
+    await this.repo.insertContributions(m, allocation.contributions);
+    const states = new Map(plan.states);
+    for (const [id, s] of allocation.goalStates) states.set(id, s);
+    await this.repo.setStates(m, states);
+  }
+}
