@@ -14,6 +14,7 @@ import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
 import { PortalWebhooksController } from './webhooks/portal-webhooks.controller';
 import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
+import { WebhookSettingsRepository } from './webhooks/webhook-settings.repository';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
@@ -33,6 +34,7 @@ import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
     CsvUploadsService,
     PortalActivityRepository,
     PortalWebhooksService,
+    WebhookSettingsRepository,
   ],
   exports: [PortalSessionsService, PortalSessionGuard, PortalWebhooksService],
 })

@@ -14,9 +14,8 @@ import {
   WebhookReplays,
   WebhookStore,
 } from '@app/core';
-import { returnedRows } from '@app/db';
 import { checkCustomHeaders, checkEventSelection, generateWebhookSecret } from '@app/domain';
-import { SecurityActivityService } from '../../auth/security-activity.service';
+import { SecurityActivityService, SecurityEventType } from '../../auth/security-activity.service';
 import { ApiError } from '../../common/api-error';
 import { Keyset, Page } from '../../common/pagination';
 import type { PortalPrincipal } from '../portal-session.guard';
@@ -34,6 +33,7 @@ import {
   WebhookDeliveryDto,
   WebhookSettingsDto,
 } from './portal-webhooks.dto';
+import { WebhookSettingsRepository } from './webhook-settings.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -61,6 +61,7 @@ export class PortalWebhooksService {
 
   constructor(
     private readonly db: DataSource,
+    private readonly repo: WebhookSettingsRepository,
     private readonly config: AppConfig,
     private readonly security: SecurityActivityService,
     private readonly outbox: WebhookOutbox,
@@ -70,14 +71,7 @@ export class PortalWebhooksService {
   ) {}
 
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
-    const [row] = await this.db.query(
-      `SELECT webhook_url, webhook_secret_encrypted IS NOT NULL AS secret_set, webhook_event_types,
-              webhook_headers_encrypted, webhook_max_per_second, webhook_disabled_at, webhook_failing_since,
-              webhook_client_cert_subject, webhook_client_cert_expires_at,
-              CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END AS previous_until
-         FROM institution WHERE id = $1`,
-      [institutionId],
-    );
+    const row = await this.repo.find(institutionId);
     return {
       url: row?.webhook_url ?? null,
       secret_set: !!row?.secret_set,
@@ -121,19 +115,7 @@ export class PortalWebhooksService {
       url = verdict.url.href;
     }
     await this.db.transaction(async (m) => {
-      const rows = returnedRows<{ previous: string | null }>(
-        await m.query(
-          // A URL means redemption.completed is delivered (it cannot be off while one is set).
-          `UPDATE institution i SET webhook_url = $2, updated_at = now(),
-                  webhook_event_types = CASE WHEN $2::text IS NOT NULL AND NOT 'redemption.completed' = ANY(i.webhook_event_types)
-                                             THEN array_prepend('redemption.completed', i.webhook_event_types)
-                                             ELSE i.webhook_event_types END
-             FROM (SELECT id, webhook_url AS previous FROM institution WHERE id = $1 FOR UPDATE) old
-            WHERE i.id = old.id RETURNING old.previous`,
-          [p.institutionId, url],
-        ),
-      );
-      const previous = rows[0]?.previous ?? null;
+      const previous = await this.repo.setUrl(m, p.institutionId, url);
       if (previous === url) return;
       await this.security.record(
         {
@@ -164,23 +146,13 @@ export class PortalWebhooksService {
     const stored = check.headers.length
       ? encryptSecret(JSON.stringify(check.headers), this.config.secretsKey)
       : null;
-    await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE institution SET webhook_headers_encrypted = $2, updated_at = now() WHERE id = $1`,
-        [p.institutionId, stored],
-      );
-      await this.security.record(
-        {
-          institutionId: p.institutionId,
-          type: 'webhook.headers_changed',
-          actor: p.email,
-          details: { names: check.headers.map((h) => h.name) },
-          ip,
-        },
-        m,
-      );
-    });
-    return this.settings(p.institutionId);
+    return this.change(
+      p,
+      ip,
+      'webhook.headers_changed',
+      { names: check.headers.map((h) => h.name) },
+      (m) => this.repo.setCustomHeaders(m, p.institutionId, stored),
+    );
   }
 
   /** Stores a client certificate for mutual TLS after checking it (PEM, key matches, valid now). */
@@ -196,60 +168,32 @@ export class PortalWebhooksService {
         [{ field: check.field, message: check.message }],
         `The ${check.field.replace('_', ' ')} ${check.message}.`,
       );
-    await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE institution SET webhook_client_cert_encrypted = $2, webhook_client_key_encrypted = $3,
-                webhook_client_cert_subject = $4, webhook_client_cert_expires_at = $5, updated_at = now()
-          WHERE id = $1`,
-        [
-          p.institutionId,
-          encryptSecret(certificate, this.config.secretsKey),
-          encryptSecret(privateKey, this.config.secretsKey),
-          check.subject,
-          check.expiresAt,
-        ],
-      );
-      await this.security.record(
-        {
-          institutionId: p.institutionId,
-          type: 'webhook.client_certificate_changed',
-          actor: p.email,
-          details: {
-            subject: check.subject,
-            expires_at: check.expiresAt.toISOString(),
-            fingerprint: check.fingerprint,
-          },
-          ip,
-        },
-        m,
-      );
-    });
-    return this.settings(p.institutionId);
+    return this.change(
+      p,
+      ip,
+      'webhook.client_certificate_changed',
+      {
+        subject: check.subject,
+        expires_at: check.expiresAt.toISOString(),
+        fingerprint: check.fingerprint,
+      },
+      (m) =>
+        this.repo.setClientCertificate(m, p.institutionId, {
+          certificateEncrypted: encryptSecret(certificate, this.config.secretsKey),
+          keyEncrypted: encryptSecret(privateKey, this.config.secretsKey),
+          subject: check.subject,
+          expiresAt: check.expiresAt,
+        }),
+    );
   }
 
   async removeClientCertificate(
     p: PortalPrincipal,
     ip: string | undefined,
   ): Promise<WebhookSettingsDto> {
-    await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE institution SET webhook_client_cert_encrypted = NULL, webhook_client_key_encrypted = NULL,
-                webhook_client_cert_subject = NULL, webhook_client_cert_expires_at = NULL, updated_at = now()
-          WHERE id = $1`,
-        [p.institutionId],
-      );
-      await this.security.record(
-        {
-          institutionId: p.institutionId,
-          type: 'webhook.client_certificate_changed',
-          actor: p.email,
-          details: { removed: true },
-          ip,
-        },
-        m,
-      );
-    });
-    return this.settings(p.institutionId);
+    return this.change(p, ip, 'webhook.client_certificate_changed', { removed: true }, (m) =>
+      this.repo.removeClientCertificate(m, p.institutionId),
+    );
   }
 
   async setRateCap(
@@ -257,19 +201,23 @@ export class PortalWebhooksService {
     maxPerSecond: number | null,
     ip: string | undefined,
   ): Promise<WebhookSettingsDto> {
+    return this.change(p, ip, 'webhook.rate_cap_changed', { max_per_second: maxPerSecond }, (m) =>
+      this.repo.setRateCap(m, p.institutionId, maxPerSecond),
+    );
+  }
+
+  /** One settings change and its security record in one transaction; answers the new settings. */
+  private async change(
+    p: PortalPrincipal,
+    ip: string | undefined,
+    type: SecurityEventType,
+    details: Record<string, unknown>,
+    write: (m: EntityManager) => Promise<void>,
+  ): Promise<WebhookSettingsDto> {
     await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE institution SET webhook_max_per_second = $2, updated_at = now() WHERE id = $1`,
-        [p.institutionId, maxPerSecond],
-      );
+      await write(m);
       await this.security.record(
-        {
-          institutionId: p.institutionId,
-          type: 'webhook.rate_cap_changed',
-          actor: p.email,
-          details: { max_per_second: maxPerSecond },
-          ip,
-        },
+        { institutionId: p.institutionId, type, actor: p.email, details, ip },
         m,
       );
     });
@@ -304,20 +252,14 @@ export class PortalWebhooksService {
     ip: string | undefined,
   ): Promise<WebhookSettingsDto> {
     await this.db.transaction(async (m) => {
-      const [row] = await m.query(
-        `SELECT webhook_url, webhook_event_types FROM institution WHERE id = $1 FOR UPDATE`,
-        [p.institutionId],
-      );
+      const row = await this.repo.lockEventSelection(m, p.institutionId);
       const check = checkEventSelection(requested, !!row?.webhook_url);
       if (!check.ok)
         throw ApiError.validation(
           [{ field: 'event_types', message: check.message }],
           check.message,
         );
-      await m.query(
-        `UPDATE institution SET webhook_event_types = $2, updated_at = now() WHERE id = $1`,
-        [p.institutionId, check.types],
-      );
+      await this.repo.setEventTypes(m, p.institutionId, check.types);
       await this.security.record(
         {
           institutionId: p.institutionId,
@@ -344,20 +286,7 @@ export class PortalWebhooksService {
     const secret = generateWebhookSecret();
     const stored = encryptSecret(secret, this.config.secretsKey);
     const previousUntil = await this.db.transaction(async (m) => {
-      const [row] = returnedRows<{ previous_until: Date | null }>(
-        await m.query(
-          `UPDATE institution
-              SET webhook_previous_secret_encrypted = CASE WHEN $3::int > 0 THEN webhook_secret_encrypted END,
-                  webhook_previous_secret_expires_at =
-                    CASE WHEN $3::int > 0 AND webhook_secret_encrypted IS NOT NULL
-                         THEN now() + make_interval(secs => $3::int) END,
-                  webhook_secret_encrypted = $2, updated_at = now()
-            WHERE id = $1
-            RETURNING webhook_previous_secret_expires_at AS previous_until`,
-          [p.institutionId, stored, overlapSeconds],
-        ),
-      );
-      const until = row?.previous_until ?? null;
+      const until = await this.repo.rotateSecret(m, p.institutionId, stored, overlapSeconds);
       await this.security.record(
         {
           institutionId: p.institutionId,
@@ -379,15 +308,8 @@ export class PortalWebhooksService {
     ip: string | undefined,
   ): Promise<WebhookSettingsDto> {
     await this.db.transaction(async (m) => {
-      const rows = returnedRows(
-        await m.query(
-          `UPDATE institution SET webhook_previous_secret_encrypted = NULL, webhook_previous_secret_expires_at = NULL,
-                  updated_at = now()
-            WHERE id = $1 AND webhook_previous_secret_encrypted IS NOT NULL RETURNING id`,
-          [p.institutionId],
-        ),
-      );
-      if (rows.length)
+      const expired = await this.repo.expirePreviousSecret(m, p.institutionId);
+      if (expired)
         await this.security.record(
           {
             institutionId: p.institutionId,
@@ -571,12 +493,10 @@ export class PortalWebhooksService {
   }
 
   private async requireConfigured(m: EntityManager, institutionId: string): Promise<void> {
-    const [row] = await m.query(
-      `SELECT webhook_url IS NOT NULL AND webhook_secret_encrypted IS NOT NULL AS configured FROM institution WHERE id = $1`,
-      [institutionId],
-    );
-    if (!row) throw ApiError.notFound('institution_not_found', 'No such institution.');
-    if (!row.configured)
+    const configured = await this.repo.isConfigured(m, institutionId);
+    if (configured === undefined)
+      throw ApiError.notFound('institution_not_found', 'No such institution.');
+    if (!configured)
       throw new ApiError(
         HttpStatus.CONFLICT,
         'webhook_not_configured',
