@@ -1,24 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { ReplayRow, WebhookReplaysRepository } from './webhook-replays.repository';
 import { StepRef, WebhookStore } from './webhook-store';
+
+export type { ReplayRow } from './webhook-replays.repository';
 
 /** Most failed deliveries one replay takes (a larger outage needs several, by time range). */
 export const REPLAY_MAX_DELIVERIES = 10_000;
-
-export interface ReplayRow {
-  id: string;
-  since: Date;
-  until: Date;
-  status: 'running' | 'done';
-  total: number;
-  done: number;
-  requested_by: string;
-  created_at: Date;
-  finished_at: Date | null;
-}
-
-const REPLAY_COLUMNS =
-  'id, since, until, status, total, done, requested_by, created_at, finished_at';
 
 export type ReplayStart =
   { kind: 'started'; replay: ReplayRow } | { kind: 'already_running'; replay: ReplayRow };
@@ -33,6 +21,7 @@ export type ReplayStart =
 export class WebhookReplays {
   constructor(
     private readonly db: DataSource,
+    private readonly repo: WebhookReplaysRepository,
     private readonly store: WebhookStore,
   ) {}
 
@@ -45,37 +34,25 @@ export class WebhookReplays {
     requestedBy: string,
     perSecond: number,
   ): Promise<ReplayStart> {
-    const [running]: ReplayRow[] = await m.query(
-      `SELECT ${REPLAY_COLUMNS} FROM webhook_replay WHERE institution_id = $1 AND status = 'running'`,
-      [institutionId],
-    );
+    const running = await this.repo.findRunning(m, institutionId);
     if (running) return { kind: 'already_running', replay: running };
-    const [replay]: ReplayRow[] = await m.query(
-      `INSERT INTO webhook_replay (institution_id, since, until, total, requested_by, per_second, status, finished_at)
-       SELECT $1, $2, $3, n, $5, $6, CASE WHEN n = 0 THEN 'done' ELSE 'running' END, CASE WHEN n = 0 THEN now() END
-         FROM (SELECT count(*)::int AS n FROM (
-                 SELECT 1 FROM webhook_delivery
-                  WHERE institution_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
-                  LIMIT $4) x) c
-       RETURNING ${REPLAY_COLUMNS}`,
-      [institutionId, since, until, REPLAY_MAX_DELIVERIES, requestedBy, perSecond],
-    );
+    const replay = await this.repo.insert(m, {
+      institutionId,
+      since,
+      until,
+      max: REPLAY_MAX_DELIVERIES,
+      requestedBy,
+      perSecond,
+    });
     return { kind: 'started', replay };
   }
 
   async find(institutionId: string, id: string): Promise<ReplayRow | null> {
-    const [row]: ReplayRow[] = await this.db.query(
-      `SELECT ${REPLAY_COLUMNS} FROM webhook_replay WHERE id = $1 AND institution_id = $2`,
-      [id, institutionId],
-    );
-    return row ?? null;
+    return (await this.repo.find(institutionId, id)) ?? null;
   }
 
-  async recent(institutionId: string, limit = 20): Promise<ReplayRow[]> {
-    return this.db.query(
-      `SELECT ${REPLAY_COLUMNS} FROM webhook_replay WHERE institution_id = $1 ORDER BY created_at DESC LIMIT $2`,
-      [institutionId, limit],
-    );
+  recent(institutionId: string, limit = 20): Promise<ReplayRow[]> {
+    return this.repo.recent(institutionId, limit);
   }
 
   /**
@@ -86,39 +63,19 @@ export class WebhookReplays {
    * skipped, so none is left behind the cursor.
    */
   async step(perStep: number): Promise<StepRef[]> {
-    const due: { id: string }[] = await this.db.query(
-      `SELECT r.id FROM webhook_replay r JOIN institution i ON i.id = r.institution_id
-        WHERE r.status = 'running' AND (r.stepped_at IS NULL OR r.stepped_at <= now() - interval '1 second')
-          AND i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL
-        ORDER BY r.created_at LIMIT 100`,
-    );
+    const due = await this.repo.dueIds();
     const steps: StepRef[] = [];
-    for (const { id } of due) steps.push(...(await this.stepOne(id, perStep)));
+    for (const id of due) steps.push(...(await this.stepOne(id, perStep)));
     return steps;
   }
 
   private stepOne(id: string, perStep: number): Promise<StepRef[]> {
     return this.db.transaction(async (m) => {
-      const [r] = await m.query(
-        `SELECT id, institution_id, since, until, total, done, cursor_created_at, cursor_id, per_second FROM webhook_replay
-          WHERE id = $1 AND status = 'running' AND (stepped_at IS NULL OR stepped_at <= now() - interval '1 second')
-          FOR UPDATE SKIP LOCKED`,
-        [id],
-      );
+      const r = await this.repo.lockForStep(m, id);
       if (!r) return [];
       // The pace chosen when the replay was requested, whichever worker steps it.
       const take = Math.min(r.per_second ?? perStep, r.total - r.done);
-      const next: { id: string; created_at: Date; cursor_t: string }[] = take
-        ? await m.query(
-            `SELECT id, created_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t
-               FROM webhook_delivery
-              WHERE institution_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
-                AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::uuid))
-              ORDER BY created_at, id LIMIT $6
-                FOR UPDATE`,
-            [r.institution_id, r.since, r.until, r.cursor_created_at, r.cursor_id, take],
-          )
-        : [];
+      const next = take ? await this.repo.nextFailed(m, r, take) : [];
       // The status change is the store's, like every write of webhook_delivery.
       const started = await this.store.reopenFailed(
         m,
@@ -126,14 +83,7 @@ export class WebhookReplays {
       );
       const last = next[next.length - 1];
       const finished = next.length < take || r.done + next.length >= r.total || take === 0;
-      await m.query(
-        `UPDATE webhook_replay
-            SET done = done + $2, stepped_at = now(),
-                cursor_created_at = COALESCE($3::timestamptz, cursor_created_at), cursor_id = COALESCE($4::uuid, cursor_id),
-                status = CASE WHEN $5 THEN 'done' ELSE status END, finished_at = CASE WHEN $5 THEN now() END
-          WHERE id = $1`,
-        [id, next.length, last?.cursor_t ?? null, last?.id ?? null, finished],
-      );
+      await this.repo.recordStep(m, id, { taken: next.length, last, finished });
       return started.map((s) => ({
         id: s.id,
         series: s.redelivery_count,

@@ -6,6 +6,7 @@ import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEvents } from './webhook-events';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookReplays } from './webhook-replays';
+import { WebhookReplaysRepository } from './webhook-replays.repository';
 import { WebhookStore } from './webhook-store';
 
 const store = {
@@ -32,6 +33,7 @@ const store = {
     WebhookOutbox,
     WebhookDeliveryService,
     WebhookReplays,
+    WebhookReplaysRepository,
     InstitutionMailer,
   ],
   exports: [
