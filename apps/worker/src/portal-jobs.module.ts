@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { TransactionsCoreModule, WebhooksCoreModule } from '@app/core';
+import { CsvUploadsRepository, TransactionsCoreModule, WebhooksCoreModule } from '@app/core';
 import { QUEUES } from '@app/queue';
 import { CsvImportProcessor } from './csv/csv-import.processor';
 import { CsvRelayService } from './csv/csv-relay.service';
@@ -14,7 +14,13 @@ import { KeyRemindersService } from './reminders/key-reminders.service';
     TransactionsCoreModule,
     WebhooksCoreModule,
   ],
-  providers: [CsvImportProcessor, CsvRelayService, KeyRemindersService, KeyRemindersProcessor],
+  providers: [
+    CsvUploadsRepository,
+    CsvImportProcessor,
+    CsvRelayService,
+    KeyRemindersService,
+    KeyRemindersProcessor,
+  ],
   exports: [KeyRemindersService, CsvRelayService],
 })
 export class PortalJobsModule {}

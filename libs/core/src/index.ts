@@ -15,4 +15,5 @@ export * from './settlement/settlement.service';
 export * from './webhooks';
 export * from './logging';
 export * from './mail/institution-mailer';
+export * from './uploads/csv-uploads.repository';
 export * from './metrics';

@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { keysetSql } from '@app/db';
+import { CsvUploadsRepository, UploadRow } from '@app/core';
 import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, jobIds, ProducerQueue, QUEUES } from '@app/queue';
 import { ApiError } from '../common/api-error';
 import { Keyset } from '../common/pagination';
@@ -9,29 +8,6 @@ import type { UploadAcceptedDto, UploadDto, UploadPageDto, UploadSummaryDto } fr
 
 /** Largest CSV the portal accepts (about 150,000 typical rows). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
-
-interface UploadRow {
-  id: string;
-  filename: string;
-  size_bytes: number;
-  status: string;
-  rows_processed: number;
-  rows_total: number | null;
-  accepted: number;
-  duplicates: number;
-  invalid_count: number;
-  invalid?: { line: number; errors: { field: string; message: string }[] }[];
-  blank_lines_skipped: number;
-  error_message: string | null;
-  uploaded_by: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-  cursor_t?: string;
-}
-
-const COLUMNS = `c.id, c.filename, c.size_bytes, c.status, c.rows_processed, c.rows_total, c.accepted, c.duplicates, c.invalid_count,
-  c.blank_lines_skipped, c.error_message, u.email AS uploaded_by, c.created_at, c.started_at, c.completed_at`;
 
 function summary(r: UploadRow): UploadSummaryDto {
   return {
@@ -64,7 +40,7 @@ export class CsvUploadsService implements OnModuleDestroy {
   private readonly producer: ProducerQueue<CsvJob>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: CsvUploadsRepository,
     private readonly config: AppConfig,
   ) {
     this.producer = new ProducerQueue<CsvJob>(QUEUES.csv, config.redisUrl, config.queuePrefix);
@@ -84,18 +60,14 @@ export class CsvUploadsService implements OnModuleDestroy {
     }
     if (file.size === 0)
       throw ApiError.validation([{ field: 'file', message: 'is empty' }], 'The file is empty.');
-    const [row] = await this.db.query(
-      `INSERT INTO csv_upload (institution_id, uploaded_by_user_id, filename, size_bytes, content, history)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, status`,
-      [
-        user.institutionId,
-        user.userId,
-        cleanFilename(file.originalname),
-        file.size,
-        file.buffer,
-        history,
-      ],
-    );
+    const row = await this.repo.insert({
+      institutionId: user.institutionId,
+      userId: user.userId,
+      filename: cleanFilename(file.originalname),
+      sizeBytes: file.size,
+      content: file.buffer,
+      history,
+    });
     await this.enqueue(row.id, requestId);
     return { id: row.id, status: row.status };
   }
@@ -118,30 +90,14 @@ export class CsvUploadsService implements OnModuleDestroy {
   }
 
   async get(institutionId: string, id: string): Promise<UploadDto> {
-    const [row]: UploadRow[] = await this.db.query(
-      `SELECT ${COLUMNS}, c.invalid FROM csv_upload c LEFT JOIN portal_user u ON u.id = c.uploaded_by_user_id
-        WHERE c.id = $1 AND c.institution_id = $2`,
-      [id, institutionId],
-    );
+    const row = await this.repo.findOne(institutionId, id);
     if (!row) throw ApiError.notFound('upload_not_found', 'No such upload.');
     return { ...summary(row), invalid: row.invalid ?? [] };
   }
 
   async list(institutionId: string, limit: number, cursor?: string): Promise<UploadPageDto> {
     const keyset = new Keyset(this.config.secretsKey, `portal:uploads:${institutionId}`);
-    const page = keysetSql({
-      alias: 'c',
-      after: keyset.decode(cursor),
-      limit,
-      params: [institutionId],
-    });
-    const rows: (UploadRow & { cursor_t: string })[] = await this.db.query(
-      `SELECT ${COLUMNS}, ${page.cursor}
-         FROM csv_upload c LEFT JOIN portal_user u ON u.id = c.uploaded_by_user_id
-        WHERE c.institution_id = $1 ${page.and}
-        ${page.orderLimit}`,
-      page.params,
-    );
+    const rows = await this.repo.listPage(institutionId, keyset.decode(cursor), limit);
     return keyset.page(rows, limit, summary);
   }
 

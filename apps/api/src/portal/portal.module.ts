@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WebhooksCoreModule } from '@app/core';
+import { CsvUploadsRepository, WebhooksCoreModule } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
 import { ReportingModule } from '../reporting/reporting.module';
 import { CsvUploadsService } from './csv-uploads.service';
@@ -32,6 +32,7 @@ import { WebhookSettingsRepository } from './webhooks/webhook-settings.repositor
     LoginAttemptsRepository,
     PortalSessionGuard,
     CsvUploadsService,
+    CsvUploadsRepository,
     PortalActivityRepository,
     PortalWebhooksService,
     WebhookSettingsRepository,

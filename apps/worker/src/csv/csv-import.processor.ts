@@ -1,8 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { DataSource } from 'typeorm';
-import { IngestionService } from '@app/core';
+import { CsvUploadsRepository, ImportRow, IngestionService } from '@app/core';
 import { InvalidLine } from '@app/db';
 import { parseTransactionEvent, TransactionEvent } from '@app/domain';
 import { CsvJob, QUEUES } from '@app/queue';
@@ -21,20 +20,6 @@ export const CSV_CHUNK = 1_000;
 /** Refused lines kept with their errors; all of them are counted. */
 export const MAX_INVALID_KEPT = 1_000;
 
-interface UploadRow {
-  id: string;
-  institution_id: string;
-  status: string;
-  rows_processed: number;
-  accepted: number;
-  duplicates: number;
-  invalid_count: number;
-  invalid_kept: number;
-  content: Buffer | null;
-  /** Past purchases: stored, never matched. */
-  history: boolean;
-}
-
 /**
  * Imports a stored CSV upload through the same ingestion as the API (parseTransactionEvent for the
  * rules, IngestionService.submitMany for the set-based insert, duplicate detection and the matching
@@ -46,25 +31,17 @@ export class CsvImportProcessor extends WorkerHost {
   private readonly logger = new Logger('CsvImport');
 
   constructor(
-    private readonly db: DataSource,
+    private readonly uploads: CsvUploadsRepository,
     private readonly ingestion: IngestionService,
   ) {
     super();
   }
 
   async process(job: Job<CsvJob>): Promise<unknown> {
-    const [u]: UploadRow[] = await this.db.query(
-      `SELECT id, institution_id, status, rows_processed, accepted, duplicates, invalid_count,
-              jsonb_array_length(invalid) AS invalid_kept, content, history
-         FROM csv_upload WHERE id = $1`,
-      [job.data.uploadId],
-    );
+    const u = await this.uploads.findForImport(job.data.uploadId);
     if (!u || u.status === 'completed' || u.status === 'failed') return { skipped: true };
     const started = Date.now();
-    await this.db.query(
-      `UPDATE csv_upload SET status = 'processing', started_at = COALESCE(started_at, now()) WHERE id = $1`,
-      [u.id],
-    );
+    await this.uploads.markProcessing(u.id);
     try {
       const stats = await this.importFile(u, job.data.requestId);
       this.logger.log(
@@ -74,7 +51,7 @@ export class CsvImportProcessor extends WorkerHost {
       return stats;
     } catch (e) {
       if (e instanceof CsvFileError) {
-        await this.fail(u.id, e.message);
+        await this.uploads.fail(u.id, e.message);
         this.logger.log({ uploadId: u.id, reason: e.message }, 'CSV upload refused');
         return { failed: e.message };
       }
@@ -82,12 +59,12 @@ export class CsvImportProcessor extends WorkerHost {
     }
   }
 
-  private async importFile(u: UploadRow, requestId?: string) {
+  private async importFile(u: ImportRow, requestId?: string) {
     if (!u.content) throw new CsvFileError('The file is no longer stored; upload it again.');
     const text = decodeCsv(u.content);
     const resumeAfter = u.rows_processed;
     const estimate = estimateRows(text);
-    await this.db.query(`UPDATE csv_upload SET rows_total = $2 WHERE id = $1`, [u.id, estimate]);
+    await this.uploads.setRowsTotal(u.id, estimate);
 
     let header: CsvHeader | null = null;
     let dataRows = 0;
@@ -133,21 +110,14 @@ export class CsvImportProcessor extends WorkerHost {
       totals.invalid += invalid.length;
       const keep = invalid.slice(0, Math.max(0, MAX_INVALID_KEPT - totals.kept));
       totals.kept += keep.length;
-      await this.db.query(
-        `UPDATE csv_upload
-            SET rows_processed = $2, accepted = $3, duplicates = $4, invalid_count = $5, blank_lines_skipped = $6,
-                invalid = CASE WHEN $7::jsonb = '[]'::jsonb THEN invalid ELSE invalid || $7::jsonb END
-          WHERE id = $1`,
-        [
-          u.id,
-          dataRows,
-          totals.accepted,
-          totals.duplicates,
-          totals.invalid,
-          blank,
-          JSON.stringify(keep),
-        ],
-      );
+      await this.uploads.recordProgress(u.id, {
+        rowsProcessed: dataRows,
+        accepted: totals.accepted,
+        duplicates: totals.duplicates,
+        invalid: totals.invalid,
+        blankLines: blank,
+        keep,
+      });
       chunk = [];
     };
 
@@ -175,10 +145,7 @@ export class CsvImportProcessor extends WorkerHost {
     }
     if (!header) throw new CsvFileError('The file is empty: it has no header row and no data.');
     await flush();
-    await this.db.query(
-      `UPDATE csv_upload SET status = 'completed', rows_total = rows_processed, completed_at = now(), content = NULL WHERE id = $1`,
-      [u.id],
-    );
+    await this.uploads.complete(u.id);
     return {
       rows: dataRows,
       blank,
@@ -186,13 +153,6 @@ export class CsvImportProcessor extends WorkerHost {
       duplicates: totals.duplicates,
       invalid: totals.invalid,
     };
-  }
-
-  private async fail(id: string, message: string): Promise<void> {
-    await this.db.query(
-      `UPDATE csv_upload SET status = 'failed', error_message = $2, completed_at = now(), content = NULL WHERE id = $1`,
-      [id, message],
-    );
   }
 
   /** After the last attempt of a transient failure the upload is marked failed, never left spinning. */
@@ -205,14 +165,7 @@ export class CsvImportProcessor extends WorkerHost {
       last ? 'CSV import failed for good' : 'CSV import failed; will retry',
     );
     if (last) {
-      await this.db
-        .query(
-          `UPDATE csv_upload SET status = 'failed', completed_at = now(),
-                  error_message = 'The import stopped on a server error after ' || rows_processed || ' rows; rows up to there were imported. Upload the file again to finish: rows already imported count as duplicates.'
-            WHERE id = $1 AND status IN ('queued', 'processing')`,
-          [job.data.uploadId],
-        )
-        .catch(() => undefined);
+      await this.uploads.failStopped(job.data.uploadId).catch(() => undefined);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { DataSource } from 'typeorm';
+import { CsvUploadsRepository } from '@app/core';
 import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, jobIds, QUEUES } from '@app/queue';
 
 const RELAY_EVERY_MS = 15_000;
@@ -20,7 +20,7 @@ export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShu
   private running = false;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly uploads: CsvUploadsRepository,
     @InjectQueue(QUEUES.csv) private readonly queue: Queue<CsvJob>,
   ) {}
 
@@ -32,25 +32,16 @@ export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShu
     if (this.running) return 0;
     this.running = true;
     try {
-      const rows: { id: string }[] = await this.db.query(
-        // Queued but never picked up, or processing for long past any real import (its job lost with
-        // Redis or a crashed worker): re-adding is harmless while BullMQ still holds the job id, and an
-        // import resumes from rows_processed.
-        `SELECT id FROM csv_upload
-          WHERE (status = 'queued' AND created_at < now() - make_interval(secs => $1))
-             OR (status = 'processing' AND started_at < now() - interval '15 minutes')
-          ORDER BY created_at LIMIT 100`,
-        [graceSeconds],
-      );
-      for (const r of rows) {
+      const ids = await this.uploads.stranded(graceSeconds);
+      for (const id of ids) {
         await this.queue.add(
           CSV_JOB_NAME,
-          { uploadId: r.id },
-          { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(r.id) },
+          { uploadId: id },
+          { ...CSV_JOB_OPTIONS, jobId: jobIds.csv(id) },
         );
       }
-      if (rows.length) this.logger.log({ count: rows.length }, 'stranded CSV uploads re-enqueued');
-      return rows.length;
+      if (ids.length) this.logger.log({ count: ids.length }, 'stranded CSV uploads re-enqueued');
+      return ids.length;
     } catch (e) {
       this.logger.warn({ err: (e as Error).message }, 'CSV relay pass failed');
       return 0;
