@@ -7,6 +7,7 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { RateLimiterService } from './rate-limiter.service';
 import { SecurityActivityService } from './security-activity.service';
+import { SecurityEventsRepository } from './security-events.repository';
 
 /**
  * API-key authentication, scopes and rate limits for the public API, and the security activity
@@ -22,6 +23,7 @@ import { SecurityActivityService } from './security-activity.service';
     RateLimiterService,
     ApiKeysService,
     SecurityActivityService,
+    SecurityEventsRepository,
   ],
   exports: [
     ApiKeyCache,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
-import { SecurityEvent } from '@app/db';
+import { EntityManager } from 'typeorm';
+import { SecurityEventsRepository } from './security-events.repository';
 
 export type SecurityEventType =
   | 'api_key.created'
@@ -24,9 +23,7 @@ export type SecurityEventType =
 /** The institution's security activity log (docs/portal.md). */
 @Injectable()
 export class SecurityActivityService {
-  constructor(
-    @InjectRepository(SecurityEvent) private readonly events: Repository<SecurityEvent>,
-  ) {}
+  constructor(private readonly events: SecurityEventsRepository) {}
 
   /** Records an event; pass the EntityManager of an open transaction to commit with the change. */
   async record(
@@ -39,15 +36,15 @@ export class SecurityActivityService {
     },
     manager?: EntityManager,
   ): Promise<void> {
-    await (manager ?? this.events.manager).query(
-      `INSERT INTO security_event (institution_id, type, actor, details, ip) VALUES ($1, $2, $3, $4, $5)`,
-      [
-        event.institutionId,
-        event.type,
-        event.actor,
-        JSON.stringify(event.details ?? {}),
-        event.ip ?? null,
-      ],
+    await this.events.insert(
+      {
+        institutionId: event.institutionId,
+        type: event.type,
+        actor: event.actor,
+        details: event.details ?? {},
+        ip: event.ip ?? null,
+      },
+      manager,
     );
   }
 }
