@@ -5,3 +5,4 @@ export * from './migrate';
 export * from './db.module';
 export * from './sql';
 export * from './keyset';
+export * from './pg-listener';

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Client } from 'pg';
 import { AppConfig } from '@app/config';
+import { PgListener } from '@app/db';
 import { ApiKeysRepository, KeyAuthRow } from './api-keys.repository';
 
 /** Channel the auth_changed triggers notify (migration 1763800500000). */
@@ -29,26 +29,44 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyCache.name);
   private readonly entries = new Map<string, Entry>();
   private generation = 0;
-  private listener?: Client;
-  private listening = false;
-  private stopped = false;
-  private reconnectTimer?: NodeJS.Timeout;
+  private readonly listener: PgListener;
   private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly repo: ApiKeysRepository,
-    private readonly config: AppConfig,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.listener = new PgListener({
+      databaseUrl: config.databaseUrl,
+      channel: AUTH_CHANGED_CHANNEL,
+      onNotification: (subject) => {
+        this.drop();
+        for (const wake of this.waiters.get(subject) ?? []) wake();
+      },
+      onListening: () => this.drop(), // rows read while not listening may predate a change
+      onLost: (err) => {
+        this.drop();
+        if (err)
+          this.logger.warn(
+            { err: err.message },
+            'api key cache off: cannot listen for key changes; reading keys from the database',
+          );
+      },
+    });
+  }
+
+  /** The cache is used only while the LISTEN connection is up. */
+  private get listening(): boolean {
+    return this.listener.listening;
+  }
 
   onApplicationBootstrap(): Promise<void> {
-    return this.listen();
+    return this.listener.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.reconnectTimer);
     this.drop();
-    await this.listener?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 
   /** The key row for a SHA-256 key hash, from memory when fresh, else from PostgreSQL. */
@@ -99,45 +117,5 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   private drop(): void {
     this.generation++;
     this.entries.clear();
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('error', () => this.relisten(client));
-    client.on('end', () => this.relisten(client));
-    client.on('notification', (n) => {
-      this.drop();
-      for (const wake of this.waiters.get(n.payload ?? '') ?? []) wake();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
-      this.listener = client;
-      this.drop(); // rows read while not listening may predate a change
-      this.listening = true;
-    } catch (e) {
-      this.logger.warn(
-        { err: (e as Error).message },
-        'api key cache off: cannot listen for key changes; reading keys from the database',
-      );
-      this.relisten(client);
-    }
-  }
-
-  private relisten(client: Client): void {
-    if (this.listener === client || !this.listener) {
-      this.listening = false;
-      this.listener = undefined;
-      this.drop();
-    }
-    client.removeAllListeners('end');
-    void client.end().catch(() => undefined);
-    if (this.stopped || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      void this.listen();
-    }, 2_000);
-    this.reconnectTimer.unref();
   }
 }

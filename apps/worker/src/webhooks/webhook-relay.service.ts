@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Client } from 'pg';
 import { AppConfig } from '@app/config';
 import { WebhookOutbox } from '@app/core';
+import { PgListener } from '@app/db';
 
 const CHANNEL = 'webhook_outbox';
 
@@ -21,50 +21,31 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
   private again = false;
   private stopped = false;
   private lastError = 0;
-  private listener?: Client;
-  private reconnectTimer?: NodeJS.Timeout;
+  /** A LISTEN connection of its own; reconnects after a loss (the interval pass covers the gap). */
+  private readonly listener: PgListener;
 
   constructor(
     private readonly outbox: WebhookOutbox,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.listener = new PgListener({
+      databaseUrl: config.databaseUrl,
+      channel: CHANNEL,
+      onNotification: () => this.kick(),
+      onListening: () => this.kick(), // rows committed while not listening
+      onLost: (err) => {
+        if (err)
+          this.warn(
+            `webhook relay cannot listen for new deliveries (${err.message}); relying on the interval`,
+          );
+      },
+    });
+  }
 
   onApplicationBootstrap(): void {
     this.outbox.warmUp();
-    void this.listen();
+    void this.listener.start();
     this.schedule(0);
-  }
-
-  /** A LISTEN connection of its own; reconnects after a loss (the interval pass covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('error', () => this.relisten(client));
-    client.on('end', () => this.relisten(client));
-    client.on('notification', () => this.kick());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      this.listener = client;
-      this.kick(); // rows committed while not listening
-    } catch (e) {
-      this.warn(
-        `webhook relay cannot listen for new deliveries (${(e as Error).message}); relying on the interval`,
-      );
-      this.relisten(client);
-    }
-  }
-
-  private relisten(client: Client): void {
-    if (this.listener === client) this.listener = undefined;
-    client.removeAllListeners('end');
-    void client.end().catch(() => undefined);
-    if (this.stopped || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      void this.listen();
-    }, 2_000);
-    this.reconnectTimer.unref();
   }
 
   /** New deliveries were committed: a pass now (or right after the one running). */
@@ -117,13 +98,7 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
-    this.listener = undefined;
-    if (listener) {
-      listener.removeAllListeners('end');
-      await listener.end().catch(() => undefined);
-    }
+    await this.listener.stop();
     await this.running;
   }
 }
