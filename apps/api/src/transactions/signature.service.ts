@@ -1,9 +1,9 @@
 import { HttpStatus, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { decryptSecret } from '@app/core';
 import { hmacSha256Hex, safeEqual } from '@app/domain';
 import { ApiError } from '../common/api-error';
+import { SigningSecretRepository } from './signing-secret.repository';
 
 const HEX_SHA256 = /^(?:sha256=)?([0-9a-fA-F]{64})$/;
 
@@ -19,7 +19,7 @@ export class SignatureService {
   private readonly logger = new Logger('TransactionSignature');
 
   constructor(
-    private readonly db: DataSource,
+    private readonly secrets: SigningSecretRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -32,11 +32,7 @@ export class SignatureService {
     const m = HEX_SHA256.exec(header.trim());
     if (!m || !rawBody)
       throw invalid('X-Service-Signature must be the hex HMAC-SHA256 of the raw request body.');
-    const rows: { secret: string | null }[] = await this.db.query(
-      `SELECT webhook_secret_encrypted AS secret FROM institution WHERE id = $1`,
-      [institutionId],
-    );
-    const stored = rows[0]?.secret;
+    const stored = await this.secrets.findEncrypted(institutionId);
     if (!stored)
       throw invalid(
         'No signing secret is configured for this institution; set one in the portal or omit X-Service-Signature.',

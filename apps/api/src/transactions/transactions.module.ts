@@ -2,6 +2,7 @@ import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { MatchQueue, TransactionsCoreModule } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
 import { SignatureService } from './signature.service';
+import { SigningSecretRepository } from './signing-secret.repository';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
 
@@ -9,7 +10,7 @@ import { TransactionsService } from './transactions.service';
 @Module({
   imports: [TransactionsCoreModule, AuthModule],
   controllers: [TransactionsController],
-  providers: [TransactionsService, SignatureService],
+  providers: [TransactionsService, SignatureService, SigningSecretRepository],
 })
 export class TransactionsModule implements OnApplicationBootstrap {
   constructor(private readonly matchQueue: MatchQueue) {}
