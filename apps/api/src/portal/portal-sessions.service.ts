@@ -4,28 +4,17 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '@app/core';
 import { safeEqual } from '@app/domain';
-import type { PortalRole } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import type { PortalPrincipal } from './portal-session.guard';
 import { LoginAttemptsRepository } from './login-attempts.repository';
+import { PortalSessionsRepository } from './portal-sessions.repository';
 
 export const SESSION_COOKIE = 'plo_session';
 /** After this many wrong passwords within LOCK_MINUTES the login is locked for LOCK_MINUTES. */
 export const MAX_FAILED_LOGINS = 5;
 export const LOCK_MINUTES = 15;
 const LOGIN_POLICY = { maxFailures: MAX_FAILED_LOGINS, lockMinutes: LOCK_MINUTES };
-
-interface UserRow {
-  id: string;
-  email: string;
-  role: PortalRole;
-  password_hash: string;
-  institution_status: 'active' | 'suspended';
-  institution_id: string;
-  institution_name: string;
-  plan: string;
-}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -34,6 +23,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export class PortalSessionsService {
   constructor(
     private readonly db: DataSource,
+    private readonly repo: PortalSessionsRepository,
     private readonly config: AppConfig,
     private readonly activity: SecurityActivityService,
     private readonly attempts: LoginAttemptsRepository,
@@ -60,13 +50,7 @@ export class PortalSessionsService {
         { 'Retry-After': String(reservation.retryAfterSeconds) },
       );
     }
-    const [user]: UserRow[] = await this.db.query(
-      `SELECT u.id, u.email, u.role, u.password_hash, i.status AS institution_status,
-              i.id AS institution_id, i.name AS institution_name, i.plan
-         FROM portal_user u JOIN institution i ON i.id = u.institution_id
-        WHERE lower(u.email) = lower($1)`,
-      [email.trim()],
-    );
+    const user = await this.repo.findUserByEmail(email.trim());
     // Unknown e-mail: spend the same time on a hash so the answer's timing tells nothing.
     const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_PASSWORD_HASH));
     if (!user || !ok) {
@@ -94,22 +78,19 @@ export class PortalSessionsService {
     }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3_600_000);
-    const [session] = await this.db.transaction(async (m) => {
-      await m.query(`UPDATE portal_user SET last_login_at = now() WHERE id = $1`, [user.id]);
+    const sessionId = await this.db.transaction(async (m) => {
+      const id = await this.repo.startSession(m, user.id, sha256(token), expiresAt);
       await this.activity.record(
         { institutionId: user.institution_id, type: 'login.succeeded', actor: user.email, ip },
         m,
       );
-      return m.query(
-        `INSERT INTO session (token_hash, user_id, expires_at) VALUES ($1, $2, $3) RETURNING id`,
-        [sha256(token), user.id, expiresAt],
-      );
+      return id;
     });
     return {
       token,
       expiresAt,
       principal: {
-        sessionId: session.id,
+        sessionId,
         userId: user.id,
         email: user.email,
         role: user.role,
@@ -122,12 +103,7 @@ export class PortalSessionsService {
   }
 
   async resolve(token: string): Promise<PortalPrincipal | null> {
-    const [row] = await this.db.query(
-      `SELECT s.id AS session_id, u.id AS user_id, u.email, u.role, i.id AS institution_id, i.name AS institution_name, i.plan
-         FROM session s JOIN portal_user u ON u.id = s.user_id JOIN institution i ON i.id = u.institution_id
-        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND i.status = 'active'`,
-      [sha256(token)],
-    );
+    const row = await this.repo.findLive(sha256(token));
     if (!row) return null;
     return {
       sessionId: row.session_id,
@@ -142,10 +118,7 @@ export class PortalSessionsService {
   }
 
   async logout(sessionId: string): Promise<void> {
-    await this.db.query(
-      `UPDATE session SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`,
-      [sessionId],
-    );
+    await this.repo.revoke(sessionId);
   }
 
   /** The CSRF token is a MAC of the session token: nothing more to store, useless without the cookie. */

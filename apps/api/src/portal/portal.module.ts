@@ -10,6 +10,7 @@ import { PortalAuthController } from './portal-auth.controller';
 import { PortalKeysController } from './portal-keys.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
+import { PortalSessionsRepository } from './portal-sessions.repository';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
 import { PortalWebhooksController } from './webhooks/portal-webhooks.controller';
@@ -29,6 +30,7 @@ import { WebhookSettingsRepository } from './webhooks/webhook-settings.repositor
   ],
   providers: [
     PortalSessionsService,
+    PortalSessionsRepository,
     LoginAttemptsRepository,
     PortalSessionGuard,
     CsvUploadsService,
