@@ -5,6 +5,7 @@ import { QUEUES } from '@app/queue';
 import { CsvImportProcessor } from './csv/csv-import.processor';
 import { CsvRelayService } from './csv/csv-relay.service';
 import { KeyRemindersProcessor } from './reminders/key-reminders.processor';
+import { KeyRemindersRepository } from './reminders/key-reminders.repository';
 import { KeyRemindersService } from './reminders/key-reminders.service';
 
 /** The portal's background work: CSV imports (and their relay) and API-key expiry reminders. */
@@ -18,6 +19,7 @@ import { KeyRemindersService } from './reminders/key-reminders.service';
     CsvUploadsRepository,
     CsvImportProcessor,
     CsvRelayService,
+    KeyRemindersRepository,
     KeyRemindersService,
     KeyRemindersProcessor,
   ],

@@ -3,17 +3,7 @@ import { DataSource } from 'typeorm';
 import { InstitutionMailer } from '@app/core';
 import { effectiveScopes } from '@app/domain';
 import { KEY_REMINDER_DAYS } from '@app/queue';
-
-interface DueKey {
-  id: string;
-  institution_id: string;
-  name: string;
-  hint: string;
-  scopes: string[] | null;
-  expires_at: Date;
-  /** Every reminder (14, 3, 0) now due and not yet sent. */
-  due: number[];
-}
+import { DueKey, KeyRemindersRepository } from './key-reminders.repository';
 
 export interface SentReminder {
   apiKeyId: string;
@@ -40,24 +30,12 @@ export class KeyRemindersService {
 
   constructor(
     private readonly db: DataSource,
+    private readonly repo: KeyRemindersRepository,
     private readonly mailer: InstitutionMailer,
   ) {}
 
   async sweep(now: Date = new Date()): Promise<SentReminder[]> {
-    const keys: DueKey[] = await this.db.query(
-      `SELECT k.id, k.institution_id, k.name, k.hint, k.scopes, k.expires_at, array_agg(d.days ORDER BY d.days) AS due
-         FROM api_key k
-         CROSS JOIN unnest($2::int[]) AS d(days)
-        WHERE k.revoked_at IS NULL
-          AND k.expires_at IS NOT NULL
-          AND k.expires_at > $1::timestamptz - interval '1 day'
-          AND k.expires_at <= $1::timestamptz + interval '14 days' -- bounded on both sides: api_key_expiring_idx
-          AND CASE WHEN d.days = 0 THEN $1::timestamptz >= date_trunc('day', k.expires_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-                   ELSE $1::timestamptz >= k.expires_at - make_interval(days => d.days) END
-          AND NOT EXISTS (SELECT 1 FROM api_key_reminder r WHERE r.api_key_id = k.id AND r.days_before = d.days)
-        GROUP BY k.id`,
-      [now, [...KEY_REMINDER_DAYS]],
-    );
+    const keys = await this.repo.due(now, KEY_REMINDER_DAYS);
     const sent: SentReminder[] = [];
     for (const k of keys) {
       const r = await this.remind(k, now).catch((e: Error) => {
@@ -92,18 +70,15 @@ export class KeyRemindersService {
       'Rotate it without downtime: create a new key with the same scopes under API keys, deploy it, confirm your calls succeed, then revoke this key.',
     ].join('\n\n');
     const recorded = await this.db.transaction(async (m) => {
-      const inserted: { days_before: number }[] = await m.query(
-        `INSERT INTO api_key_reminder (api_key_id, days_before) SELECT $1, unnest($2::int[])
-         ON CONFLICT DO NOTHING RETURNING days_before`,
-        [k.id, k.due],
-      );
+      const mine = await this.repo.record(m, k.id, k.due);
       // Another worker got there first: it sends the message.
-      if (!inserted.some((r) => r.days_before === daysBefore)) return false;
-      await m.query(
-        `INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
-         VALUES ($1, 'api_key.expiring', $2, $3, $4) ON CONFLICT (institution_id, dedupe_key) DO NOTHING`,
-        [k.institution_id, title, body, `api_key_expiry:${k.id}:${daysBefore}`],
-      );
+      if (!mine.includes(daysBefore)) return false;
+      await this.repo.postInbox(m, {
+        institutionId: k.institution_id,
+        title,
+        body,
+        dedupeKey: `api_key_expiry:${k.id}:${daysBefore}`,
+      });
       return true;
     });
     if (!recorded) return null;
