@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
 import { logDestination, TransactionsCoreModule } from '@app/core';
-import { DbModule } from '@app/db';
+import { DbModule, HealthRepository } from '@app/db';
 import { bullConnection, QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
 import { PortalJobsModule } from './portal-jobs.module';
@@ -38,6 +38,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     WebhooksWorkerModule,
   ],
   providers: [
+    HealthRepository,
     WorkerHealthService,
     MatchingProcessor,
     MatchRelayTimer,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/** The readiness probe's one statement. */
+/** The readiness probes' one statement (the api's /ready and the worker's boot check and /ready). */
 @Injectable()
 export class HealthRepository {
   constructor(private readonly db: DataSource) {}

@@ -6,3 +6,4 @@ export * from './db.module';
 export * from './sql';
 export * from './keyset';
 export * from './pg-listener';
+export * from './health.repository';

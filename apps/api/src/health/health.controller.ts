@@ -9,10 +9,10 @@ import {
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
+import { HealthRepository } from '@app/db';
 import { REDIS } from '@app/queue';
 import { register } from 'prom-client';
 import { ApiError } from '../common/api-error';
-import { HealthRepository } from './health.repository';
 
 @ApiTags('Operations')
 @Controller()

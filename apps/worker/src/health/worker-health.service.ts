@@ -2,8 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { createServer, Server } from 'http';
 import type { Redis } from 'ioredis';
 import { collectDefaultMetrics, register } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { HealthRepository } from '@app/db';
 import { createRedis } from '@app/queue';
 
 /**
@@ -17,14 +17,14 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
   private readonly redis: Redis;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: HealthRepository,
     private readonly config: AppConfig,
   ) {
     this.redis = createRedis(config.redisUrl, 'fast', { lazyConnect: true });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.db.query('SELECT 1');
+    await this.db.ping();
     await this.redis.connect();
     await this.redis.ping();
     // Once per process: an api and a worker (or a restarted worker) may share one process in tests.
@@ -48,7 +48,7 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
         .end(await register.metrics());
     if (url === '/ready') {
       const [pg, rd] = await Promise.all([
-        this.db.query('SELECT 1').then(
+        this.db.ping().then(
           () => 'ok',
           () => 'down',
         ),
