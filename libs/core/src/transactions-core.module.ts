@@ -12,6 +12,7 @@ import { MatchingService } from './matching/matching.service';
 import { SimulationRepository } from './matching/simulation.repository';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
+import { MerchantsRepository } from './merchants/merchants.repository';
 import { SettlementService } from './settlement/settlement.service';
 import { WebhooksCoreModule } from './webhooks/webhooks-core.module';
 
@@ -28,6 +29,7 @@ const SERVICES = [
   MatchFailuresService,
   SimulationRepository,
   SimulationService,
+  MerchantsRepository,
   MerchantResolver,
   SettlementService,
 ];

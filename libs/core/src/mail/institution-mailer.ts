@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { MailRecipientsRepository } from './mail-recipients.repository';
 
 /**
  * E-mail to an institution's portal users, when SMTP_URL is set: one message, every user in Bcc.
@@ -14,7 +14,7 @@ export class InstitutionMailer implements OnModuleDestroy {
   private readonly transport?: Transporter;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly recipients: MailRecipientsRepository,
     private readonly config: AppConfig,
   ) {
     if (config.smtp) this.transport = createTransport(config.smtp.url);
@@ -31,14 +31,11 @@ export class InstitutionMailer implements OnModuleDestroy {
       : '';
     // Everything inside the try: callers fire and forget, so nothing here may reject.
     try {
-      const users: { email: string }[] = await this.db.query(
-        `SELECT email FROM portal_user WHERE institution_id = $1 ORDER BY email`,
-        [institutionId],
-      );
+      const users = await this.recipients.emailsOf(institutionId);
       if (!users.length) return 0;
       await this.transport.sendMail({
         from: this.config.smtp.from,
-        bcc: users.map((u) => u.email),
+        bcc: users,
         subject: message.subject,
         text: message.text + portal,
       });

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { InstitutionMailer } from '../mail/institution-mailer';
+import { MailRecipientsRepository } from '../mail/mail-recipients.repository';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEvents } from './webhook-events';
 import { WebhookOutbox } from './webhook-outbox';
@@ -34,6 +35,7 @@ const store = {
     WebhookDeliveryService,
     WebhookReplays,
     WebhookReplaysRepository,
+    MailRecipientsRepository,
     InstitutionMailer,
   ],
   exports: [
