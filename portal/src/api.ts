@@ -1,11 +1,12 @@
 /**
- * The portal API client: openapi-fetch over the types generated from openapi/openapi.json, so a
+ * The portal API client: openapi-fetch over the types generated from openapi/openapi.json (one
+ * file shared with the TypeScript client, clients/typescript/src/schema.ts), so a
  * path, parameter or response that changes on the server breaks the portal's type check.
  * Same origin, session cookie; the middleware adds the CSRF header on writes and turns every
  * non-2xx answer into one PortalApiError (the service's error shape).
  */
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './api-types';
+import type { components, paths } from '../../clients/typescript/src/schema';
 
 export type Schemas = components['schemas'];
 

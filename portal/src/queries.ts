@@ -5,7 +5,7 @@
  */
 import { keepPreviousData, QueryClient, queryOptions } from '@tanstack/react-query';
 import { client, ok, PortalApiError, setCsrfToken } from './api';
-import type { operations } from './api-types';
+import type { operations } from '../../clients/typescript/src/schema';
 
 export const keys = {
   me: ['me'] as const,

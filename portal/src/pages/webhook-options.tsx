@@ -479,38 +479,20 @@ export function ClientCertificateCard({ data, isAdmin }: { data: Settings; isAdm
             upload.mutate();
           }}
         >
-          <label>
-            Certificate (PEM)
-            <textarea
-              rows={3}
-              value={cert}
-              onChange={(e) => setCert(e.target.value)}
-              placeholder="-----BEGIN CERTIFICATE-----"
-              required
-            />
-            <input
-              type="file"
-              accept=".pem,.crt,.cer"
-              aria-label="Certificate file"
-              onChange={async (e) => setCert(await readFile(e.target.files?.[0]))}
-            />
-          </label>
-          <label>
-            Private key (PEM)
-            <textarea
-              rows={3}
-              value={key}
-              onChange={(e) => setKey(e.target.value)}
-              placeholder="-----BEGIN PRIVATE KEY-----"
-              required
-            />
-            <input
-              type="file"
-              accept=".pem,.key"
-              aria-label="Private key file"
-              onChange={async (e) => setKey(await readFile(e.target.files?.[0]))}
-            />
-          </label>
+          <PemField
+            label="Certificate"
+            value={cert}
+            onChange={setCert}
+            placeholder="-----BEGIN CERTIFICATE-----"
+            accept=".pem,.crt,.cer"
+          />
+          <PemField
+            label="Private key"
+            value={key}
+            onChange={setKey}
+            placeholder="-----BEGIN PRIVATE KEY-----"
+            accept=".pem,.key"
+          />
           <div className="row end">
             <button type="submit" className="secondary" disabled={upload.isPending}>
               {c ? 'Replace certificate' : 'Upload certificate'}
@@ -520,6 +502,34 @@ export function ClientCertificateCard({ data, isAdmin }: { data: Settings; isAdm
       )}
       <Feedback message={upload.message ?? remove.message} />
     </section>
+  );
+}
+
+/** A PEM text area with a file picker that fills it. */
+function PemField(props: {
+  label: string;
+  value: string;
+  onChange: (pem: string) => void;
+  placeholder: string;
+  accept: string;
+}) {
+  return (
+    <label>
+      {props.label} (PEM)
+      <textarea
+        rows={3}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        placeholder={props.placeholder}
+        required
+      />
+      <input
+        type="file"
+        accept={props.accept}
+        aria-label={`${props.label} file`}
+        onChange={async (e) => props.onChange(await readFile(e.target.files?.[0]))}
+      />
+    </label>
   );
 }
 
