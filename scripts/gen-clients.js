@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run gen:client`: everything generated from openapi/openapi.json for integrators, kept in
-// the repository so it can be read and reviewed:
-//   clients/typescript/src/schema.ts  the types of the typed TypeScript client (openapi-typescript)
+// `npm run gen:client` (and the portal's `npm run gen:api -w portal`): everything generated from
+// openapi/openapi.json, kept in the repository so it can be read and reviewed:
+//   clients/typescript/src/schema.ts  the types of the typed TypeScript client and of the portal
+//                                     (openapi-typescript)
 //   clients/bruno/                    a Bruno collection: one request per public and admin operation
 // `--check` writes nothing and exits 1 naming each file that differs (a test runs it, so a changed
 // contract without regenerated clients fails).

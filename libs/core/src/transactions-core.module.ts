@@ -12,7 +12,7 @@ import { MatchingService } from './matching/matching.service';
 import { SimulationRepository } from './matching/simulation.repository';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
-import { MerchantsRepository } from './merchants/merchants.repository';
+import { MerchantResolutionRepository } from './merchants/merchant-resolution.repository';
 import { SettlementService } from './settlement/settlement.service';
 import { WebhooksCoreModule } from './webhooks/webhooks-core.module';
 
@@ -29,7 +29,7 @@ const SERVICES = [
   MatchFailuresService,
   SimulationRepository,
   SimulationService,
-  MerchantsRepository,
+  MerchantResolutionRepository,
   MerchantResolver,
   SettlementService,
 ];

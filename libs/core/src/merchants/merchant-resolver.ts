@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { MerchantRef, MerchantsRepository } from './merchants.repository';
+import { MerchantRef, MerchantResolutionRepository } from './merchant-resolution.repository';
 
-export type { MerchantRef } from './merchants.repository';
+export type { MerchantRef } from './merchant-resolution.repository';
 
 /**
  * Merchant resolution (the "merchant mapping operation"): an identifier of one of the five types
@@ -10,7 +10,7 @@ export type { MerchantRef } from './merchants.repository';
  */
 @Injectable()
 export class MerchantResolver {
-  constructor(private readonly repo: MerchantsRepository) {}
+  constructor(private readonly repo: MerchantResolutionRepository) {}
 
   /** One indexed lookup per identifier, all in one statement; null where nothing is mapped. */
   async resolve(

@@ -8,7 +8,7 @@ export interface MerchantRef {
 
 /** The reads of merchant resolution, through the unique (type, value) index of merchant_identifier. */
 @Injectable()
-export class MerchantsRepository {
+export class MerchantResolutionRepository {
   constructor(private readonly db: DataSource) {}
 
   /** One indexed lookup per identifier, all in one statement, in order; null where nothing is mapped. */
