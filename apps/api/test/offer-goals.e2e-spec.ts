@@ -163,6 +163,22 @@ describe('goal offers', () => {
       expect(res.body.goal).toBeNull();
     });
 
+    it('once a cardholder added the offer, the target may change but not the goal type', async () => {
+      const w = await world([{ goal: { type: 'purchase_count', target: 3 } }]);
+      const offer = w.offers[0].id;
+      await add(w, offer, `chk_${uniq()}`);
+      const patch = (goal: unknown) =>
+        api.http.patch(`/admin/api/v1/offers/${offer}`).set('Authorization', op()).send({ goal });
+      expect((await patch({ type: 'purchase_count', target: 4 })).body.goal).toEqual({
+        type: 'purchase_count',
+        target: 4,
+      });
+      for (const goal of [null, { type: 'cumulative_spend', target: 50 }]) {
+        const res = await patch(goal);
+        expect([res.status, res.body.details?.[0]?.field]).toEqual([400, 'goal']);
+      }
+    });
+
     it.each([
       [{ type: 'purchase_count', target: 0 }],
       [{ type: 'purchase_count', target: -2 }],

@@ -282,6 +282,38 @@ const OFFERS: OfferSeed[] = [
       ],
     ),
   },
+  {
+    // Goal offer (frequency): the third purchase of 10 or more earns the reward, twice at most.
+    merchant: 0,
+    min_spend: 10,
+    cashback_amount: 5,
+    max_redemptions_per_cardholder: 2,
+    goal: { type: 'purchase_count', target: 3 },
+    translations: t('$5 back on your 3rd visit', '5 $ en tu 3.ª visita', 'R$5 na 3ª visita', [
+      'Three purchases of $10 or more; the third one earns $5.',
+      'Tres compras de 10 $ o más; la tercera gana 5 $.',
+      'Três compras de R$10 ou mais; a terceira ganha R$5.',
+    ]),
+  },
+  {
+    // Goal offer (cumulative spend): 10% of the spend once purchases add up to 100, up to 15.
+    merchant: 4,
+    min_spend: 0,
+    reward_type: 'percent',
+    cashback_percent: 10,
+    cashback_amount: 15,
+    goal: { type: 'cumulative_spend', target: 100 },
+    translations: t(
+      '10% back when you reach $100',
+      '10 % al llegar a 100 $',
+      '10% ao chegar a R$100',
+      [
+        'Purchases add up; the one that reaches $100 earns 10% of them (up to $15).',
+        'Las compras se suman; la que llega a 100 $ gana el 10 % (hasta 15 $).',
+        'As compras somam; a que chega a R$100 ganha 10% (até R$15).',
+      ],
+    ),
+  },
 ];
 
 /**
@@ -346,14 +378,22 @@ export async function seedDemo(args: string[] = []): Promise<void> {
       merchantIds.push(found?.merchant_id ?? (await merchants.create(m)).id);
     }
 
-    const [{ n }] = await db.query(
-      `SELECT count(*)::int AS n FROM offer_target WHERE institution_id = $1`,
-      [institutionId],
+    // Each demo offer once (by its English title): a demo database seeded by an earlier version
+    // gets the offers added since.
+    const seeded = new Set(
+      (
+        await db.query(
+          `SELECT o.translations -> 'en' ->> 'title' AS title FROM offer o
+             JOIN offer_target t ON t.offer_id = o.id WHERE t.institution_id = $1`,
+          [institutionId],
+        )
+      ).map((r: { title: string }) => r.title),
     );
-    if (n === 0) {
+    {
       const offers = app.get(OffersAdminService);
       const now = Date.now();
       for (const { merchant, days, ...o } of OFFERS) {
+        if (seeded.has(o.translations.en?.title)) continue;
         await offers.create({
           ...o,
           merchant_id: merchantIds[merchant],

@@ -130,6 +130,8 @@ export class OffersAdminService {
       this.check(merged, c);
       checkQualification(dto.qualification);
       checkGoal(dto.goal, c);
+      if (dto.goal !== undefined && (dto.goal?.type ?? null) !== cur.goal_type)
+        await this.checkGoalChange(m, id);
       if (dto.budget_total != null && toMinor(dto.budget_total, c) < Number(cur.budget_used)) {
         throw ApiError.validation([
           {
@@ -250,6 +252,26 @@ export class OffersAdminService {
         details.push({ field: f, message: `has more decimal places than ${currency} allows` });
     }
     if (details.length) throw ApiError.validation(details);
+  }
+
+  /**
+   * A goal's type (or whether the offer has one) is fixed once a cardholder has added the offer:
+   * counted progress is in the goal's units, and a rewarded round is reversed by the goal's rule.
+   * The target may change (it applies from the next counted purchase). cardholder_offer_offer_idx.
+   */
+  private async checkGoalChange(m: EntityManager, offerId: string): Promise<void> {
+    const [{ added }] = await m.query(
+      `SELECT EXISTS (SELECT 1 FROM cardholder_offer WHERE offer_id = $1) AS added`,
+      [offerId],
+    );
+    if (added)
+      throw ApiError.validation([
+        {
+          field: 'goal',
+          message:
+            'type cannot be set, changed or removed once cardholders have added the offer (the target can); create a new offer',
+        },
+      ]);
   }
 
   private async checkReferences(
