@@ -2,18 +2,32 @@
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-lifecycle-${process.pid}` });
 
 import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { MatchingService } from '@app/core';
 import { QUEUES } from '@app/queue';
-import { createWorld, obliterateQueues, startApi, startWorker, TestApi, uniq } from '@app/testing';
+import { AuthorizationExpiryTimer } from '../../worker/src/lifecycle/authorization-expiry.timer';
+import {
+  createWorld,
+  DAY,
+  eventually,
+  obliterateQueues,
+  startApi,
+  startWorker,
+  TestApi,
+  uniq,
+} from '@app/testing';
 
 /** The card lifecycle (authorization, clearing, void): program fields, validation, matching. */
 describe('card lifecycle', () => {
   let api: TestApi;
   let worker: INestApplicationContext | undefined;
+  let db: DataSource;
   const op = () => `Bearer ${api.operatorToken}`;
 
   beforeAll(async () => {
     api = await startApi();
     worker = await startWorker();
+    db = api.app.get(DataSource);
   });
 
   afterAll(async () => {
@@ -123,6 +137,411 @@ describe('card lifecycle', () => {
         .expect(400);
       expect(JSON.stringify(res.body)).toContain(message);
       expect(JSON.stringify(res.body)).toContain('original_transaction_ref');
+    });
+  });
+
+  // ---- matching through the public API and the worker ----
+
+  type RewardOn = 'clearing' | 'authorization';
+
+  /** One merchant, one offer ($5 back on $20 unless overridden), one enrolled cardholder. */
+  async function setup(program: Record<string, unknown>, offer: Record<string, unknown> = {}) {
+    const w = await createWorld(api, { program, merchants: [{}], offers: [offer] });
+    const token = `chk_${uniq()}`;
+    await api.http
+      .post(`/api/v1/offers/${w.offers[0].id}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token })
+      .expect(201);
+    const card = `ctk_${uniq()}`;
+    const record = (
+      type: string,
+      amount: number,
+      over: Record<string, unknown> = {},
+    ): Record<string, unknown> => ({
+      cardholder_token: token,
+      card_token: card,
+      merchant_identifier: w.merchants[0].identifiers[0].value,
+      amount,
+      transaction_ref: uniq(`${type.slice(0, 4)}-`),
+      transacted_at: new Date().toISOString(),
+      transaction_type: type,
+      ...over,
+    });
+    /** Posts and waits until matching processed it; the stored status. */
+    const send = async (body: Record<string, unknown>, expected = 202) => {
+      const res = await api.http
+        .post('/api/v1/transactions')
+        .set('Authorization', w.auth)
+        .send(body);
+      expect(res.status).toBe(expected);
+      const id = res.body.id as string;
+      return eventually(
+        async () => {
+          const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+          return t && t.status !== 'received' ? (t.status as string) : null;
+        },
+        `transaction ${id} processed`,
+        20_000,
+      );
+    };
+    /** Redemptions by status and webhook deliveries by event, for this cardholder. */
+    const counts = async () => {
+      const [c] = await db.query(
+        `SELECT count(*) FILTER (WHERE r.status <> 'reversed')::int AS live,
+                count(*) FILTER (WHERE r.status = 'reversed')::int AS reversed,
+                (SELECT count(*)::int FROM webhook_delivery d JOIN redemption x ON x.id = d.redemption_id
+                  WHERE x.institution_id = $1 AND x.cardholder_token = $2 AND d.event = 'redemption.completed') AS completed,
+                (SELECT count(*)::int FROM webhook_delivery d JOIN redemption x ON x.id = d.redemption_id
+                  WHERE x.institution_id = $1 AND x.cardholder_token = $2 AND d.event = 'redemption.reversed') AS reversed_hooks
+           FROM redemption r WHERE r.institution_id = $1 AND r.cardholder_token = $2`,
+        [w.institution.id, token],
+      );
+      return c as { live: number; reversed: number; completed: number; reversed_hooks: number };
+    };
+    /** The live redemption's record ref and cashback (major units), or null. */
+    const live = async () => {
+      const rows = await db.query(
+        `SELECT t.transaction_ref AS ref, r.cashback_amount::int AS cashback
+           FROM redemption r JOIN transaction t ON t.id = r.transaction_id
+          WHERE r.institution_id = $1 AND r.cardholder_token = $2 AND r.status <> 'reversed'`,
+        [w.institution.id, token],
+      );
+      return rows.length ? (rows[0] as { ref: string; cashback: number }) : null;
+    };
+    const chain = async (authRef: string) => {
+      const [c] = await db.query(
+        `SELECT state FROM card_chain WHERE institution_id = $1 AND authorization_ref = $2`,
+        [w.institution.id, authRef],
+      );
+      return c?.state as string | undefined;
+    };
+    return { w, token, record, send, counts, live, chain };
+  }
+
+  const none = { live: 0, reversed: 0, completed: 0, reversed_hooks: 0 };
+  const one = { live: 1, reversed: 0, completed: 1, reversed_hooks: 0 };
+  const undone = { live: 0, reversed: 1, completed: 1, reversed_hooks: 1 };
+
+  describe('authorization → clearing', () => {
+    it('reward_on=clearing: the authorization is recorded, the clearing is rewarded', async () => {
+      const s = await setup({});
+      const auth = s.record('authorization', 30);
+      expect(await s.send(auth)).toBe('unmatched');
+      expect(await s.counts()).toEqual(none);
+      expect(await s.chain(auth.transaction_ref as string)).toBe('authorized');
+      const clearing = s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref });
+      expect(await s.send(clearing)).toBe('matched');
+      expect(await s.counts()).toEqual(one);
+      expect((await s.live())!.ref).toBe(clearing.transaction_ref);
+      expect(await s.chain(auth.transaction_ref as string)).toBe('cleared');
+    });
+
+    it('reward_on=clearing: the cleared amount decides (authorized enough, cleared too little)', async () => {
+      const s = await setup({});
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      expect(
+        await s.send(s.record('clearing', 15, { original_transaction_ref: auth.transaction_ref })),
+      ).toBe('unmatched');
+      expect(await s.counts()).toEqual(none);
+    });
+
+    it('reward_on=authorization: rewarded at the swipe; the clearing confirms it', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const auth = s.record('authorization', 30);
+      expect(await s.send(auth)).toBe('matched');
+      expect(await s.counts()).toEqual(one);
+      const clearing = s.record('clearing', 35, { original_transaction_ref: auth.transaction_ref });
+      expect(await s.send(clearing)).toBe('matched');
+      expect(await s.counts()).toEqual(one);
+      expect((await s.live())!.ref).toBe(auth.transaction_ref);
+    });
+
+    it('reward_on=authorization: a cleared amount that no longer qualifies reverses it', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      expect(
+        await s.send(s.record('clearing', 15, { original_transaction_ref: auth.transaction_ref })),
+      ).toBe('unmatched');
+      expect(await s.counts()).toEqual(undone);
+    });
+
+    it('reward_on=authorization: a different percent reward reverses it and issues the new one', async () => {
+      const s = await setup(
+        { reward_on: 'authorization' },
+        { reward_type: 'percent', cashback_percent: 10, cashback_amount: 100 },
+      );
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      expect(await s.live()).toEqual({ ref: auth.transaction_ref, cashback: 300 });
+      const clearing = s.record('clearing', 50, { original_transaction_ref: auth.transaction_ref });
+      expect(await s.send(clearing)).toBe('matched');
+      expect(await s.counts()).toEqual({ live: 1, reversed: 1, completed: 2, reversed_hooks: 1 });
+      expect(await s.live()).toEqual({ ref: clearing.transaction_ref, cashback: 500 });
+    });
+  });
+
+  describe('voids', () => {
+    it('reward_on=authorization: a void reverses the redemption', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      const voided = s.record('authorization_reversal', 30, {
+        original_transaction_ref: auth.transaction_ref,
+      });
+      expect(await s.send(voided)).toBe('unmatched');
+      expect(await s.counts()).toEqual(undone);
+      expect(await s.chain(auth.transaction_ref as string)).toBe('voided');
+    });
+
+    it('reward_on=clearing: a void leaves nothing behind; a later clearing still decides', async () => {
+      const s = await setup({});
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      await s.send(
+        s.record('authorization_reversal', 30, { original_transaction_ref: auth.transaction_ref }),
+      );
+      expect(await s.counts()).toEqual(none);
+      expect(await s.chain(auth.transaction_ref as string)).toBe('voided');
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      expect(await s.counts()).toEqual(one);
+    });
+
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: a void after the clearing changes nothing',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn });
+        const auth = s.record('authorization', 30);
+        await s.send(auth);
+        await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+        await s.send(
+          s.record('authorization_reversal', 30, {
+            original_transaction_ref: auth.transaction_ref,
+          }),
+        );
+        expect(await s.counts()).toEqual(one);
+        expect(await s.chain(auth.transaction_ref as string)).toBe('cleared');
+      },
+    );
+  });
+
+  describe('expiry', () => {
+    it('reward_on=authorization: no clearing within authorization_expiry_days reverses it, once', async () => {
+      const s = await setup({ reward_on: 'authorization', authorization_expiry_days: 1 });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      expect(await s.counts()).toEqual(one);
+      const timer = worker!.get(AuthorizationExpiryTimer);
+      // Not yet: half a day later.
+      await timer.pass(new Date(Date.now() + DAY / 2));
+      expect(await s.chain(auth.transaction_ref as string)).toBe('authorized');
+      expect(await s.counts()).toEqual(one);
+      const first = await timer.pass(new Date(Date.now() + 1.5 * DAY));
+      expect(first.reversed).toBeGreaterThanOrEqual(1);
+      expect(await s.chain(auth.transaction_ref as string)).toBe('expired');
+      expect(await s.counts()).toEqual(undone);
+      await timer.pass(new Date(Date.now() + 1.5 * DAY));
+      expect(await s.counts()).toEqual(undone);
+      // A clearing after the expiry still moved money: it decides.
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      expect(await s.counts()).toEqual({ live: 1, reversed: 1, completed: 2, reversed_hooks: 1 });
+    });
+
+    it('reward_on=clearing: an expired authorization had nothing to reverse', async () => {
+      const s = await setup({ authorization_expiry_days: 1 });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      await worker!.get(AuthorizationExpiryTimer).pass(new Date(Date.now() + 1.5 * DAY));
+      expect(await s.chain(auth.transaction_ref as string)).toBe('expired');
+      expect(await s.counts()).toEqual(none);
+    });
+  });
+
+  describe('order and repetition', () => {
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: a clearing before its authorization decides; the late authorization changes nothing',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn });
+        const authRef = uniq('auth-');
+        expect(await s.send(s.record('clearing', 30, { original_transaction_ref: authRef }))).toBe(
+          'matched',
+        );
+        expect(await s.counts()).toEqual(one);
+        expect(await s.send(s.record('authorization', 30, { transaction_ref: authRef }))).toBe(
+          'unmatched',
+        );
+        expect(await s.counts()).toEqual(one);
+        expect(await s.chain(authRef)).toBe('cleared');
+      },
+    );
+
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: the same authorization and clearing twice are one reward',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn });
+        const auth = s.record('authorization', 30);
+        const clearing = s.record('clearing', 30, {
+          original_transaction_ref: auth.transaction_ref,
+        });
+        await s.send(auth);
+        await s.send(auth, 200);
+        await s.send(clearing);
+        await s.send(clearing, 200);
+        expect(await s.counts()).toEqual(one);
+      },
+    );
+
+    it('reward_on=authorization: authorization and clearing in one batch are one reward, one webhook', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const auth = s.record('authorization', 30);
+      const clearing = s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref });
+      await api.http
+        .post('/api/v1/transactions/batch')
+        .set('Authorization', s.w.auth)
+        .send({ transactions: [clearing, auth] })
+        .expect(202);
+      await eventually(
+        async () => ((await s.chain(auth.transaction_ref as string)) === 'cleared' ? true : null),
+        'chain cleared',
+        20_000,
+      );
+      await eventually(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM transaction WHERE institution_id = $1 AND status = 'received'`,
+              [s.w.institution.id],
+            )
+          ).length === 0 || null,
+        'batch processed',
+        20_000,
+      );
+      expect(await s.counts()).toEqual(one);
+    });
+
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: twelve clearings of one authorization matched in concurrent chunks: one reward',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn }, { max_redemptions_per_cardholder: 20 });
+        const auth = s.record('authorization', 30);
+        await s.send(auth);
+        const clearings = Array.from({ length: 12 }, (_, i) =>
+          s.record('clearing', 30 + i, { original_transaction_ref: auth.transaction_ref }),
+        );
+        await api.http
+          .post('/api/v1/transactions/batch')
+          .set('Authorization', s.w.auth)
+          .send({ transactions: clearings })
+          .expect(202);
+        const ids: string[] = (
+          await db.query(
+            `SELECT id FROM transaction WHERE institution_id = $1 AND kind = 'clearing'`,
+            [s.w.institution.id],
+          )
+        ).map((r: { id: string }) => r.id);
+        expect(ids).toHaveLength(12);
+        // One chunk per clearing, all at once (and the worker's own chunk, whichever claims first).
+        const matching = api.app.get(MatchingService);
+        await Promise.all(ids.map((id) => matching.matchChunk([id])));
+        await eventually(
+          async () =>
+            (
+              await db.query(
+                `SELECT 1 FROM transaction WHERE institution_id = $1 AND status = 'received'`,
+                [s.w.institution.id],
+              )
+            ).length === 0 || null,
+          'clearings processed',
+          20_000,
+        );
+        // The first clearing decides (reward_on=authorization: confirms, the fixed reward is the
+        // same), every later one is ignored.
+        expect(await s.counts()).toEqual(one);
+      },
+    );
+
+    it('a clearing without original_transaction_ref is a purchase', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const clearing = s.record('clearing', 30);
+      expect(await s.send(clearing)).toBe('matched');
+      const [t] = await db.query(
+        `SELECT kind FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
+        [s.w.institution.id, clearing.transaction_ref],
+      );
+      expect(t.kind).toBe('purchase');
+      expect(await s.counts()).toEqual(one);
+    });
+  });
+
+  describe('refunds of a chain', () => {
+    it.each([
+      ['clearing', 'the clearing'],
+      ['clearing', 'the authorization'],
+      ['authorization', 'the clearing'],
+      ['authorization', 'the authorization'],
+    ] as [RewardOn, string][])(
+      'reward_on=%s: a refund naming %s reverses as a refund of a purchase does',
+      async (rewardOn, named) => {
+        const s = await setup({ reward_on: rewardOn });
+        const auth = s.record('authorization', 30);
+        const clearing = s.record('clearing', 30, {
+          original_transaction_ref: auth.transaction_ref,
+        });
+        await s.send(auth);
+        await s.send(clearing);
+        const ref = named === 'the clearing' ? clearing.transaction_ref : auth.transaction_ref;
+        // A partial refund that leaves enough changes nothing; the next one reverses.
+        expect(await s.send(s.record('refund', 5, { original_transaction_ref: ref }))).toBe(
+          'matched',
+        );
+        expect(await s.counts()).toEqual(one);
+        await s.send(s.record('refund', 10, { original_transaction_ref: ref }));
+        expect(await s.counts()).toEqual(undone);
+      },
+    );
+
+    it('a refund before the clearing is netted when the clearing decides', async () => {
+      const s = await setup({});
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      await s.send(s.record('refund', 15, { original_transaction_ref: auth.transaction_ref }));
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      expect(await s.counts()).toEqual(none);
+    });
+  });
+
+  describe('settlement', () => {
+    const settle = (asOf: Date) =>
+      api.http
+        .post('/admin/api/v1/settlements/run')
+        .set('Authorization', op())
+        .send({ as_of: asOf.toISOString() })
+        .expect(200);
+    const status = async (institutionId: string) =>
+      (
+        await db.query(`SELECT status FROM settlement_entry WHERE institution_id = $1`, [
+          institutionId,
+        ])
+      ).map((r: { status: string }) => r.status);
+
+    it('a redemption made at authorization settles only after its clearing, the hold counting from it', async () => {
+      const s = await setup({ reward_on: 'authorization', settlement_hold_days: 2 });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      // As if the swipe were three days old: past the hold, but not cleared.
+      await db.query(
+        `UPDATE settlement_entry SET created_at = now() - interval '3 days' WHERE institution_id = $1`,
+        [s.w.institution.id],
+      );
+      await settle(new Date());
+      expect(await status(s.w.institution.id)).toEqual(['pending']);
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      await settle(new Date(Date.now() + DAY));
+      expect(await status(s.w.institution.id)).toEqual(['pending']);
+      await settle(new Date(Date.now() + 2 * DAY + 60_000));
+      expect(await status(s.w.institution.id)).toEqual(['settled']);
     });
   });
 });

@@ -10,6 +10,7 @@ import { PortalJobsModule } from './portal-jobs.module';
 import { MatchingProcessor } from './matching/matching.processor';
 import { MatchRelayTimer } from './matching/match-relay-timer.service';
 import { SettlementScheduleService } from './settlement/settlement-schedule.service';
+import { AuthorizationExpiryTimer } from './lifecycle/authorization-expiry.timer';
 import { SettlementProcessor } from './settlement/settlement.processor';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
@@ -44,6 +45,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     MatchRelayTimer,
     SettlementProcessor,
     SettlementScheduleService,
+    AuthorizationExpiryTimer,
   ],
 })
 export class WorkerModule {}

@@ -9,6 +9,8 @@ import { MatchQueue } from './matching/match-queue';
 import { MatchRelayService } from './matching/match-relay.service';
 import { MatchingRepository } from './matching/matching.repository';
 import { MatchingService } from './matching/matching.service';
+import { CardLifecyclePlanner } from './matching/card-lifecycle.planner';
+import { CardLifecycleRepository } from './matching/card-lifecycle.repository';
 import { SimulationRepository } from './matching/simulation.repository';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
@@ -24,6 +26,8 @@ const SERVICES = [
   GoalProgressRepository,
   GoalProgressService,
   MatchingService,
+  CardLifecycleRepository,
+  CardLifecyclePlanner,
   MatchRelayService,
   MatchFailuresRepository,
   MatchFailuresService,

@@ -1,7 +1,10 @@
 import {
   authorizationExpired,
+  ChainEvent,
   chainStep,
   clearingKeepsReward,
+  compareChainRecords,
+  foldChain,
   lifecycleTable,
 } from './card-lifecycle';
 
@@ -86,5 +89,102 @@ describe('authorization expiry and the clearing check', () => {
     ).toBe(false);
     expect(clearingKeepsReward({ offerId: 'a', cashback: 500 }, null)).toBe(false);
     expect(clearingKeepsReward(null, null)).toBe(true);
+  });
+});
+
+describe('foldChain: the records of one chain in one pass', () => {
+  const ev = (id: string | null, event: ChainEvent) => ({ id, event });
+
+  it('reward_on=clearing: the authorization is recorded, its clearing decides', () => {
+    expect(foldChain('clearing', 'none', false, [ev('a', 'authorization')])).toEqual({
+      state: 'authorized',
+      decide: null,
+      stored: 'keep',
+    });
+    expect(foldChain('clearing', 'authorized', false, [ev('c', 'clearing')])).toEqual({
+      state: 'cleared',
+      decide: 'c',
+      stored: 'keep',
+    });
+  });
+
+  it('reward_on=authorization: the authorization decides, the clearing reconsiders it', () => {
+    expect(foldChain('authorization', 'none', false, [ev('a', 'authorization')])).toEqual({
+      state: 'authorized',
+      decide: 'a',
+      stored: 'keep',
+    });
+    expect(foldChain('authorization', 'authorized', true, [ev('c', 'clearing')])).toEqual({
+      state: 'cleared',
+      decide: 'c',
+      stored: 'reconsider',
+    });
+  });
+
+  it('an authorization that earned nothing: its clearing decides anew', () => {
+    expect(foldChain('authorization', 'authorized', false, [ev('c', 'clearing')])).toEqual({
+      state: 'cleared',
+      decide: 'c',
+      stored: 'keep',
+    });
+  });
+
+  it('a void or an expiry reverses the live redemption; nothing is decided', () => {
+    for (const event of ['authorization_reversal', 'expiry'] as const)
+      expect(foldChain('authorization', 'authorized', true, [ev(null, event)])).toMatchObject({
+        decide: null,
+        stored: 'reverse',
+      });
+  });
+
+  it('authorization and clearing in one chunk: only the clearing decides (one webhook)', () => {
+    expect(
+      foldChain('authorization', 'none', false, [ev('a', 'authorization'), ev('c', 'clearing')]),
+    ).toEqual({ state: 'cleared', decide: 'c', stored: 'keep' });
+  });
+
+  it('authorization and void in one chunk: nothing at all', () => {
+    expect(
+      foldChain('authorization', 'none', false, [
+        ev('a', 'authorization'),
+        ev('v', 'authorization_reversal'),
+      ]),
+    ).toEqual({ state: 'voided', decide: null, stored: 'keep' });
+  });
+
+  it('a void after the clearing changes nothing', () => {
+    expect(
+      foldChain('authorization', 'cleared', true, [ev('v', 'authorization_reversal')]),
+    ).toEqual({ state: 'cleared', decide: null, stored: 'keep' });
+  });
+
+  it('a void then a clearing: the redemption is reversed and the clearing decides', () => {
+    expect(
+      foldChain('authorization', 'authorized', true, [
+        ev('v', 'authorization_reversal'),
+        ev('c', 'clearing'),
+      ]),
+    ).toEqual({ state: 'cleared', decide: 'c', stored: 'reverse' });
+  });
+
+  it('a live redemption is never rewarded twice, even when reward_on changed in between', () => {
+    expect(foldChain('clearing', 'authorized', true, [ev('c', 'clearing')])).toMatchObject({
+      decide: 'c',
+      stored: 'reconsider',
+    });
+  });
+});
+
+describe('records of one chain in one chunk', () => {
+  it('are taken by transacted_at, then authorization, clearing, void', () => {
+    const at = new Date('2026-11-21T10:00:00Z');
+    const later = new Date('2026-11-22T10:00:00Z');
+    const rows = [
+      { id: '1', kind: 'authorization_reversal' as const, transactedAt: at },
+      { id: '2', kind: 'clearing' as const, transactedAt: at },
+      { id: '3', kind: 'authorization' as const, transactedAt: later },
+      { id: '4', kind: 'authorization' as const, transactedAt: at },
+    ];
+    expect([...rows].sort(compareChainRecords).map((r) => r.id)).toEqual(['4', '2', '1', '3']);
   });
 });

@@ -131,3 +131,68 @@ export function clearingKeepsReward(
     atAuthorization.cashback === atClearing.cashback
   );
 }
+
+/** The chain event a record of this kind is. */
+export function chainEvent(kind: LifecycleKind): ChainEvent {
+  return kind;
+}
+
+/** Records of one chain in one chunk are applied in transacted_at order, then in this order. */
+const KIND_RANK: Record<LifecycleKind, number> = {
+  authorization: 0,
+  clearing: 1,
+  authorization_reversal: 2,
+};
+
+export function compareChainRecords(
+  a: { kind: LifecycleKind; transactedAt: Date; id: string },
+  b: { kind: LifecycleKind; transactedAt: Date; id: string },
+): number {
+  return (
+    a.transactedAt.getTime() - b.transactedAt.getTime() ||
+    KIND_RANK[a.kind] - KIND_RANK[b.kind] ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+/**
+ * What the events of one chain (its records of a chunk, in order, or an expiry) do to it, given
+ * its stored state and whether it holds a live redemption:
+ * - `decide`: the record matched now as a purchase (on its amount), or null;
+ * - `stored`: the live redemption `keep`s, is `reverse`d, or is `reconsider`ed against the
+ *   decided record's outcome (clearingKeepsReward: the same offer and cashback keep it; otherwise
+ *   it is reversed and the decided record's redemption, if any, is issued).
+ * A decision on a chain that still holds a live redemption is always a reconsideration, never a
+ * second reward; a record decided in the chunk and superseded by a later one of the same chunk
+ * (an authorization and its clearing together) is not decided at all.
+ */
+export interface ChainFold {
+  state: ChainState;
+  decide: string | null;
+  stored: 'keep' | 'reverse' | 'reconsider';
+}
+
+export function foldChain(
+  rewardOn: RewardOn,
+  state: ChainState,
+  hasLiveReward: boolean,
+  events: { id: string | null; event: ChainEvent }[],
+): ChainFold {
+  let decide: string | null = null;
+  let live = hasLiveReward;
+  let reversed = false;
+  for (const e of events) {
+    const step = chainStep(rewardOn, state, e.event);
+    state = step.next;
+    if (step.action === 'decide' || step.action === 'confirm') decide = e.id;
+    else if (step.action === 'reverse') {
+      if (decide) decide = null;
+      else if (live) {
+        live = false;
+        reversed = true;
+      }
+    }
+  }
+  const stored = live ? (decide ? 'reconsider' : 'keep') : reversed ? 'reverse' : 'keep';
+  return { state, decide, stored };
+}

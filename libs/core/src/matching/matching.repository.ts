@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
 import type { LifecycleKind, MatchingEnrollment, OfferTerms } from '@app/domain';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
+import { chainRefundedSql } from './card-lifecycle.repository';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -110,16 +111,23 @@ export class MatchingRepository {
     return m.query(CLAIM_SQL, [ids]);
   }
 
-  /** The purchases the refunds name (same institution, transaction_ref = original_transaction_ref). */
+  /**
+   * The purchases the refunds name (same institution, transaction_ref = original_transaction_ref).
+   * A refund may name a card chain's clearing or authorization (docs/transactions.md): it then
+   * stands for the chain's rewarded record (the one whose redemption is live), or for the named
+   * record when the chain holds none.
+   */
   purchasesOfRefunds(
     m: EntityManager,
     refunds: ClaimedRow[],
   ): Promise<{ id: string; institution_id: string; transaction_ref: string }[]> {
     return m.query(
-      `SELECT t.id, t.institution_id, t.transaction_ref
+      `SELECT COALESCE(c.rewarded_transaction_id, t.id) AS id, t.institution_id, t.transaction_ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
          JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
-        WHERE t.kind = 'purchase'`,
+         LEFT JOIN card_chain c ON t.kind <> 'purchase' AND c.institution_id = t.institution_id
+              AND c.authorization_ref = CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END
+        WHERE t.kind IN ('purchase', 'authorization', 'clearing')`,
       [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
     );
   }
@@ -136,7 +144,8 @@ export class MatchingRepository {
   /**
    * Live redemptions of these purchases, with the purchase's net amount inputs and the offer's
    * min_spend. A goal round's redemption is not among them: its refunds follow the goal's rule
-   * (GoalProgressService).
+   * (GoalProgressService). A card chain's rewarded record nets its cleared amount of the refunds
+   * naming either of the chain's refs.
    */
   liveRedemptionsOf(
     m: EntityManager,
@@ -144,13 +153,15 @@ export class MatchingRepository {
     reversibleStatuses: readonly string[],
   ): Promise<ReversalRow[]> {
     return m.query(
-      `SELECT t.id AS transaction_id, t.amount::text AS amount,
-              ${refundedSumSql('t.institution_id', 't.transaction_ref')}::text AS refunded,
+      `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
+              (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
+                    ELSE ${chainRefundedSql} END)::text AS refunded,
               r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
               r.merchant_funded_amount, r.institution_payout_amount, o.min_spend
          FROM transaction t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
+         LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
         WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
       [purchaseIds, reversibleStatuses],
     );

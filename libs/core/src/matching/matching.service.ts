@@ -4,7 +4,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import {
   allocate,
   giveBack,
-  isLifecycleKind,
   latest,
   linkRefund,
   MatchingEnrollment,
@@ -21,6 +20,7 @@ import { WebhookEvents } from '../webhooks/webhook-events';
 import { GoalProgressService } from './goal-progress.service';
 import { ClaimedRow, MatchingRepository, NewRedemption } from './matching.repository';
 import { lockReversals, Reversal } from './reversals';
+import { CardLifecyclePlanner } from './card-lifecycle.planner';
 
 export interface MatchStats {
   /** Ids asked for. */
@@ -83,6 +83,7 @@ export class MatchingService {
     private readonly repo: MatchingRepository,
     private readonly webhooks: WebhookEvents,
     private readonly goals: GoalProgressService,
+    private readonly lifecycle: CardLifecyclePlanner,
   ) {}
 
   async matchChunk(ids: readonly string[]): Promise<MatchStats> {
@@ -107,20 +108,37 @@ export class MatchingService {
       if (!claimed.length) return;
       const now = claimed[0].now;
       const statuses = new Map<string, string>();
-      const purchases = claimed.filter((r) => r.kind === 'purchase');
+      // Card lifecycle (card-lifecycle.planner.ts): records decided now join the purchases,
+      // redemptions it undoes join the refunds' reversals.
+      const chain = await this.lifecycle.plan(m, claimed);
+      for (const [id, status] of chain.statuses) statuses.set(id, status);
+      const purchases = [...claimed.filter((r) => r.kind === 'purchase'), ...chain.decide];
       const refunds = claimed.filter((r) => r.kind === 'refund');
       stats.refunds = refunds.length;
 
       const reviewed: string[] = [];
-      const reversals = refunds.length
+      let reversals = refunds.length
         ? await this.planReversals(m, refunds, purchases, statuses, stats, reviewed)
         : [];
+      const byRefund = new Set(reversals.map((r) => r.row.redemption_id));
+      for (const [id, row] of chain.reconsider)
+        if (byRefund.has(row.redemption_id)) chain.reconsider.delete(id);
+      reversals.push(
+        ...(await lockReversals(
+          m,
+          this.repo,
+          [...chain.reverse, ...chain.reconsider.values()].filter(
+            (r) => !byRefund.has(r.redemption_id),
+          ),
+        )),
+      );
 
-      // Card lifecycle records are recorded until the chain planner decides them.
-      for (const c of claimed) if (isLifecycleKind(c.kind)) statuses.set(c.id, 'unmatched');
       for (const p of purchases) if (!p.merchant_id) statuses.set(p.id, 'merchant_unresolved');
       const resolved = purchases.filter((p) => p.merchant_id);
       const candidates = await this.candidates(m, resolved);
+      this.lifecycle.addReconsidered(chain, candidates, (p) =>
+        k3(p.institution_id, p.cardholder_token, p.merchant_id!),
+      );
 
       // Lock the budgeted offers and the enrollments this chunk may change, in id order.
       const offerIds = new Set<string>(reversals.map((r) => r.row.offer_id));
@@ -152,14 +170,31 @@ export class MatchingService {
         budgetDeltas.set(offerId, (budgetDeltas.get(offerId) ?? 0) + d);
       for (const [id, u] of allocation.enrollmentUpdates)
         addUpdate(enrollmentUpdates, id, u.delta, u.status);
+      // A reconsidered redemption the clearing would give again stands: the pair is taken out
+      // (their budget and count deltas cancel).
+      const kept = this.lifecycle.kept(chain, allocation.redemptions);
+      if (kept.size) {
+        const stays = new Set([...kept].map((id) => chain.reconsider.get(id)!.redemption_id));
+        allocation.redemptions = allocation.redemptions.filter((r) => !kept.has(r.transactionId));
+        reversals = reversals.filter((r) => !stays.has(r.row.redemption_id));
+      }
       for (const p of resolved) statuses.set(p.id, 'unmatched');
       for (const r of allocation.redemptions) statuses.set(r.transactionId, 'matched');
+      for (const id of kept) statuses.set(id, 'matched');
 
       await this.repo.applyEnrollments(m, enrollmentUpdates);
       await this.goals.write(m, goalRefunds.plan, allocation);
       const byId = new Map(claimed.map((c) => [c.id, c]));
       await this.insertRedemptions(m, allocation.redemptions, byId, offers, now);
       await this.applyReversals(m, reversals, now);
+      if (chain.chains.length)
+        await this.lifecycle.finish(
+          m,
+          chain,
+          new Set(allocation.redemptions.map((r) => r.transactionId)),
+          kept,
+          new Set(reversals.map((r) => r.row.redemption_id)),
+        );
       await this.repo.setStatuses(
         m,
         claimed
@@ -169,10 +204,10 @@ export class MatchingService {
       await this.repo.applyBudget(m, budgetDeltas);
       t3 = performance.now();
 
-      stats.matched = allocation.redemptions.length;
+      stats.matched = allocation.redemptions.length + kept.size;
       stats.reversed = reversals.length;
       stats.merchantUnresolved = purchases.length - resolved.length;
-      stats.unmatched = resolved.length - allocation.redemptions.length;
+      stats.unmatched = resolved.length - stats.matched;
     });
     if (stats.claimed) {
       const r = (x: number) => Math.round(x * 10) / 10;
@@ -229,6 +264,43 @@ export class MatchingService {
       refundReverses(netAmount(r.amount, [r.refunded]), r.currency, Number(r.min_spend)),
     );
     return lockReversals(m, this.repo, due);
+  }
+
+  /**
+   * Expiry of the card lifecycle: authorized chains whose authorization_expiry_days passed at `at`
+   * become `expired` and, under reward_on=authorization, their redemption is reversed on the same
+   * path as a refund's. Set-based (up to `limit` chains per call, locked in key order, those held
+   * elsewhere skipped) and idempotent: an expired chain is never taken again.
+   */
+  async expireAuthorizations(
+    at: Date,
+    limit = 1000,
+  ): Promise<{ expired: number; reversed: number }> {
+    return this.db.transaction(async (m) => {
+      const chain = await this.lifecycle.planExpiry(m, at, limit);
+      if (!chain.chains.length) return { expired: 0, reversed: 0 };
+      const reversals = await lockReversals(m, this.repo, chain.reverse);
+      const offers = await this.repo.lockOffers(m, [
+        ...new Set(reversals.map((r) => r.row.offer_id)),
+      ]);
+      const enrollments = await this.repo.lockEnrollments(m, [
+        ...new Set(reversals.map((r) => r.row.cardholder_offer_id)),
+      ]);
+      const budgetDeltas = new Map<string, number>();
+      const enrollmentUpdates: EnrollmentUpdates = new Map();
+      this.giveBackReversed(reversals, offers, enrollments, budgetDeltas, enrollmentUpdates);
+      await this.repo.applyEnrollments(m, enrollmentUpdates);
+      await this.applyReversals(m, reversals, new Date());
+      await this.lifecycle.finish(
+        m,
+        chain,
+        new Set(),
+        new Set(),
+        new Set(reversals.map((r) => r.row.redemption_id)),
+      );
+      await this.repo.applyBudget(m, budgetDeltas);
+      return { expired: chain.chains.length, reversed: reversals.length };
+    });
   }
 
   /** Candidate enrollments per (institution, cardholder, merchant) of the resolved purchases. */

@@ -23,7 +23,8 @@ const BATCH = 5_000;
 
 /**
  * Settles pending entries whose hold has passed: entry created_at + the program's
- * settlement_hold_days ≤ as_of. The transition is guarded by the state machine (only from the
+ * settlement_hold_days ≤ as_of; a card chain's redemption (docs/transactions.md) only once its
+ * chain cleared, the hold counting from the clearing. The transition is guarded by the state machine (only from the
  * statuses that may become `settled`), the settlement entry and its redemption move together, and
  * entries another run holds are skipped, so concurrent or repeated runs never settle twice. Uses
  * the partial index on pending entries.
@@ -51,9 +52,13 @@ export class SettlementService {
              SELECT e.id
                FROM settlement_entry e
                LEFT JOIN program p ON p.institution_id = e.institution_id
+               LEFT JOIN redemption rd ON rd.id = e.redemption_id
+               LEFT JOIN card_chain c ON c.rewarded_transaction_id = rd.transaction_id
               WHERE e.status = 'pending'
                 AND e.created_at <= $1::timestamptz
                 AND e.created_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int))
+                AND (c.rewarded_transaction_id IS NULL
+                     OR c.cleared_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int)))
               ORDER BY e.created_at
               LIMIT $4
                 FOR NO KEY UPDATE OF e SKIP LOCKED

@@ -1,0 +1,253 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import {
+  ChainEvent,
+  ChainFold,
+  ChainState,
+  clearingKeepsReward,
+  compareChainRecords,
+  foldChain,
+  isLifecycleKind,
+  LifecycleKind,
+  sourcesOf,
+} from '@app/domain';
+import {
+  CardLifecycleRepository,
+  ChainRedemptionRow,
+  ChainUpdate,
+  LockedChain,
+} from './card-lifecycle.repository';
+import type { ClaimedRow } from './matching.repository';
+
+const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
+
+/** The chain a lifecycle record belongs to: its own ref for an authorization, else the one it names. */
+const chainRefOf = (r: ClaimedRow) =>
+  r.kind === 'authorization' ? r.transaction_ref : r.original_transaction_ref!;
+
+interface PlannedChain {
+  chain: LockedChain;
+  fold: ChainFold;
+  records: ClaimedRow[];
+}
+
+/** What the chunk's lifecycle records (or an expiry pass) do, before allocation. */
+export interface LifecyclePlan {
+  /** Records decided now, as purchases: the record's amount, net of the chain's refunds. */
+  decide: ClaimedRow[];
+  /** Live redemptions reversed outright (a void, an expiry). */
+  reverse: ChainRedemptionRow[];
+  /** Live redemptions reconsidered against the record decided now (by that record's id). */
+  reconsider: Map<string, ChainRedemptionRow>;
+  /** Final statuses of the lifecycle records that are not decided now. */
+  statuses: Map<string, string>;
+  chains: PlannedChain[];
+}
+
+export const EMPTY_PLAN: LifecyclePlan = {
+  decide: [],
+  reverse: [],
+  reconsider: new Map(),
+  statuses: new Map(),
+  chains: [],
+};
+
+/**
+ * The card lifecycle inside chunk matching (docs/transactions.md). Before allocation: lock the
+ * chains of the chunk's lifecycle records (and of its refunds that name one), fold each chain's
+ * records through the state table (foldChain in libs/domain) and turn the outcome into what
+ * matching already knows how to do: records to decide become purchases fed to the same
+ * allocation, redemptions to undo become reversals on the same path as a refund's. After
+ * allocation: a reconsidered redemption that the clearing would give again (same offer, same
+ * cashback) is kept (the pair is taken out, their budget and count deltas cancel), and the
+ * chains' new state is written. A handful of statements per chunk, none per record.
+ */
+@Injectable()
+export class CardLifecyclePlanner {
+  constructor(private readonly repo: CardLifecycleRepository) {}
+
+  async plan(m: EntityManager, claimed: ClaimedRow[]): Promise<LifecyclePlan> {
+    const records = claimed.filter((r) => isLifecycleKind(r.kind));
+    const refunds = claimed.filter((r) => r.kind === 'refund');
+    if (!records.length && !refunds.length) return EMPTY_PLAN;
+    const keys = new Map<string, { institutionId: string; authorizationRef: string }>();
+    for (const r of records)
+      keys.set(key(r.institution_id, chainRefOf(r)), {
+        institutionId: r.institution_id,
+        authorizationRef: chainRefOf(r),
+      });
+    // Refunds that name a chain's record: lock that chain too, so a refund and a decision on the
+    // same chain never interleave.
+    for (const k of await this.repo.chainsOfRefunds(m, refunds))
+      keys.set(key(k.institutionId, k.authorizationRef), k);
+    if (!keys.size) return EMPTY_PLAN;
+    const chains = await this.repo.lockChains(m, [...keys.values()], sourcesOf('reversed'));
+
+    const byChain = new Map<string, ClaimedRow[]>();
+    for (const r of records) {
+      const k = key(r.institution_id, chainRefOf(r));
+      byChain.set(k, [...(byChain.get(k) ?? []), r]);
+    }
+    const planned: PlannedChain[] = [];
+    const statuses = new Map<string, string>();
+    const decided: ClaimedRow[] = [];
+    for (const chain of chains) {
+      const rows = (byChain.get(key(chain.institution_id, chain.authorization_ref)) ?? []).sort(
+        (a, b) =>
+          compareChainRecords(
+            { kind: a.kind as LifecycleKind, transactedAt: a.transacted_at, id: a.id },
+            { kind: b.kind as LifecycleKind, transactedAt: b.transacted_at, id: b.id },
+          ),
+      );
+      if (!rows.length) continue; // locked for a refund only
+      const fold = foldChain(
+        chain.reward_on,
+        chain.state,
+        chain.live_redemption_id !== null,
+        rows.map((r) => ({ id: r.id, event: r.kind as ChainEvent })),
+      );
+      planned.push({ chain, fold, records: rows });
+      for (const r of rows)
+        if (r.id === fold.decide) decided.push(r);
+        else statuses.set(r.id, 'unmatched');
+    }
+
+    // The decided records' amounts are netted of the chain's refunds (against either ref).
+    const refunded = await this.repo.refundedOfChains(
+      m,
+      decided.map((r) => ({
+        institutionId: r.institution_id,
+        authorizationRef: chainRefOf(r),
+        clearingRef: r.kind === 'clearing' ? r.transaction_ref : null,
+      })),
+    );
+    const decide = decided.map((r, i) => ({ ...r, refunded: refunded.get(String(i + 1)) ?? '0' }));
+
+    const stored = planned.filter((p) => p.fold.stored !== 'keep');
+    const live = new Map(
+      (
+        await this.repo.liveRedemptionsOf(
+          m,
+          stored.map((p) => p.chain.rewarded_transaction_id!),
+          sourcesOf('reversed'),
+        )
+      ).map((r) => [r.transaction_id, r]),
+    );
+    const reverse: ChainRedemptionRow[] = [];
+    const reconsider = new Map<string, ChainRedemptionRow>();
+    for (const p of stored) {
+      const row = live.get(p.chain.rewarded_transaction_id!);
+      if (!row) continue;
+      if (p.fold.stored === 'reverse') reverse.push(row);
+      else reconsider.set(p.fold.decide!, row);
+    }
+    return { decide, reverse, reconsider, statuses, chains: planned };
+  }
+
+  /**
+   * A reconsidered redemption's enrollment is a candidate of the record decided now even when it
+   * is no longer active (its redemption is given back first, which may make it active again).
+   */
+  addReconsidered(
+    plan: LifecyclePlan,
+    candidates: Map<string, { id: string; offerId: string }[]>,
+    keyOf: (r: ClaimedRow) => string,
+  ): void {
+    for (const r of plan.decide) {
+      const row = plan.reconsider.get(r.id);
+      if (!row || !r.merchant_id) continue;
+      const list = candidates.get(keyOf(r)) ?? [];
+      if (!list.some((c) => c.id === row.cardholder_offer_id))
+        candidates.set(keyOf(r), [...list, { id: row.cardholder_offer_id, offerId: row.offer_id }]);
+    }
+  }
+
+  /**
+   * Which reconsidered redemptions stand: the record decided now earned the same offer and
+   * cashback. Their decision and reversal are taken out of the chunk's writes (by the caller).
+   */
+  kept(
+    plan: LifecyclePlan,
+    allocated: readonly {
+      transactionId: string;
+      offerId: string;
+      reward: { cashback: number; merchantFunded: number };
+    }[],
+  ): Set<string> {
+    const out = new Set<string>();
+    if (!plan.reconsider.size) return out;
+    const byId = new Map(allocated.map((a) => [a.transactionId, a]));
+    for (const [decidedId, row] of plan.reconsider) {
+      const a = byId.get(decidedId);
+      if (
+        a &&
+        clearingKeepsReward(
+          { offerId: row.offer_id, cashback: Number(row.cashback_amount) },
+          { offerId: a.offerId, cashback: a.reward.cashback },
+        ) &&
+        Number(row.merchant_funded_amount) === a.reward.merchantFunded
+      )
+        out.add(decidedId);
+    }
+    return out;
+  }
+
+  /**
+   * The chains' new state: the record now rewarded (the decided one when it got a redemption, the
+   * stored one when it was kept or untouched, none when reversed), the amounts and the expiry.
+   */
+  async finish(
+    m: EntityManager,
+    plan: LifecyclePlan,
+    allocated: ReadonlySet<string>,
+    kept: ReadonlySet<string>,
+    reversedRedemptions: ReadonlySet<string>,
+  ): Promise<void> {
+    const updates: ChainUpdate[] = plan.chains.map(({ chain, fold, records }) => {
+      // A chain whose redemption is no longer live (reversed before, or now) carries none.
+      let rewarded = chain.live_redemption_id ? chain.rewarded_transaction_id : null;
+      if (chain.live_redemption_id && reversedRedemptions.has(chain.live_redemption_id))
+        rewarded = null;
+      if (fold.decide && allocated.has(fold.decide) && !kept.has(fold.decide))
+        rewarded = fold.decide;
+      const auth = records.find((r) => r.kind === 'authorization');
+      const clearing =
+        fold.state === 'cleared' ? records.find((r) => r.kind === 'clearing') : undefined;
+      return {
+        institutionId: chain.institution_id,
+        authorizationRef: chain.authorization_ref,
+        state: fold.state,
+        rewardedTransactionId: rewarded,
+        authorizationAmount: auth?.amount ?? null,
+        clearingRef: clearing?.transaction_ref ?? null,
+        clearedAmount: clearing?.amount ?? null,
+        authorizedAt: fold.state === 'authorized' ? (auth?.transacted_at ?? null) : null,
+      };
+    });
+    await this.repo.update(m, updates);
+  }
+
+  /** Expiry: the chains whose authorization expired, folded with an `expiry` event. */
+  async planExpiry(m: EntityManager, at: Date, limit: number): Promise<LifecyclePlan> {
+    const chains = await this.repo.expiredChains(m, at, limit, sourcesOf('reversed'));
+    if (!chains.length) return EMPTY_PLAN;
+    const planned: PlannedChain[] = chains.map((chain) => ({
+      chain,
+      fold: foldChain(
+        chain.reward_on,
+        chain.state as ChainState,
+        chain.live_redemption_id !== null,
+        [{ id: null, event: 'expiry' }],
+      ),
+      records: [],
+    }));
+    const reverse = await this.repo.liveRedemptionsOf(
+      m,
+      planned
+        .filter((p) => p.fold.stored === 'reverse')
+        .map((p) => p.chain.rewarded_transaction_id!),
+      sourcesOf('reversed'),
+    );
+    return { decide: [], reverse, reconsider: new Map(), statuses: new Map(), chains: planned };
+  }
+}

@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
+import type { ReversalRow } from './matching.repository';
+
+/** A chain as locked for a chunk or an expiry pass. */
+export interface LockedChain {
+  institution_id: string;
+  authorization_ref: string;
+  state: ChainState;
+  clearing_ref: string | null;
+  rewarded_transaction_id: string | null;
+  /** The rewarded record's redemption while it is live (pending or settled). */
+  live_redemption_id: string | null;
+  reward_on: RewardOn;
+  authorization_expiry_days: number;
+}
+
+export interface ChainUpdate {
+  institutionId: string;
+  authorizationRef: string;
+  state: ChainState;
+  rewardedTransactionId: string | null;
+  /** Set by the chain's authorization (null: unchanged). */
+  authorizationAmount: string | null;
+  /** Set by the clearing that cleared the chain (null: unchanged). */
+  clearingRef: string | null;
+  clearedAmount: string | null;
+  /** When the chain is `authorized`: the authorization's transacted_at (expires_at = it + expiry days). */
+  authorizedAt: Date | null;
+}
+
+/** A live redemption with what a reversal and a reconsideration need. */
+export type ChainRedemptionRow = ReversalRow & { cashback_amount: string };
+
+const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearing_ref, c.rewarded_transaction_id,
+  r.id AS live_redemption_id,
+  COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
+  COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int AS authorization_expiry_days`;
+
+/**
+ * The sum of the refunds of a chain: a refund names the chain's clearing or its authorization
+ * (alias c: card_chain; served by the partial index of refunds).
+ */
+export const chainRefundedSql = `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
+   WHERE f.kind = 'refund' AND f.institution_id = c.institution_id
+     AND f.original_transaction_ref IN (c.authorization_ref, c.clearing_ref))`;
+
+/**
+ * The statements of the card lifecycle (docs/transactions.md), each set-based, in the caller's
+ * transaction. Chains are locked in (institution_id, authorization_ref) order by matching and by
+ * the expiry pass alike, before any offer or enrollment, so concurrent chunks serialize on a chain
+ * and never deadlock.
+ */
+@Injectable()
+export class CardLifecycleRepository {
+  /**
+   * Creates the chains that do not exist yet and locks all of them (INSERT … ON CONFLICT DO
+   * UPDATE locks the existing row and returns its latest committed state), with the program's
+   * reward_on and expiry and the rewarded record's live redemption. Keys must be distinct.
+   */
+  async lockChains(
+    m: EntityManager,
+    keys: { institutionId: string; authorizationRef: string }[],
+    liveStatuses: readonly string[],
+  ): Promise<LockedChain[]> {
+    if (!keys.length) return [];
+    const sorted = [...keys].sort((a, b) =>
+      a.institutionId < b.institutionId
+        ? -1
+        : a.institutionId > b.institutionId
+          ? 1
+          : a.authorizationRef < b.authorizationRef
+            ? -1
+            : a.authorizationRef > b.authorizationRef
+              ? 1
+              : 0,
+    );
+    return m.query(
+      `WITH c AS (
+         INSERT INTO card_chain (institution_id, authorization_ref)
+         SELECT k.institution_id, k.ref FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(institution_id, ref, n)
+          ORDER BY k.n
+         ON CONFLICT (institution_id, authorization_ref) DO UPDATE SET updated_at = now()
+         RETURNING *
+       )
+       SELECT ${CHAIN_COLUMNS}
+         FROM c
+         LEFT JOIN program p ON p.institution_id = c.institution_id
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
+      [sorted.map((k) => k.institutionId), sorted.map((k) => k.authorizationRef), liveStatuses],
+    );
+  }
+
+  /**
+   * The chains the refunds' originals belong to (an original that is an authorization or a
+   * clearing), so that matching locks them with the chunk's own chains.
+   */
+  async chainsOfRefunds(
+    m: EntityManager,
+    refunds: { institution_id: string; original_transaction_ref: string | null }[],
+  ): Promise<{ institutionId: string; authorizationRef: string }[]> {
+    if (!refunds.length) return [];
+    const rows: { institution_id: string; ref: string }[] = await m.query(
+      `SELECT DISTINCT t.institution_id,
+              CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END AS ref
+         FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
+         JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
+        WHERE t.kind IN ('authorization', 'clearing') AND (t.kind = 'authorization' OR t.original_transaction_ref IS NOT NULL)`,
+      [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
+    );
+    return rows.map((r) => ({ institutionId: r.institution_id, authorizationRef: r.ref }));
+  }
+
+  /** Per chain, the refunds stored against its authorization or clearing ref (and this clearing's own ref). */
+  async refundedOfChains(
+    m: EntityManager,
+    keys: { institutionId: string; authorizationRef: string; clearingRef: string | null }[],
+  ): Promise<Map<string, string>> {
+    if (!keys.length) return new Map();
+    const rows: { n: string; refunded: string }[] = await m.query(
+      `SELECT k.n::text AS n, (SELECT COALESCE(sum(f.amount), 0) FROM transaction f
+                        WHERE f.kind = 'refund' AND f.institution_id = k.institution_id
+                          AND f.original_transaction_ref IN (k.authorization_ref, k.clearing_ref))::text AS refunded
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS k(institution_id, authorization_ref, clearing_ref, n)`,
+      [
+        keys.map((k) => k.institutionId),
+        keys.map((k) => k.authorizationRef),
+        keys.map((k) => k.clearingRef),
+      ],
+    );
+    return new Map(rows.map((r) => [r.n, r.refunded]));
+  }
+
+  /**
+   * The live redemptions of these records, with the chain's net amount inputs (cleared amount
+   * when cleared, refunds against either ref) and what a reversal or a reconsideration needs.
+   */
+  liveRedemptionsOf(
+    m: EntityManager,
+    transactionIds: string[],
+    liveStatuses: readonly string[],
+  ): Promise<ChainRedemptionRow[]> {
+    if (!transactionIds.length) return Promise.resolve([]);
+    return m.query(
+      `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
+              ${chainRefundedSql}::text AS refunded,
+              r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
+              r.merchant_funded_amount, r.institution_payout_amount, r.cashback_amount, o.min_spend
+         FROM transaction t
+         JOIN redemption r ON r.transaction_id = t.id
+         JOIN offer o ON o.id = r.offer_id
+         LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
+        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
+      [transactionIds, liveStatuses],
+    );
+  }
+
+  /** Writes the chains' new state (set-based). */
+  async update(m: EntityManager, rows: ChainUpdate[]): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `UPDATE card_chain c
+          SET state = d.state, rewarded_transaction_id = d.rewarded,
+              authorization_amount = COALESCE(d.authorization_amount, c.authorization_amount),
+              clearing_ref = COALESCE(c.clearing_ref, d.clearing_ref),
+              cleared_amount = COALESCE(c.cleared_amount, d.cleared_amount),
+              cleared_at = CASE WHEN d.state = 'cleared' THEN COALESCE(c.cleared_at, now()) ELSE c.cleared_at END,
+              expires_at = CASE WHEN d.state = 'authorized'
+                                THEN COALESCE(c.expires_at, d.authorized_at + make_interval(days =>
+                                  COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})))
+                                ELSE NULL END,
+              updated_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::numeric[], $6::text[], $7::numeric[], $8::timestamptz[])
+                AS d(institution_id, authorization_ref, state, rewarded, authorization_amount, clearing_ref, cleared_amount, authorized_at)
+         LEFT JOIN program p ON p.institution_id = d.institution_id
+        WHERE c.institution_id = d.institution_id AND c.authorization_ref = d.authorization_ref`,
+      [
+        rows.map((r) => r.institutionId),
+        rows.map((r) => r.authorizationRef),
+        rows.map((r) => r.state),
+        rows.map((r) => r.rewardedTransactionId),
+        rows.map((r) => r.authorizationAmount),
+        rows.map((r) => r.clearingRef),
+        rows.map((r) => r.clearedAmount),
+        rows.map((r) => r.authorizedAt),
+      ],
+    );
+  }
+
+  /**
+   * Authorized chains whose expiry passed at `at`, locked in key order; those another pass or a
+   * chunk holds are skipped (the next pass takes them).
+   */
+  expiredChains(
+    m: EntityManager,
+    at: Date,
+    limit: number,
+    liveStatuses: readonly string[],
+  ): Promise<LockedChain[]> {
+    return m.query(
+      `WITH c AS (
+         SELECT * FROM card_chain
+          WHERE state = 'authorized' AND expires_at <= $1
+          ORDER BY institution_id, authorization_ref
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED
+       )
+       SELECT ${CHAIN_COLUMNS}
+         FROM c
+         LEFT JOIN program p ON p.institution_id = c.institution_id
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
+      [at, limit, liveStatuses],
+    );
+  }
+}
