@@ -43,8 +43,10 @@ const CATALOGUE_SQL = `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.ca
 const POPULARITY_SQL = `SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`;
 
 /**
- * Everything the add decides on, in one statement read after the cardholder's lock is held (so
- * it sees every enrollment committed before). The enrollment and the active count use
+ * Everything the add decides on, in one statement: read first without the lock, then, when the
+ * enrollment or the active count changed before the insert (enrollment_insert_unchanged), again
+ * after the cardholder's lock is held, so it sees every enrollment committed before. The
+ * enrollment and the active count (cardholder_active_offers) use
  * cardholder_offer_unique (institution_id, cardholder_token, offer_id, over enrollments not
  * `expired`) and the offer's primary key. An enrollment past its offer's activation_days does not
  * count as active.
@@ -55,11 +57,7 @@ const ENROLLMENT_FACTS_SQL = `
          o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
          e.id AS existing_id, e.status AS existing_status, e.added_at AS existing_added_at,
          (o.qualification->>'activation_days')::int AS activation_days,
-         (SELECT count(*)::int FROM cardholder_offer co JOIN offer a ON a.id = co.offer_id
-           WHERE co.institution_id = $1 AND co.cardholder_token = $2
-             AND co.status = 'active' AND a.expires_at > now()
-             AND (a.qualification->'activation_days' IS NULL
-                  OR co.added_at + (a.qualification->>'activation_days')::int * interval '1 day' > now())) AS active_count,
+         cardholder_active_offers($1, $2) AS active_count,
          (SELECT p.max_active_offers FROM program p WHERE p.institution_id = $1) AS max_active_offers,
          (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
     FROM (SELECT 1) one

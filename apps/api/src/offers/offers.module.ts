@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { EngagementRecorder } from './engagement-recorder.service';
+import { EnrollmentsRepository } from './enrollments.repository';
 import { EnrollmentsService } from './enrollments.service';
 import { OfferCatalogue } from './offer-catalogue.service';
 import { OfferFeedService } from './offer-feed.service';
@@ -15,6 +16,7 @@ import { OffersController } from './offers.controller';
     OfferCatalogue,
     OfferPopularity,
     OfferFeedService,
+    EnrollmentsRepository,
     EnrollmentsService,
     EngagementRecorder,
   ],

@@ -22,6 +22,7 @@ import { CardholderOfferLookup1763800600300 } from './1763800600300-cardholder-o
 import { WebhookReplayPace1763800600400 } from './1763800600400-webhook-replay-pace';
 import { CardLifecycle1763800610000 } from './1763800610000-card-lifecycle';
 import { GoalOffers1763800700100 } from './1763800700100-goal-offers';
+import { EnrollmentAddFunctions1763800700500 } from './1763800700500-enrollment-add-functions';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   WebhookReplayPace1763800600400,
   CardLifecycle1763800610000,
   GoalOffers1763800700100,
+  EnrollmentAddFunctions1763800700500,
 ];
