@@ -106,6 +106,36 @@ export function Empty({ title, children }: { title: string; children?: React.Rea
   );
 }
 
+/**
+ * A table in its scrolling wrapper with one header row (`columns`: the header cells, in order);
+ * the children are the body's rows. Other props (a class, a test id) go to the table.
+ */
+export function Table({
+  columns,
+  children,
+  ...table
+}: {
+  columns: React.ReactNode[];
+  children: React.ReactNode;
+} & React.TableHTMLAttributes<HTMLTableElement>) {
+  return (
+    <div className="table-wrap">
+      <table {...table}>
+        <thead>
+          <tr>
+            {columns.map((c, i) => (
+              <th scope="col" key={i}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Badge({
   tone,
   children,

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Schemas } from '../api';
 import { queries } from '../queries';
-import { Badge, Empty, PageHeader, Pager, QueryState, Time, useCursor } from '../ui';
+import { Badge, Empty, PageHeader, Pager, QueryState, Table, Time, useCursor } from '../ui';
 
 type Event = Schemas['SecurityEventDto'];
 
@@ -67,39 +67,24 @@ export function ActivityPage() {
           empty={<Empty title="No activity yet" />}
         >
           {(page) => (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Who</th>
-                    <th scope="col">Details</th>
-                    <th scope="col">IP address</th>
+            <Table columns={['When', 'Event', 'Who', 'Details', 'IP address']}>
+              {page.data.map((e) => {
+                const [label, tone] = LABELS[e.type] ?? [e.type, 'grey'];
+                return (
+                  <tr key={e.id}>
+                    <td data-label="When">
+                      <Time iso={e.created_at} />
+                    </td>
+                    <td data-label="Event">
+                      <Badge tone={tone}>{label}</Badge>
+                    </td>
+                    <td data-label="Who">{e.actor}</td>
+                    <td data-label="Details">{describe(e) || <span className="muted">—</span>}</td>
+                    <td data-label="IP address">{e.ip ?? <span className="muted">—</span>}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((e) => {
-                    const [label, tone] = LABELS[e.type] ?? [e.type, 'grey'];
-                    return (
-                      <tr key={e.id}>
-                        <td data-label="When">
-                          <Time iso={e.created_at} />
-                        </td>
-                        <td data-label="Event">
-                          <Badge tone={tone}>{label}</Badge>
-                        </td>
-                        <td data-label="Who">{e.actor}</td>
-                        <td data-label="Details">
-                          {describe(e) || <span className="muted">—</span>}
-                        </td>
-                        <td data-label="IP address">{e.ip ?? <span className="muted">—</span>}</td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </Table>
           )}
         </QueryState>
         <Pager cursor={pager} next={list.data?.pagination.next_cursor} />

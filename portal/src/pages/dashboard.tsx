@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Schemas } from '../api';
 import { queries } from '../queries';
-import { Empty, money, num, PageHeader, QueryState } from '../ui';
+import { Empty, money, num, PageHeader, QueryState, Table } from '../ui';
 
 type Dashboard = Schemas['DashboardDto'];
 type HourlyOutcome = Schemas['HourlyOutcomeDto'];
@@ -276,32 +276,16 @@ function Figures({ data }: { data: Dashboard }) {
         {!data.settlements.length ? (
           <Empty title="No settlement entries in this period" />
         ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Status</th>
-                  <th scope="col">Entries</th>
-                  <th scope="col">Your payout</th>
-                  <th scope="col">Merchant funded</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.settlements.map((s) => (
-                  <tr key={`${s.status}-${s.currency}`}>
-                    <td data-label="Status">{s.status}</td>
-                    <td data-label="Entries">{num(s.count)}</td>
-                    <td data-label="Your payout">
-                      {money(s.institution_payout_amount, s.currency)}
-                    </td>
-                    <td data-label="Merchant funded">
-                      {money(s.merchant_funded_amount, s.currency)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Status', 'Entries', 'Your payout', 'Merchant funded']}>
+            {data.settlements.map((s) => (
+              <tr key={`${s.status}-${s.currency}`}>
+                <td data-label="Status">{s.status}</td>
+                <td data-label="Entries">{num(s.count)}</td>
+                <td data-label="Your payout">{money(s.institution_payout_amount, s.currency)}</td>
+                <td data-label="Merchant funded">{money(s.merchant_funded_amount, s.currency)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
     </>

@@ -11,6 +11,7 @@ import {
   PageHeader,
   Pager,
   QueryState,
+  Table,
   Time,
   useCursor,
 } from '../ui';
@@ -150,53 +151,38 @@ export function DeliveriesPage() {
           }
         >
           {(page) => (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last attempt</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((d) => (
-                    <tr key={d.id}>
-                      <td data-label="Event">
-                        <span>
-                          <Link to={`/deliveries/${d.id}`}>{d.event}</Link>
-                          <span className="muted small mono block">{d.id}</span>
-                          {d.redemption_id && (
-                            <span className="muted small mono block">
-                              redemption {d.redemption_id}
-                            </span>
-                          )}
+            <Table columns={['Event', 'Status', 'Attempts', 'Created', 'Last attempt']}>
+              {page.data.map((d) => (
+                <tr key={d.id}>
+                  <td data-label="Event">
+                    <span>
+                      <Link to={`/deliveries/${d.id}`}>{d.event}</Link>
+                      <span className="muted small mono block">{d.id}</span>
+                      {d.redemption_id && (
+                        <span className="muted small mono block">redemption {d.redemption_id}</span>
+                      )}
+                    </span>
+                  </td>
+                  <td data-label="Status">
+                    <span>
+                      <DeliveryStatus d={d} />
+                      {d.status_reason && (
+                        <span className="muted small block">
+                          {REASONS[d.status_reason] ?? d.status_reason}
                         </span>
-                      </td>
-                      <td data-label="Status">
-                        <span>
-                          <DeliveryStatus d={d} />
-                          {d.status_reason && (
-                            <span className="muted small block">
-                              {REASONS[d.status_reason] ?? d.status_reason}
-                            </span>
-                          )}
-                        </span>
-                      </td>
-                      <td data-label="Attempts">{d.attempt_count}</td>
-                      <td data-label="Created">
-                        <Time iso={d.created_at} />
-                      </td>
-                      <td data-label="Last attempt">
-                        <Time iso={d.last_attempt_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                      )}
+                    </span>
+                  </td>
+                  <td data-label="Attempts">{d.attempt_count}</td>
+                  <td data-label="Created">
+                    <Time iso={d.created_at} />
+                  </td>
+                  <td data-label="Last attempt">
+                    <Time iso={d.last_attempt_at} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </QueryState>
         <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
@@ -322,52 +308,40 @@ export function DeliveryPage() {
                     : 'The first attempt is on its way.'}
                 </Empty>
               ) : (
-                <div className="table-wrap">
-                  <table data-testid="attempts">
-                    <thead>
-                      <tr>
-                        <th scope="col">#</th>
-                        <th scope="col">Time</th>
-                        <th scope="col">Trigger</th>
-                        <th scope="col">URL</th>
-                        <th scope="col">HTTP status</th>
-                        <th scope="col">Error</th>
-                        <th scope="col">Duration</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {delivery.attempts.map((a) => (
-                        <tr key={a.attempt_number}>
-                          <td data-label="#">{a.attempt_number}</td>
-                          <td data-label="Time">
-                            <Seconds iso={a.started_at} />
-                          </td>
-                          <td data-label="Trigger">{a.trigger}</td>
-                          <td data-label="URL" className="mono small wrap">
-                            {a.url ?? <span className="muted">—</span>}
-                          </td>
-                          <td data-label="HTTP status">
-                            {a.http_status === null ? (
-                              <span className="muted">—</span>
-                            ) : (
-                              <Badge tone={a.http_status < 300 ? 'green' : 'red'}>
-                                {a.http_status}
-                              </Badge>
-                            )}
-                          </td>
-                          <td data-label="Error">
-                            {a.error_class ? (
-                              `${a.error_class}${a.error_message ? `: ${a.error_message}` : ''}`
-                            ) : (
-                              <span className="muted">—</span>
-                            )}
-                          </td>
-                          <td data-label="Duration">{a.duration_ms} ms</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table
+                  columns={['#', 'Time', 'Trigger', 'URL', 'HTTP status', 'Error', 'Duration']}
+                  data-testid="attempts"
+                >
+                  {delivery.attempts.map((a) => (
+                    <tr key={a.attempt_number}>
+                      <td data-label="#">{a.attempt_number}</td>
+                      <td data-label="Time">
+                        <Seconds iso={a.started_at} />
+                      </td>
+                      <td data-label="Trigger">{a.trigger}</td>
+                      <td data-label="URL" className="mono small wrap">
+                        {a.url ?? <span className="muted">—</span>}
+                      </td>
+                      <td data-label="HTTP status">
+                        {a.http_status === null ? (
+                          <span className="muted">—</span>
+                        ) : (
+                          <Badge tone={a.http_status < 300 ? 'green' : 'red'}>
+                            {a.http_status}
+                          </Badge>
+                        )}
+                      </td>
+                      <td data-label="Error">
+                        {a.error_class ? (
+                          `${a.error_class}${a.error_message ? `: ${a.error_message}` : ''}`
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
+                      <td data-label="Duration">{a.duration_ms} ms</td>
+                    </tr>
+                  ))}
+                </Table>
               )}
               {delivery.attempts.map((a) => (
                 <details

@@ -11,6 +11,7 @@ import {
   PageHeader,
   Pager,
   QueryState,
+  Table,
   Time,
   useCursor,
 } from '../ui';
@@ -232,72 +233,63 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
           }
         >
           {(page) => (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">Created</th>
-                    {isAdmin && (
-                      <th scope="col">
-                        <span className="visually-hidden">Actions</span>
-                      </th>
+            <Table
+              columns={[
+                'Name',
+                'Key',
+                'Scopes',
+                'Status',
+                'Expires',
+                'Last used',
+                'Created',
+                ...(isAdmin ? [<span className="visually-hidden">Actions</span>] : []),
+              ]}
+            >
+              {page.data.map((k) => (
+                <tr key={k.id} className={k.state === 'revoked' ? 'dim' : undefined}>
+                  <td data-label="Name">
+                    <strong>{k.name}</strong>
+                  </td>
+                  <td data-label="Key">
+                    <code>{k.prefix}</code>
+                  </td>
+                  <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                  <td data-label="Status">
+                    <StateBadge k={k} />
+                  </td>
+                  <td data-label="Expires">
+                    {k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}
+                  </td>
+                  <td data-label="Last used">
+                    {k.last_used_at ? (
+                      <Time iso={k.last_used_at} />
+                    ) : (
+                      <span className="muted">Never</span>
                     )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((k) => (
-                    <tr key={k.id} className={k.state === 'revoked' ? 'dim' : undefined}>
-                      <td data-label="Name">
-                        <strong>{k.name}</strong>
-                      </td>
-                      <td data-label="Key">
-                        <code>{k.prefix}</code>
-                      </td>
-                      <td data-label="Scopes">{k.scopes.join(', ')}</td>
-                      <td data-label="Status">
-                        <StateBadge k={k} />
-                      </td>
-                      <td data-label="Expires">
-                        {k.expires_at ? <Time iso={k.expires_at} dateOnly /> : 'Never'}
-                      </td>
-                      <td data-label="Last used">
-                        {k.last_used_at ? (
-                          <Time iso={k.last_used_at} />
-                        ) : (
-                          <span className="muted">Never</span>
-                        )}
-                      </td>
-                      <td data-label="Created">
-                        <span>
-                          <Time iso={k.created_at} dateOnly />
-                          <span className="muted small block">{k.created_by ?? 'operator'}</span>
-                        </span>
-                      </td>
-                      {isAdmin && (
-                        <td className="right">
-                          {k.state !== 'revoked' && (
-                            <button
-                              type="button"
-                              className="danger small"
-                              onClick={() => (setRevokeError(null), setRevoking(k))}
-                              aria-label={`Revoke ${k.name}`}
-                            >
-                              Revoke
-                            </button>
-                          )}
-                        </td>
+                  </td>
+                  <td data-label="Created">
+                    <span>
+                      <Time iso={k.created_at} dateOnly />
+                      <span className="muted small block">{k.created_by ?? 'operator'}</span>
+                    </span>
+                  </td>
+                  {isAdmin && (
+                    <td className="right">
+                      {k.state !== 'revoked' && (
+                        <button
+                          type="button"
+                          className="danger small"
+                          onClick={() => (setRevokeError(null), setRevoking(k))}
+                          aria-label={`Revoke ${k.name}`}
+                        >
+                          Revoke
+                        </button>
                       )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </Table>
           )}
         </QueryState>
         <Pager cursor={pager} next={list.data?.pagination.next_cursor} />

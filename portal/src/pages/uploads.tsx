@@ -7,11 +7,12 @@ import {
   Empty,
   ErrorBox,
   Notice,
+  num,
   PageHeader,
   Pager,
   QueryState,
+  Table,
   Time,
-  num,
   useCursor,
 } from '../ui';
 
@@ -117,30 +118,19 @@ function Result({ u }: { u: Upload }) {
               Showing the first {num(u.invalid.length)} of {num(u.invalid_count)}.
             </p>
           )}
-          <div className="table-wrap">
-            <table className="errors-table">
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Column</th>
-                  <th scope="col">Problem</th>
+          <Table columns={['Line', 'Column', 'Problem']} className="errors-table">
+            {u.invalid.flatMap((row) =>
+              row.errors.map((err, i) => (
+                <tr key={`${row.line}-${i}`}>
+                  <td data-label="Line">{i === 0 ? row.line : ''}</td>
+                  <td data-label="Column">
+                    <code>{err.field}</code>
+                  </td>
+                  <td data-label="Problem">{err.message}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {u.invalid.flatMap((row) =>
-                  row.errors.map((err, i) => (
-                    <tr key={`${row.line}-${i}`}>
-                      <td data-label="Line">{i === 0 ? row.line : ''}</td>
-                      <td data-label="Column">
-                        <code>{err.field}</code>
-                      </td>
-                      <td data-label="Problem">{err.message}</td>
-                    </tr>
-                  )),
-                )}
-              </tbody>
-            </table>
-          </div>
+              )),
+            )}
+          </Table>
         </>
       )}
     </section>
@@ -295,43 +285,29 @@ export function UploadsPage({ plan }: { plan: string }) {
           }
         >
           {(page) => (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">File</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Accepted</th>
-                    <th scope="col">Duplicates</th>
-                    <th scope="col">Invalid</th>
-                    <th scope="col">Uploaded</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((u) => (
-                    <tr key={u.id}>
-                      <td data-label="File">
-                        <button type="button" className="link-button" onClick={() => open(u.id)}>
-                          {u.filename}
-                        </button>
-                      </td>
-                      <td data-label="Status">
-                        <StatusBadge s={u.status} />
-                      </td>
-                      <td data-label="Accepted">{num(u.accepted)}</td>
-                      <td data-label="Duplicates">{num(u.duplicates)}</td>
-                      <td data-label="Invalid">{num(u.invalid_count)}</td>
-                      <td data-label="Uploaded">
-                        <span>
-                          <Time iso={u.created_at} />
-                          <span className="muted small block">{u.uploaded_by ?? ''}</span>
-                        </span>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['File', 'Status', 'Accepted', 'Duplicates', 'Invalid', 'Uploaded']}>
+              {page.data.map((u) => (
+                <tr key={u.id}>
+                  <td data-label="File">
+                    <button type="button" className="link-button" onClick={() => open(u.id)}>
+                      {u.filename}
+                    </button>
+                  </td>
+                  <td data-label="Status">
+                    <StatusBadge s={u.status} />
+                  </td>
+                  <td data-label="Accepted">{num(u.accepted)}</td>
+                  <td data-label="Duplicates">{num(u.duplicates)}</td>
+                  <td data-label="Invalid">{num(u.invalid_count)}</td>
+                  <td data-label="Uploaded">
+                    <span>
+                      <Time iso={u.created_at} />
+                      <span className="muted small block">{u.uploaded_by ?? ''}</span>
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </QueryState>
         <Pager cursor={pager} next={history.data?.pagination.next_cursor} />
