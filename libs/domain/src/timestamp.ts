@@ -5,12 +5,14 @@
  * PostgreSQL or the reports would choke on reaches them.
  */
 
+/** One day in milliseconds (a UTC day: no time zone or daylight saving in it). */
+export const DAY_MS = 86_400_000;
 /** Earliest instant any API accepts. */
 export const TIMESTAMP_MIN = '2000-01-01T00:00:00Z';
 /** First instant no API accepts (a far bound for offer and key expiries). */
 export const TIMESTAMP_MAX = '2100-01-01T00:00:00Z';
 /** How far ahead of now a transaction's transacted_at may lie (clock skew between systems). */
-export const TRANSACTED_AT_FUTURE_TOLERANCE_MS = 86_400_000;
+export const TRANSACTED_AT_FUTURE_TOLERANCE_MS = DAY_MS;
 
 const MIN_MS = Date.parse(TIMESTAMP_MIN);
 const MAX_MS = Date.parse(TIMESTAMP_MAX);

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { DAY_MS } from '@app/domain';
 
 /** Polls `probe` until it returns a truthy value or the time runs out (then throws with `what`). */
 export async function eventually<T>(
@@ -16,8 +17,8 @@ export async function eventually<T>(
   }
 }
 
-/** Milliseconds in a day, for dates relative to now. */
-export const DAY = 86_400_000;
+/** Milliseconds in a day, for dates relative to now (the domain's DAY_MS). */
+export const DAY = DAY_MS;
 
 /**
  * Returns once the clock has passed `moment` (an expiry, a grace period, a stored timestamp that a

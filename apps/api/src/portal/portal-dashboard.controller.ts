@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { IsOptional } from 'class-validator';
-import { toMajor } from '@app/domain';
+import { DAY_MS, toMajor } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { CurrencyTotalsRow, ReportingRepository } from '../reporting/reporting.repository';
@@ -17,7 +17,6 @@ import { ReportingService } from '../reporting/reporting.service';
 import { IsTimestamp } from '../common/validators';
 import { PortalAuth } from './portal-session.guard';
 
-const DAY = 86_400_000;
 const MAX_WINDOW_DAYS = 366;
 
 export class DashboardQuery {
@@ -109,9 +108,9 @@ export class PortalDashboardController {
   })
   async get(@Req() req: Request, @Query() q: DashboardQuery): Promise<DashboardDto> {
     const to = q.to ? new Date(q.to) : new Date();
-    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY);
+    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
     if (from >= to) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
-    if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY)
+    if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY_MS)
       throw ApiError.validation([
         { field: 'from', message: `the window may span at most ${MAX_WINDOW_DAYS} days` },
       ]);

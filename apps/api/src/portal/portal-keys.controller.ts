@@ -20,7 +20,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
-import { effectiveScopes, Scope } from '@app/domain';
+import { DAY_MS, effectiveScopes, Scope } from '@app/domain';
 import { ApiKeysRepository, KeyRow } from '../auth/api-keys.repository';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ApiError } from '../common/api-error';
@@ -35,9 +35,8 @@ import {
   PortalIssuedApiKeyDto,
 } from './portal.dto';
 
-const DAY = 86_400_000;
 /** Longest expiry a portal user may choose: rotation at least yearly (docs/portal.md), with a year's slack. */
-const MAX_EXPIRY_MS = 2 * 366 * DAY;
+const MAX_EXPIRY_MS = 2 * 366 * DAY_MS;
 export const EXPIRING_SOON_DAYS = 14;
 
 function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
@@ -46,7 +45,7 @@ function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
     ? 'revoked'
     : exp !== null && exp <= now
       ? 'expired'
-      : exp !== null && exp - now <= EXPIRING_SOON_DAYS * DAY
+      : exp !== null && exp - now <= EXPIRING_SOON_DAYS * DAY_MS
         ? 'expiring_soon'
         : 'active';
   return {
@@ -64,8 +63,8 @@ function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
       exp === null
         ? null
         : exp > now
-          ? Math.ceil((exp - now) / DAY)
-          : -Math.floor((now - exp) / DAY),
+          ? Math.ceil((exp - now) / DAY_MS)
+          : -Math.floor((now - exp) / DAY_MS),
   };
 }
 

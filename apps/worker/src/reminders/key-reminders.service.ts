@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { InstitutionMailer } from '@app/core';
-import { effectiveScopes } from '@app/domain';
+import { DAY_MS, effectiveScopes } from '@app/domain';
 import { KEY_REMINDER_DAYS } from '@app/queue';
 import { DueKey, KeyRemindersRepository } from './key-reminders.repository';
 
@@ -54,7 +54,7 @@ export class KeyRemindersService {
   private async remind(k: DueKey, now: Date): Promise<SentReminder | null> {
     const daysBefore = Math.min(...k.due);
     const msLeft = k.expires_at.getTime() - now.getTime();
-    const daysLeft = Math.ceil(msLeft / 86_400_000);
+    const daysLeft = Math.ceil(msLeft / DAY_MS);
     const when =
       msLeft <= 0
         ? 'expired today'
