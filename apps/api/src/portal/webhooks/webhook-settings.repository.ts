@@ -70,15 +70,12 @@ export class WebhookSettingsRepository {
   }
 
   /** `encrypted`: the headers as encrypted JSON, or null for none. */
-  async setCustomHeaders(
+  setCustomHeaders(
     m: EntityManager,
     institutionId: string,
     encrypted: string | null,
   ): Promise<void> {
-    await m.query(
-      `UPDATE institution SET webhook_headers_encrypted = $2, updated_at = now() WHERE id = $1`,
-      [institutionId, encrypted],
-    );
+    return this.setColumn(m, institutionId, 'webhook_headers_encrypted', encrypted);
   }
 
   async setClientCertificate(
@@ -103,15 +100,8 @@ export class WebhookSettingsRepository {
     );
   }
 
-  async setRateCap(
-    m: EntityManager,
-    institutionId: string,
-    maxPerSecond: number | null,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE institution SET webhook_max_per_second = $2, updated_at = now() WHERE id = $1`,
-      [institutionId, maxPerSecond],
-    );
+  setRateCap(m: EntityManager, institutionId: string, maxPerSecond: number | null): Promise<void> {
+    return this.setColumn(m, institutionId, 'webhook_max_per_second', maxPerSecond);
   }
 
   /** The URL and event types, locked until the caller's transaction ends; undefined: no such institution. */
@@ -126,11 +116,8 @@ export class WebhookSettingsRepository {
     return row;
   }
 
-  async setEventTypes(m: EntityManager, institutionId: string, types: string[]): Promise<void> {
-    await m.query(
-      `UPDATE institution SET webhook_event_types = $2, updated_at = now() WHERE id = $1`,
-      [institutionId, types],
-    );
+  setEventTypes(m: EntityManager, institutionId: string, types: string[]): Promise<void> {
+    return this.setColumn(m, institutionId, 'webhook_event_types', types);
   }
 
   /**
@@ -179,5 +166,18 @@ export class WebhookSettingsRepository {
       [institutionId],
     );
     return row?.configured;
+  }
+
+  /** One setting of those the portal sets on their own (the column name is this file's, never input). */
+  private async setColumn(
+    m: EntityManager,
+    institutionId: string,
+    column: 'webhook_headers_encrypted' | 'webhook_max_per_second' | 'webhook_event_types',
+    value: unknown,
+  ): Promise<void> {
+    await m.query(`UPDATE institution SET ${column} = $2, updated_at = now() WHERE id = $1`, [
+      institutionId,
+      value,
+    ]);
   }
 }
