@@ -4,6 +4,7 @@ export * from './pii';
 export * from './api-key';
 export * from './signing';
 export * from './settlement-state';
+export * from './record-statuses';
 export * from './cursor';
 export * from './offer-feed';
 export * from './program-defaults';

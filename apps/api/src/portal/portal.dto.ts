@@ -11,7 +11,7 @@ import {
   IsString,
   Length,
 } from 'class-validator';
-import { SCOPES } from '@app/domain';
+import { SCOPES, UPLOAD_STATUSES } from '@app/domain';
 import { PageQuery, PaginationDto } from '../common/pagination';
 import { IsTimestamp } from '../common/validators';
 
@@ -200,7 +200,7 @@ export class InvalidLineDto {
 
 export class UploadAcceptedDto {
   @ApiProperty({ example: UUID }) id: string;
-  @ApiProperty({ example: 'queued', enum: ['queued', 'processing', 'completed', 'failed'] })
+  @ApiProperty({ example: 'queued', enum: UPLOAD_STATUSES })
   status: string;
 }
 
@@ -208,7 +208,7 @@ export class UploadSummaryDto {
   @ApiProperty({ example: UUID }) id: string;
   @ApiProperty({ example: 'transactions-2026-11-20.csv' }) filename: string;
   @ApiProperty({ example: 1048576 }) size_bytes: number;
-  @ApiProperty({ example: 'completed', enum: ['queued', 'processing', 'completed', 'failed'] })
+  @ApiProperty({ example: 'completed', enum: UPLOAD_STATUSES })
   status: string;
   @ApiProperty({ example: 1000, description: 'Data rows read so far (blank lines not included)' })
   rows_processed: number;

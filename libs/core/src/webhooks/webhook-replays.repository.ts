@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { cursorColumn } from '@app/db';
+import type { ReplayStatus } from '@app/domain';
 
 export interface ReplayRow {
   id: string;
   since: Date;
   until: Date;
-  status: 'running' | 'done';
+  status: ReplayStatus;
   total: number;
   done: number;
   requested_by: string;

@@ -1,8 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { EnrollmentStatus } from '@app/domain';
 import { numeric } from './transformers';
-
-export const ENROLLMENT_STATUSES = ['active', 'redeemed', 'expired'] as const;
-export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
 /** An enrollment: a cardholder of an institution added to an offer. */
 @Entity('cardholder_offer')

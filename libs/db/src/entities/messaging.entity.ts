@@ -1,8 +1,11 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { WebhookErrorClass, WebhookEventType } from '@app/domain';
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+import type {
+  DeliveryStatus,
+  ReplayStatus,
+  UploadStatus,
+  WebhookErrorClass,
+  WebhookEventType,
+} from '@app/domain';
 
 /** One event to send to an institution's webhook URL; also the outbox row for its queue job. */
 @Entity('webhook_delivery')
@@ -58,7 +61,7 @@ export class WebhookReplay {
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
   @Column('timestamptz') since: Date;
   @Column('timestamptz') until: Date;
-  @Column('text', { default: 'running' }) status: 'running' | 'done';
+  @Column('text', { default: 'running' }) status: ReplayStatus;
   @Column('int') total: number;
   @Column('int', { default: 0 }) done: number;
   @Column('timestamptz', { name: 'cursor_created_at', nullable: true })
@@ -86,8 +89,6 @@ export class InboxMessage {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 
-export const UPLOAD_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
-export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
 export interface InvalidLine {
   line: number;
   errors: { field: string; message: string }[];

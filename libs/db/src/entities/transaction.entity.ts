@@ -3,19 +3,13 @@ import { numeric } from './transformers';
 import type {
   InstrumentTypeValue,
   MerchantIdentifierTypeValue,
+  TransactionSource,
+  TransactionStatus,
   TransactionTypeValue,
 } from '@app/domain';
 
-export const TRANSACTION_SOURCES = ['api', 'batch', 'csv'] as const;
-export type TransactionSource = (typeof TRANSACTION_SOURCES)[number];
-export const TRANSACTION_STATUSES = [
-  'received',
-  'matched',
-  'unmatched',
-  'merchant_unresolved',
-  'match_failed',
-] as const;
-export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+// Defined in libs/domain (record-statuses.ts); the ingestion imports it from here.
+export type { TransactionSource } from '@app/domain';
 
 /** A posted transaction event. `amount` is the decimal as sent (its currency may be unknown). */
 @Entity('transaction')

@@ -14,8 +14,9 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { DELIVERY_STATUSES } from '@app/db';
 import {
+  DELIVERY_STATUSES,
+  REPLAY_STATUSES,
   SELECTABLE_EVENT_TYPES,
   WEBHOOK_ERROR_CLASSES,
   WEBHOOK_EVENT_TYPES,
@@ -403,7 +404,7 @@ export class WebhookReplayDto {
   @ApiProperty({ example: UUID }) id: string;
   @ApiProperty({ example: '2026-11-21T08:00:00.000Z' }) since: string;
   @ApiProperty({ example: '2026-11-21T12:00:00.000Z' }) until: string;
-  @ApiProperty({ enum: ['running', 'done'], example: 'running' }) status: string;
+  @ApiProperty({ enum: REPLAY_STATUSES, example: 'running' }) status: string;
   @ApiProperty({
     example: 120,
     description: 'Failed deliveries to replay (at most 10,000 per replay)',

@@ -1,0 +1,36 @@
+/**
+ * The vocabulary of the status (and source) columns of stored records, defined once for the
+ * entities, the DTOs and the services. What moves a record from one status to another lives with
+ * its rules: settlement-state.ts (redemptions and settlement entries, whose statuses are there
+ * too), webhook-retry.ts (deliveries), matching.ts (transactions and enrollments).
+ */
+
+/** How a transaction arrived: a single post, a batch post or a portal CSV upload. */
+export const TRANSACTION_SOURCES = ['api', 'batch', 'csv'] as const;
+export type TransactionSource = (typeof TRANSACTION_SOURCES)[number];
+
+/** A transaction: `received` until matching has run, then one of the outcomes. */
+export const TRANSACTION_STATUSES = [
+  'received',
+  'matched',
+  'unmatched',
+  'merchant_unresolved',
+  'match_failed',
+] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** An enrollment (a cardholder added to an offer). */
+export const ENROLLMENT_STATUSES = ['active', 'redeemed', 'expired'] as const;
+export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
+
+/** A webhook delivery. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A replay of failed webhook deliveries. */
+export const REPLAY_STATUSES = ['running', 'done'] as const;
+export type ReplayStatus = (typeof REPLAY_STATUSES)[number];
+
+/** A portal CSV upload. */
+export const UPLOAD_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
