@@ -26,8 +26,8 @@ const bundle = (app: 'api' | 'worker') => join(root, `dist/apps/${app}/main.js`)
 
 /**
  * Two api processes and two worker processes (the built bundles) against one database and one
- * Redis, as production scales out: the duplicate-reference and budget races through both give
- * exact counts; a worker killed with SIGKILL mid-backlog and a Redis outage during ingestion lose
+ * Redis, as production scales out: the duplicate-reference, budget and goal-offer races through
+ * both give exact counts; a worker killed with SIGKILL mid-backlog and a Redis outage during ingestion lose
  * nothing and double nothing (every transaction processed once, one redemption per qualifying
  * purchase, every webhook delivery received — duplicates only as the documented guarantee allows).
  */
@@ -192,6 +192,55 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
       w.offers[0].id,
     ]);
     expect(Number(offer.budget_used)).toBe(Number(offer.budget_total));
+  });
+
+  it('goal race: 30 purchases of one cardholder through both apis and both workers, 10-purchase goal, 3 rounds at most: exactly 3 rewards, every purchase counted once', async () => {
+    const w = await createWorld(setup, {
+      merchants: [{}],
+      offers: [
+        {
+          min_spend: 20,
+          cashback_amount: 5,
+          max_redemptions_per_cardholder: 3,
+          goal: { type: 'purchase_count', target: 10 },
+        },
+      ],
+    });
+    const [token] = await enrolled(w, 1);
+    const t0 = Date.now() + 1_000;
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 30 },
+        async (_, i) =>
+          (
+            await post(
+              i,
+              '/api/v1/transactions',
+              w.auth,
+              tx(w, { cardholder_token: token, transacted_at: new Date(t0 + i).toISOString() }),
+            )
+          ).status,
+      ),
+    );
+    expect(statuses).toEqual(statuses.map(() => 202));
+    await processed(w, 30);
+    expect(await redemptions(w)).toBe(3);
+    const rounds = await db.query(
+      `SELECT c.round, count(*)::int AS n FROM goal_contribution c
+         JOIN cardholder_offer co ON co.id = c.cardholder_offer_id
+        WHERE co.offer_id = $1 GROUP BY c.round ORDER BY c.round`,
+      [w.offers[0].id],
+    );
+    expect(rounds).toEqual([
+      { round: 1, n: 10 },
+      { round: 2, n: 10 },
+      { round: 3, n: 10 },
+    ]);
+    const [e] = await db.query(
+      `SELECT status, redemption_count, goal_round FROM cardholder_offer WHERE offer_id = $1`,
+      [w.offers[0].id],
+    );
+    expect(e).toEqual({ status: 'redeemed', redemption_count: 3, goal_round: 4 });
   });
 
   it('a worker killed (SIGKILL) mid-backlog and a Redis outage during ingestion: nothing lost, nothing doubled', async () => {

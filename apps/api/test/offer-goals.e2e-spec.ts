@@ -326,6 +326,47 @@ describe('goal offers', () => {
     ]);
   });
 
+  it('a settled round that a refund takes below its target is reversed with a clawback of the payout', async () => {
+    const w = await createWorld(api, {
+      program: { settlement_hold_days: 0 },
+      merchants: [{}],
+      offers: [
+        {
+          min_spend: 10,
+          cashback_amount: 5,
+          starts_at: new Date(Date.now() - DAY).toISOString(),
+          goal: { type: 'cumulative_spend', target: 50 },
+        },
+      ],
+    });
+    const offer = w.offers[0].id;
+    const token = `chk_${uniq()}`;
+    await add(w, offer, token);
+    const a = await buy(w, token, { amount: 30 });
+    await buy(w, token, { amount: 30 });
+    await api.http
+      .post('/admin/api/v1/settlements/run')
+      .set('Authorization', op())
+      .send({})
+      .expect(200);
+    expect((await redemptions(offer))[0].status).toBe('settled');
+    await refund(w, token, a.ref, 5); // 55 in the round: still at its target
+    expect(await ledger(offer)).toMatchObject({ reversed: 0 });
+    await refund(w, token, a.ref, 10); // 45 < 50: reversed
+    expect(await ledger(offer)).toMatchObject({ reversed: 1, reversed_webhooks: 1 });
+    const [entry] = await db.query(
+      `SELECT status, clawback_amount FROM settlement_entry WHERE offer_id = $1`,
+      [offer],
+    );
+    expect(entry).toEqual({ status: 'reversed', clawback_amount: '500' });
+    expect(await enrollment(offer, token)).toMatchObject({
+      status: 'active',
+      goal_round: 2,
+      goal_progress: 4_500,
+      goal_spend: 4_500,
+    });
+  });
+
   it('a partial refund that keeps the rewarded round at its target reverses nothing', async () => {
     const w = await world([{ goal: { type: 'purchase_count', target: 2 } }]);
     const offer = w.offers[0].id;
