@@ -336,6 +336,12 @@ function saveResults(name, data) {
           `| ${x.figure} | ${x.value} | ${x.anchor || '—'} | ${x.ratio ?? '—'} | ${x.goal} | ${x.met ? 'yes' : '**no**'} |`,
         );
       md.push('', '<details><summary>all figures</summary>', '');
+    } else {
+      // Kept from the named bench's own latest run (`npm run bench` does not rerun it).
+      md.push(
+        `From \`npm run bench -- ${section}\`, measured ${figures.measured_at}: its own conditions, not the production bench's.`,
+        '',
+      );
     }
     md.push('| metric | value |', '|---|---|');
     for (const [k, v] of Object.entries(flatten(rest))) md.push(`| ${k} | ${v} |`);
@@ -374,7 +380,25 @@ async function createInstitution(port, body = { name: 'Bench Bank', plan: 'enter
   return { institution: inst, apiKey: key.key, auth: { authorization: `Bearer ${key.key}` } };
 }
 
+/** Deletes every Redis key under a queue prefix of the bench's own (a run's queues, once it is done). */
+async function dropQueuePrefix(prefix) {
+  if (!prefix.startsWith('bench-')) throw new Error(`refusing to drop queue prefix "${prefix}"`);
+  const Redis = require('ioredis');
+  const redis = new Redis(benchEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 module.exports = {
+  dropQueuePrefix,
   BENCH_DB,
   cpuTicks,
   cpuMeter,

@@ -28,7 +28,11 @@ const {
   round,
   sleep,
 } = require('./lib');
-const { startReceiver, configureWebhook } = require('./webhooks.bench');
+const {
+  startReceiver,
+  configureWebhook,
+  webhookLatency: latencyCollector,
+} = require('./webhook-receiver');
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const PORT = Number(process.env.BENCH_PORT ?? 3971);
@@ -475,23 +479,14 @@ async function endToEnd(db, auth, meter) {
 /** Purchase → webhook received at WEBHOOK_RATE/s, one fresh enrolled cardholder per purchase. */
 async function webhookLatency(receiver, auth, k) {
   const total = WEBHOOK_RATE * WEBHOOK_SECONDS;
-  const sentAt = new Map();
-  const latencies = [];
-  receiver.state.onBody = (raw, at) => {
-    const t = JSON.parse(raw.toString()).cardholder_token;
-    const s = sentAt.get(t);
-    if (s !== undefined) {
-      latencies.push(at - s);
-      sentAt.delete(t);
-    }
-  };
+  const collector = latencyCollector(receiver);
   const token = (i) => `wh_${k * total + i}`;
   const posts = await fixedRate({
     rate: WEBHOOK_RATE,
     seconds: WEBHOOK_SECONDS,
     fn: (i) => {
       const t = token(i);
-      sentAt.set(t, Date.now());
+      collector.sent(t);
       return request(PORT, 'POST', '/api/v1/transactions', {
         headers: auth,
         body: {
@@ -505,9 +500,7 @@ async function webhookLatency(receiver, auth, k) {
       }).then((r) => ({ ok: r.status === 202, ms: r.ms }));
     },
   });
-  const end = Date.now() + 60_000;
-  while (latencies.length < total && Date.now() < end) await sleep(20);
-  receiver.state.onBody = null;
+  const latencies = await collector.collected(total);
   return {
     purchases: total,
     received: latencies.length,

@@ -2,8 +2,9 @@
 // `npm run bench [-- [--quick] <name> ...]`: runs the named benchmarks against a dedicated
 // database and writes bench/results/latest.json and bench/results/latest.md. With no name, the
 // production bench (every goal, api and worker running, each figure next to its anchor); the
-// others (ingest, feed, webhooks, reporting) by name. --quick: small data and short phases, for
-// development on a shared machine (figures not comparable with a full run).
+// others (ingest, feed, webhooks, reporting) by name. --quick: the production bench on small data
+// with short phases, for development on a shared machine (figures not comparable with a full
+// run); the named benches have no quick mode and run in full.
 const { readdirSync } = require('fs');
 const { join } = require('path');
 
@@ -23,6 +24,8 @@ async function main() {
       process.exit(2);
     }
   }
+  if (process.env.BENCH_QUICK === '1' && names.some((n) => n !== 'production'))
+    console.log('--quick shortens the production bench only; the named benches run in full');
   for (const name of names) {
     console.log(`\n### bench ${name}`);
     await require(join(__dirname, `${name}.bench.js`)).run();

@@ -7,7 +7,6 @@
 //     enrolled cardholders; ingestion, matching, outbox, queue, signing, delivery).
 // Goals (issue 6): ≥ 1,000 deliveries/s; p50 ≤ 100 ms, p99 ≤ 300 ms.
 const http = require('http');
-const { createHmac } = require('crypto');
 const {
   resetDatabase,
   pool,
@@ -21,96 +20,19 @@ const {
   round,
   sleep,
   OPERATOR_TOKEN,
+  cpuTicks,
+  dropQueuePrefix,
 } = require('./lib');
+const { startReceiver, configureWebhook, webhookLatency } = require('./webhook-receiver');
 
 const PORT = Number(process.env.BENCH_WEBHOOKS_PORT ?? 3951);
-// Own queues: another benchmark's worker on the same Redis must not take these jobs.
-const QUEUE_ENV = { QUEUE_PREFIX: 'bench-webhooks' };
+// Queues of this run alone: another run's worker on the same Redis (a second bench, an earlier
+// run's leftover jobs) must not take these jobs. Deleted when the run ends.
+const QUEUE_ENV = { QUEUE_PREFIX: `bench-webhooks-${process.pid}-${Date.now()}` };
 const DELIVERIES = Number(process.env.BENCH_WEBHOOKS_DELIVERIES ?? 20_000);
 const RATE = Number(process.env.BENCH_WEBHOOKS_RATE ?? 50);
 const SECONDS = Number(process.env.BENCH_WEBHOOKS_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOKS_CONCURRENCY ?? 100);
-
-/** The institution's receiver: answers 200 at once, keeps arrival times, verifies a sample of signatures. */
-function startReceiver() {
-  const state = {
-    count: 0,
-    first: 0,
-    last: 0,
-    byToken: new Map(),
-    badSignatures: 0,
-    verified: 0,
-    secret: '',
-    onBody: null,
-  };
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const now = Date.now();
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      if (req.url === '/bare') return;
-      state.count++;
-      if (!state.first) state.first = now;
-      state.last = now;
-      const raw = Buffer.concat(chunks);
-      if (state.secret && state.count % 50 === 1) {
-        const ts = req.headers['x-service-timestamp'];
-        const v2 = `sha256=${createHmac('sha256', state.secret).update(`${ts}.`).update(raw).digest('hex')}`;
-        if (v2 !== req.headers['x-service-signature-v2']) state.badSignatures++;
-        state.verified++;
-      }
-      if (state.onBody) state.onBody(raw, now);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, state, url: `http://127.0.0.1:${server.address().port}/hooks` }),
-    ),
-  );
-}
-
-/** Portal login (cookie + CSRF) as the institution's admin, then URL and secret through the portal API. */
-async function configureWebhook(institutionId, url, port = PORT) {
-  const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
-  const user = { email: `bench-admin-${Date.now()}@bank.test`, password: 'bench password 123' };
-  await request(port, 'POST', `/admin/api/v1/institutions/${institutionId}/users`, {
-    headers: op,
-    body: { ...user, role: 'admin' },
-  });
-  const login = await new Promise((resolve, reject) => {
-    const body = Buffer.from(JSON.stringify(user));
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/portal/api/auth/login',
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '),
-            body: JSON.parse(Buffer.concat(chunks).toString()),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-  const headers = { cookie: login.cookie, 'x-csrf-token': login.body.csrf_token };
-  const put = await request(port, 'PUT', '/portal/api/webhook', { headers, body: { url } });
-  if (put.status !== 200) throw new Error(`PUT /portal/api/webhook: ${put.status} ${put.body}`);
-  const rotated = await request(port, 'POST', '/portal/api/webhook/secret', { headers });
-  if (rotated.status !== 201)
-    throw new Error(`POST /portal/api/webhook/secret: ${rotated.status} ${rotated.body}`);
-  return JSON.parse(rotated.body).signing_secret;
-}
 
 /** N redemptions and their delivery rows in one transaction, as matching writes them. */
 async function seedDeliveries(db, institutionId, n, tag) {
@@ -308,21 +230,12 @@ async function latency(receiver, auth, institutionId, db) {
   });
   if (enrolled.errors) throw new Error(`enrollment failed for ${enrolled.errors} cardholders`);
 
-  const sentAt = new Map();
-  const latencies = [];
-  receiver.state.onBody = (raw, at) => {
-    const t = JSON.parse(raw.toString()).cardholder_token;
-    const s = sentAt.get(t);
-    if (s !== undefined) {
-      latencies.push(at - s);
-      sentAt.delete(t);
-    }
-  };
+  const collector = webhookLatency(receiver);
   const posts = await fixedRate({
     rate: RATE,
     seconds: SECONDS,
     fn: (i) => {
-      sentAt.set(token(i), Date.now());
+      collector.sent(token(i));
       return request(PORT, 'POST', '/api/v1/transactions', {
         headers: auth,
         body: {
@@ -336,10 +249,7 @@ async function latency(receiver, auth, institutionId, db) {
       }).then((r) => ({ ok: r.status === 202, ms: r.ms }));
     },
   });
-  await waitFor("every purchase's webhook", async () => latencies.length >= total, 60_000).catch(
-    () => undefined,
-  );
-  receiver.state.onBody = null;
+  const latencies = await collector.collected(total);
   // Where the time goes, per purchase: ingest → matching transaction start (queue wait), matching
   // transaction start → first attempt start (matching's own time, commit, outbox relay, queue, claim),
   // and the attempt itself (signing, HTTP to the receiver, response).
@@ -386,16 +296,7 @@ const safe = (fn) => {
  */
 async function pipelineLatency(receiver, institutionId, db) {
   const total = Math.round(RATE * SECONDS);
-  const committedAt = new Map();
-  const latencies = [];
-  receiver.state.onBody = (raw, at) => {
-    const t = JSON.parse(raw.toString()).cardholder_token;
-    const c = committedAt.get(t);
-    if (c !== undefined) {
-      latencies.push(at - c);
-      committedAt.delete(t);
-    }
-  };
+  const collector = webhookLatency(receiver);
   let n = 0;
   const tag = `pipe${Date.now()}`;
   const insertOne = async () => {
@@ -406,27 +307,19 @@ async function pipelineLatency(receiver, institutionId, db) {
       await c.query('BEGIN');
       await seedInto(c, institutionId, 1, `${tag}-${i}`);
       await c.query('COMMIT');
-      committedAt.set(token, Date.now());
+      collector.sent(token);
     } finally {
       c.release();
     }
     return { ms: 0 };
   };
   await fixedRate({ rate: RATE, seconds: SECONDS, fn: insertOne });
-  await waitFor('pipeline deliveries', async () => latencies.length >= total, 60_000).catch(
-    () => undefined,
-  );
-  receiver.state.onBody = null;
+  const latencies = await collector.collected(total);
   return {
     deliveries: total,
     received: latencies.length,
     commit_to_received_ms: summarize(latencies),
   };
-}
-
-function cpuTicks(pid) {
-  const f = require('fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);
 }
 
 async function run() {
@@ -465,7 +358,7 @@ async function run() {
       name: 'Bench Webhooks Bank',
       plan: 'enterprise',
     });
-    receiver.state.secret = await configureWebhook(institution.id, receiver.url);
+    receiver.state.secret = await configureWebhook(institution.id, receiver.url, PORT);
 
     // Latency first, on a quiet system (the throughput run leaves autovacuum and a checkpoint behind).
     let lat;
@@ -499,7 +392,8 @@ async function run() {
     await worker.stop();
     await api.stop();
     receiver.server.close();
+    await dropQueuePrefix(QUEUE_ENV.QUEUE_PREFIX);
   }
 }
 
-module.exports = { run, startReceiver, configureWebhook };
+module.exports = { run };
