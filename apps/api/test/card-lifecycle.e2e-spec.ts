@@ -512,6 +512,62 @@ describe('card lifecycle', () => {
     });
   });
 
+  describe('simulate', () => {
+    const simulate = async (s: { w: { auth: string } }, body: Record<string, unknown>) =>
+      (
+        await api.http
+          .post('/api/v1/transactions/simulate')
+          .set('Authorization', s.w.auth)
+          .send(body)
+          .expect(200)
+      ).body;
+
+    it('reward_on=clearing: an authorization would match at clearing (nothing now)', async () => {
+      const s = await setup({});
+      const res = await simulate(s, s.record('authorization', 30));
+      expect(res.matched).toBe(false);
+      expect(res.winner).toMatchObject({ offer_id: s.w.offers[0].id });
+      expect(res.lifecycle).toEqual({
+        reward_on: 'clearing',
+        chain_state: 'none',
+        action: 'record',
+        outcome: 'would_match_at_clearing',
+      });
+      expect((await simulate(s, s.record('authorization', 10))).lifecycle.outcome).toBe('no_match');
+    });
+
+    it('reward_on=authorization: an authorization matches now; its void would reverse it', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const auth = s.record('authorization', 30);
+      expect(await simulate(s, auth)).toMatchObject({
+        matched: true,
+        lifecycle: { reward_on: 'authorization', action: 'decide', outcome: 'match' },
+      });
+      await s.send(auth);
+      expect(
+        (
+          await simulate(
+            s,
+            s.record('authorization_reversal', 30, {
+              original_transaction_ref: auth.transaction_ref,
+            }),
+          )
+        ).lifecycle,
+      ).toEqual({
+        reward_on: 'authorization',
+        chain_state: 'authorized',
+        action: 'reverse',
+        outcome: 'would_reverse',
+      });
+      expect(await s.counts()).toEqual(one);
+    });
+
+    it('a purchase has no lifecycle field', async () => {
+      const s = await setup({});
+      expect((await simulate(s, s.record('purchase', 30))).lifecycle).toBeUndefined();
+    });
+  });
+
   describe('settlement', () => {
     const settle = (asOf: Date) =>
       api.http

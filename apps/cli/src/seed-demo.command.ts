@@ -16,6 +16,16 @@ export const DEMO = {
   member: { email: 'member@demo-bank.example', password: 'demo-password-123' },
 };
 
+/**
+ * The card lifecycle demo (docs/transactions.md): a second institution whose program rewards at
+ * the authorization (the clearing confirms it, a void or 7 days without a clearing reverse it),
+ * with one offer at Green Grocer.
+ */
+export const LIFECYCLE_DEMO = {
+  institution: 'Demo Card Bank',
+  offerTitle: '$5 back on $20, rewarded at the swipe',
+};
+
 /** The offer the demo's printed purchase matches: 5% back, no minimum, ten times per cardholder. */
 export const DEMO_OFFER_TITLE = '5% back at Café Central';
 
@@ -413,6 +423,54 @@ export async function seedDemo(args: string[] = []): Promise<void> {
       [institutionId, DEMO_OFFER_TITLE],
     );
 
+    // The card lifecycle demo institution (once, by name) and its offer (once, by title).
+    const [card] = await db.query(
+      `SELECT id FROM institution WHERE name = $1 ORDER BY created_at LIMIT 1`,
+      [LIFECYCLE_DEMO.institution],
+    );
+    const cardInstitutionId: string =
+      card?.id ??
+      (
+        await institutions.create({
+          name: LIFECYCLE_DEMO.institution,
+          plan: 'growth',
+          program: { reward_on: 'authorization', authorization_expiry_days: 7 },
+        })
+      ).id;
+    const [cardOffer] = await db.query(
+      `SELECT o.id FROM offer o JOIN offer_target t ON t.offer_id = o.id
+        WHERE t.institution_id = $1 AND o.translations -> 'en' ->> 'title' = $2 LIMIT 1`,
+      [cardInstitutionId, LIFECYCLE_DEMO.offerTitle],
+    );
+    const cardOfferId: string =
+      cardOffer?.id ??
+      (
+        await app.get(OffersAdminService).create({
+          merchant_id: merchantIds[0],
+          institution_ids: [cardInstitutionId],
+          status: 'active',
+          currency: 'USD',
+          min_spend: 20,
+          cashback_amount: 5,
+          translations: {
+            en: {
+              title: LIFECYCLE_DEMO.offerTitle,
+              description:
+                'Rewarded at the authorization; the clearing confirms it, a void reverses it.',
+            },
+          },
+          starts_at: new Date(Date.now() - 86_400_000).toISOString(),
+          expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+        })
+      ).id;
+    const cardKey = await app
+      .get(ApiKeysService)
+      .issue(
+        cardInstitutionId,
+        { name: `demo key ${new Date().toISOString()}` },
+        { label: 'seed-demo' },
+      );
+
     let webhook: string[] = [];
     if (webhookUrl) {
       const hooks = app.get(PortalWebhooksService);
@@ -442,6 +500,10 @@ export async function seedDemo(args: string[] = []): Promise<void> {
           (m, i) =>
             `  ${m.name.padEnd(14)} ${m.identifiers[0].type.padEnd(16)} ${m.identifiers[0].value.padEnd(22)} ${merchantIds[i]}`,
         ),
+        `card lifecycle:   ${LIFECYCLE_DEMO.institution} (${cardInstitutionId}), reward_on authorization`,
+        `card lifecycle key: ${cardKey.key}`,
+        `card lifecycle offer: ${cardOfferId}  ${LIFECYCLE_DEMO.offerTitle}`,
+        'card lifecycle try: add the offer, post an `authorization` at DEMO-CA-GREENGROCER (rewarded at once), then its `clearing` or `authorization_reversal` naming it by original_transaction_ref',
         '',
       ].join('\n'),
     );

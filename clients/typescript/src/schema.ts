@@ -2802,6 +2802,32 @@ export interface components {
              */
             unit: "purchases" | "amount";
         };
+        SimulatedLifecycleDto: {
+            /**
+             * @description The step of the lifecycle state table (docs/transactions.md) this record takes.
+             * @example record
+             * @enum {string}
+             */
+            action: "record" | "decide" | "confirm" | "reverse" | "ignore";
+            /**
+             * @description The chain (authorization → clearing) as it stands before this record.
+             * @example none
+             * @enum {string}
+             */
+            chain_state: "none" | "authorized" | "cleared" | "voided" | "expired";
+            /**
+             * @description `would_match_at_clearing`: an authorization under reward_on=clearing that qualifies; the reward is decided on its clearing, on the cleared amount (`matched` is false: nothing is rewarded now).
+             * @example would_match_at_clearing
+             * @enum {string}
+             */
+            outcome: "match" | "no_match" | "would_match_at_clearing" | "would_reverse" | "no_change";
+            /**
+             * @description The program’s reward_on.
+             * @example clearing
+             * @enum {string}
+             */
+            reward_on: "clearing" | "authorization";
+        };
         SimulatedMerchantDto: {
             /**
              * Format: uuid
@@ -2856,6 +2882,8 @@ export interface components {
              */
             duplicate: boolean;
             evaluations: components["schemas"]["EvaluationDto"][];
+            /** @description Additive, for transaction_type authorization, clearing and authorization_reversal. */
+            lifecycle?: components["schemas"]["SimulatedLifecycleDto"];
             /**
              * @description True when matching would create a redemption now.
              * @example true

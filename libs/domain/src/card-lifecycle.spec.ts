@@ -1,3 +1,5 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import {
   authorizationExpired,
   ChainEvent,
@@ -186,5 +188,25 @@ describe('records of one chain in one chunk', () => {
       { id: '4', kind: 'authorization' as const, transactedAt: at },
     ];
     expect([...rows].sort(compareChainRecords).map((r) => r.id)).toEqual(['4', '2', '1', '3']);
+  });
+});
+
+describe('docs/transactions.md', () => {
+  it('shows the state table as the code has it, for both reward_on values', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/transactions.md'), 'utf8');
+    const rows = doc
+      .split('\n')
+      .map((l) => /^\| (\w+) \| (\w+) \| (\w+) · (\w+) \| (\w+) · (\w+) \|$/.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => m.slice(1).join(' '));
+    const clearing = lifecycleTable('clearing');
+    const authorization = lifecycleTable('authorization');
+    expect(rows).toEqual(
+      clearing.map(([state, event, c], i) =>
+        [state, event, c.next, c.action, authorization[i][2].next, authorization[i][2].action].join(
+          ' ',
+        ),
+      ),
+    );
   });
 });

@@ -3,6 +3,7 @@ import {
   INSTRUMENT_TYPES,
   MERCHANT_IDENTIFIER_TYPES,
   NO_MATCH_REASONS,
+  REWARD_ON,
   TRANSACTION_TYPES,
 } from '@app/domain';
 
@@ -312,6 +313,30 @@ export class SimulatedWinnerDto {
   rule: string;
 }
 
+export class SimulatedLifecycleDto {
+  @ApiProperty({ enum: REWARD_ON, example: 'clearing', description: 'The program’s reward_on.' })
+  reward_on: string;
+  @ApiProperty({
+    enum: ['none', 'authorized', 'cleared', 'voided', 'expired'],
+    example: 'none',
+    description: 'The chain (authorization → clearing) as it stands before this record.',
+  })
+  chain_state: string;
+  @ApiProperty({
+    enum: ['record', 'decide', 'confirm', 'reverse', 'ignore'],
+    example: 'record',
+    description: 'The step of the lifecycle state table (docs/transactions.md) this record takes.',
+  })
+  action: string;
+  @ApiProperty({
+    enum: ['match', 'no_match', 'would_match_at_clearing', 'would_reverse', 'no_change'],
+    example: 'would_match_at_clearing',
+    description:
+      '`would_match_at_clearing`: an authorization under reward_on=clearing that qualifies; the reward is decided on its clearing, on the cleared amount (`matched` is false: nothing is rewarded now).',
+  })
+  outcome: string;
+}
+
 export class SimulationResultDto {
   @ApiProperty({ example: true, description: 'True when matching would create a redemption now.' })
   matched: boolean;
@@ -336,6 +361,12 @@ export class SimulationResultDto {
     description: 'For transaction_type refund only.',
   })
   refund?: SimulatedRefundDto;
+  @ApiPropertyOptional({
+    type: SimulatedLifecycleDto,
+    description:
+      'Additive, for transaction_type authorization, clearing and authorization_reversal.',
+  })
+  lifecycle?: SimulatedLifecycleDto;
 }
 
 const now = '2026-11-21T10:15:00Z';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
 import type { ReversalRow } from './matching.repository';
 
@@ -154,6 +154,33 @@ export class CardLifecycleRepository {
         WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
       [transactionIds, liveStatuses],
     );
+  }
+
+  /**
+   * A chain as it stands (not locked; simulate): its state, the program's reward_on and whether
+   * it holds a live redemption. A chain never seen is `none`.
+   */
+  async chainOf(
+    db: DataSource,
+    institutionId: string,
+    authorizationRef: string,
+    liveStatuses: readonly string[],
+  ): Promise<{ state: ChainState; reward_on: RewardOn; live: boolean }> {
+    const [row]: { state: ChainState | null; reward_on: RewardOn; live: boolean }[] =
+      await db.query(
+        `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
+              EXISTS (SELECT 1 FROM redemption r WHERE r.transaction_id = c.rewarded_transaction_id
+                        AND r.status = ANY($3::text[])) AS live
+         FROM (SELECT $1::uuid AS institution_id) i
+         LEFT JOIN program p ON p.institution_id = i.institution_id
+         LEFT JOIN card_chain c ON c.institution_id = i.institution_id AND c.authorization_ref = $2`,
+        [institutionId, authorizationRef, liveStatuses],
+      );
+    return {
+      state: row?.state ?? 'none',
+      reward_on: row?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
+      live: !!row?.live,
+    };
   }
 
   /** Writes the chains' new state (set-based). */

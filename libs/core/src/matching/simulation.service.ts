@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import {
+  ChainAction,
+  ChainState,
+  chainStep,
+  isLifecycleKind,
+  RewardOn,
   evaluateCandidate,
   explain,
   Evaluation,
@@ -18,6 +24,7 @@ import {
 import { MerchantRef, MerchantResolver } from '../merchants/merchant-resolver';
 import { toOfferTerms } from './offer-row';
 import { SimulationRepository } from './simulation.repository';
+import { CardLifecycleRepository } from './card-lifecycle.repository';
 
 export interface SimulatedEvaluation {
   offer_id: string;
@@ -56,6 +63,19 @@ export interface SimulatedWinner {
   rule: string;
 }
 
+/**
+ * A card lifecycle record (docs/transactions.md): its chain as it stands, the step of the state
+ * table it would take, and the outcome. `would_match_at_clearing`: an authorization under
+ * reward_on=clearing that qualifies (nothing is rewarded until its clearing, on the cleared
+ * amount).
+ */
+export interface SimulatedLifecycle {
+  reward_on: RewardOn;
+  chain_state: ChainState;
+  action: ChainAction;
+  outcome: 'match' | 'no_match' | 'would_match_at_clearing' | 'would_reverse' | 'no_change';
+}
+
 export interface SimulationResult {
   matched: boolean;
   merchant: { id: string; name: string } | null;
@@ -64,6 +84,8 @@ export interface SimulationResult {
   /** Purchases: the winner, or null when no offer qualifies. */
   winner?: SimulatedWinner | null;
   refund?: SimulatedRefund;
+  /** Authorizations, clearings and voids only. */
+  lifecycle?: SimulatedLifecycle;
 }
 
 export const WINNER_RULE =
@@ -86,6 +108,8 @@ export class SimulationService {
   constructor(
     private readonly repo: SimulationRepository,
     private readonly merchants: MerchantResolver,
+    private readonly chains: CardLifecycleRepository,
+    private readonly db: DataSource,
   ) {}
 
   async simulate(institutionId: string, event: TransactionEvent): Promise<SimulationResult> {
@@ -104,7 +128,43 @@ export class SimulationService {
         evaluations: [],
         refund: await this.refund(institutionId, event),
       };
+    if (isLifecycleKind(event.kind))
+      return { ...base, ...(await this.lifecycle(institutionId, event, merchant)) };
     return { ...base, ...(await this.purchase(institutionId, event, merchant)) };
+  }
+
+  /**
+   * A lifecycle record: the step its chain would take. A void, or a record the table ignores, is
+   * not evaluated; an authorization under reward_on=clearing is evaluated as its clearing would
+   * be at this amount but rewards nothing now (`matched: false`).
+   */
+  private async lifecycle(
+    institutionId: string,
+    event: TransactionEvent,
+    merchant: MerchantRef | null,
+  ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner' | 'lifecycle'>> {
+    const kind = event.kind as 'authorization' | 'clearing' | 'authorization_reversal';
+    const ref = kind === 'authorization' ? event.transactionRef : event.originalTransactionRef!;
+    const chain = await this.chains.chainOf(this.db, institutionId, ref, sourcesOf('reversed'));
+    const step = chainStep(chain.reward_on, chain.state, kind);
+    const base = { reward_on: chain.reward_on, chain_state: chain.state, action: step.action };
+    if (step.action === 'reverse' || step.action === 'ignore' || kind === 'authorization_reversal')
+      return {
+        matched: false,
+        evaluations: [],
+        lifecycle: {
+          ...base,
+          outcome: step.action === 'reverse' && chain.live ? 'would_reverse' : 'no_change',
+        },
+      };
+    const p = await this.purchase(institutionId, event, merchant);
+    if (step.action === 'record')
+      return {
+        ...p,
+        matched: false,
+        lifecycle: { ...base, outcome: p.matched ? 'would_match_at_clearing' : 'no_match' },
+      };
+    return { ...p, lifecycle: { ...base, outcome: p.matched ? 'match' : 'no_match' } };
   }
 
   private async purchase(
