@@ -437,6 +437,64 @@ describe('goal offers', () => {
     ]);
   });
 
+  it.each(['clearing', 'authorization'])(
+    'reward_on %s: a card chain (authorization, then clearing) counts once toward a goal, on its clearing',
+    async (rewardOn) => {
+      const w = await createWorld(api, {
+        program: { reward_on: rewardOn },
+        merchants: [{}],
+        offers: [
+          {
+            min_spend: 10,
+            cashback_amount: 5,
+            starts_at: new Date(Date.now() - DAY).toISOString(),
+            goal: { type: 'purchase_count', target: 2 },
+          },
+        ],
+      });
+      const offer = w.offers[0].id;
+      const token = `chk_${uniq()}`;
+      await add(w, offer, token);
+      const chain = async () => {
+        const auth = await buy(w, token, { transaction_type: 'authorization' });
+        const clearing = await buy(w, token, {
+          transaction_type: 'clearing',
+          original_transaction_ref: auth.ref,
+        });
+        return { auth, clearing };
+      };
+      const simulated = await api.http
+        .post('/api/v1/transactions/simulate')
+        .set('Authorization', w.auth)
+        .send(event(w, token, { transaction_type: 'authorization' }))
+        .expect(200);
+      expect(simulated.body.evaluations[0]).toMatchObject(
+        rewardOn === 'authorization'
+          ? { reasons: ['goal_counts_at_clearing'], goal: { counts: 0 } }
+          : { reasons: ['goal_not_reached'], goal: { counts: 1 } },
+      );
+      const first = await chain();
+      expect(await enrollment(offer, token)).toMatchObject({ goal_progress: 1 });
+      // A refund naming the chain's authorization takes back what its clearing counted.
+      await refund(w, token, first.auth.ref, 20);
+      expect(await enrollment(offer, token)).toMatchObject({ goal_progress: 0 });
+      await chain();
+      expect(await enrollment(offer, token)).toMatchObject({ goal_progress: 1 });
+      expect(await ledger(offer)).toMatchObject({ redemptions: 0 });
+      const { clearing: second } = await chain();
+      expect(await redemptions(offer)).toEqual([
+        {
+          transaction_id: second.id,
+          purchase: 4_000,
+          cashback: 500,
+          status: 'pending',
+          goal_round: 1,
+        },
+      ]);
+      expect(await ledger(offer)).toMatchObject({ redemptions: 1, completed: 1, entries: 1 });
+    },
+  );
+
   it('simulate explains a goal offer: what the purchase counts and whether it completes', async () => {
     const w = await world([{ goal: { type: 'purchase_count', target: 2 } }]);
     const offer = w.offers[0].id;

@@ -160,6 +160,26 @@ describe('goal offers in matching', () => {
     expect(e.goal).toMatchObject({ units: 1, progress: 2, reached: false });
   });
 
+  it('a card authorization decided at the swipe neither counts nor completes a goal: its clearing counts the chain once', () => {
+    const e = evaluateCandidate(
+      {
+        merchantId: 'm1',
+        amount: '20',
+        currency: null,
+        transactedAt: AT,
+        countsTowardGoals: false,
+      },
+      offer(),
+      enrollment({ goal: { round: 1, progress: 2, spend: 4_000 } }),
+      '0.5',
+    );
+    expect([e.qualifies, e.reasons, e.goal]).toEqual([
+      false,
+      ['goal_counts_at_clearing'],
+      undefined,
+    ]);
+  });
+
   it('a goal whose budget cannot pay still counts, and is budget_exhausted when it reaches the target', () => {
     const e = evaluateCandidate(
       { merchantId: 'm1', amount: '20', currency: null, transactedAt: AT },

@@ -37,6 +37,7 @@ export const NO_MATCH_REASONS = [
   'activation_expired',
   'audience_mismatch',
   'goal_not_reached',
+  'goal_counts_at_clearing',
 ] as const;
 export type NoMatchReason = (typeof NO_MATCH_REASONS)[number];
 
@@ -99,6 +100,11 @@ export interface PurchaseFacts {
    * absent or null = none. Only looked up when a candidate offer has an audience.
    */
   lastPurchaseAtMerchant?: Date | null;
+  /**
+   * false for a card authorization decided at the swipe (reward_on authorization): goal offers
+   * count a card chain once, on its clearing. Absent = counts.
+   */
+  countsTowardGoals?: boolean;
 }
 
 /** A reward in the offer's minor units. merchantFunded = serviceRevenue + institutionPayout, always. */
@@ -236,7 +242,9 @@ export function evaluateOffer(
  * aside, which only bounds the reward) counts in the enrollment's open round; the offer qualifies
  * for a redemption only when the round reaches its target with it (`goal_not_reached` otherwise),
  * and the reward is computed on the round's counted spend. Every qualifying evaluation, goal or
- * not, then competes for the purchase's one redemption (selectBest).
+ * not, then competes for the purchase's one redemption (selectBest). A card authorization decided
+ * at the swipe neither counts nor completes a goal (`goal_counts_at_clearing`): its clearing does,
+ * so a card chain counts once.
  */
 export function evaluateCandidate(
   purchase: PurchaseFacts,
@@ -245,6 +253,8 @@ export function evaluateCandidate(
   serviceShareRate: string | number,
 ): Evaluation {
   const e = evaluateOffer(purchase, offer, enrollment, serviceShareRate);
+  if (offer.goal && purchase.countsTowardGoals === false)
+    return { ...e, qualifies: false, reasons: [...e.reasons, 'goal_counts_at_clearing'] };
   if (!offer.goal || !enrollment || e.reasons.some((r) => r !== 'budget_exhausted')) return e;
   const count = countPurchase(
     offer.goal,

@@ -1,7 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { GoalContribution, GoalState, RoundKey } from '@app/domain';
+import { chainRefundedSql } from './card-lifecycle.repository';
 import { refundedSumSql, ReversalRow } from './matching.repository';
+
+/**
+ * The transactions whose contributions a refund of the reviewed ids ($1) may change: the ids
+ * themselves and, for a card chain's record, the chain's clearing (a chain counts toward goals
+ * on its clearing, and a refund may name the chain's authorization). Primary keys, card_chain's
+ * (institution_id, authorization_ref) and transaction's (institution_id, transaction_ref).
+ */
+const COUNTED_IDS = `
+  counted_ids AS (
+    SELECT x.id FROM unnest($1::uuid[]) AS x(id)
+    UNION
+    SELECT cl.id FROM unnest($1::uuid[]) AS x(id)
+      JOIN transaction a ON a.id = x.id AND a.kind IN ('authorization', 'clearing')
+      JOIN card_chain ch ON ch.institution_id = a.institution_id
+       AND ch.authorization_ref = CASE WHEN a.kind = 'authorization' THEN a.transaction_ref ELSE a.original_transaction_ref END
+      JOIN transaction cl ON cl.institution_id = ch.institution_id AND cl.transaction_ref = ch.clearing_ref)`;
 
 /** A purchase counted toward a goal offer's enrollment, with what its refunds need. */
 export interface CountedRow {
@@ -35,35 +52,42 @@ export class GoalProgressRepository {
   ): Promise<{ id: string; offer_id: string }[]> {
     if (!purchaseIds.length) return Promise.resolve([]);
     return m.query(
-      `SELECT DISTINCT co.id, co.offer_id
-         FROM goal_contribution c JOIN cardholder_offer co ON co.id = c.cardholder_offer_id
-        WHERE c.transaction_id = ANY($1::uuid[])`,
+      `WITH ${COUNTED_IDS}
+       SELECT DISTINCT co.id, co.offer_id
+         FROM counted_ids JOIN goal_contribution g ON g.transaction_id = counted_ids.id
+         JOIN cardholder_offer co ON co.id = g.cardholder_offer_id`,
       [purchaseIds],
     );
   }
 
   /**
-   * The contributions of these purchases to offers that still have a goal, with the purchase's
-   * net amount inputs, the offer's goal and min_spend, and the totals of each contribution's
-   * round (goal_contribution_round_idx).
+   * The contributions of these purchases (and of their card chain's clearing) to offers that
+   * still have a goal, with the purchase's net amount inputs (a clearing: the cleared amount less
+   * the refunds naming either of the chain's refs), the offer's goal and min_spend, and the totals
+   * of each contribution's round (goal_contribution_round_idx).
    */
   counted(m: EntityManager, purchaseIds: string[]): Promise<CountedRow[]> {
     if (!purchaseIds.length) return Promise.resolve([]);
     return m.query(
-      `SELECT c.transaction_id, c.cardholder_offer_id, c.round, c.units::text AS units, c.spend::text AS spend,
+      `WITH ${COUNTED_IDS}
+       SELECT g.transaction_id, g.cardholder_offer_id, g.round, g.units::text AS units, g.spend::text AS spend,
               o.goal_type, o.goal_target::text AS goal_target, o.min_spend::text AS min_spend, o.currency,
-              t.amount::text AS amount,
-              ${refundedSumSql('t.institution_id', 't.transaction_ref')}::text AS refunded,
+              COALESCE(c.cleared_amount, t.amount)::text AS amount,
+              (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
+                    ELSE ${chainRefundedSql} END)::text AS refunded,
               s.units::text AS round_units, s.spend::text AS round_spend
-         FROM goal_contribution c
-         JOIN transaction t ON t.id = c.transaction_id
-         JOIN cardholder_offer co ON co.id = c.cardholder_offer_id
+         FROM counted_ids
+         JOIN goal_contribution g ON g.transaction_id = counted_ids.id
+         JOIN transaction t ON t.id = g.transaction_id
+         LEFT JOIN card_chain c ON t.kind = 'clearing' AND c.institution_id = t.institution_id
+              AND c.authorization_ref = t.original_transaction_ref
+         JOIN cardholder_offer co ON co.id = g.cardholder_offer_id
          JOIN offer o ON o.id = co.offer_id
          CROSS JOIN LATERAL (
            SELECT sum(x.units) AS units, sum(x.spend) AS spend FROM goal_contribution x
-            WHERE x.cardholder_offer_id = c.cardholder_offer_id AND x.round = c.round) s
-        WHERE c.transaction_id = ANY($1::uuid[]) AND o.goal_type IS NOT NULL
-        ORDER BY t.transacted_at, c.transaction_id, c.cardholder_offer_id`,
+            WHERE x.cardholder_offer_id = g.cardholder_offer_id AND x.round = g.round) s
+        WHERE o.goal_type IS NOT NULL
+        ORDER BY t.transacted_at, g.transaction_id, g.cardholder_offer_id`,
       [purchaseIds],
     );
   }

@@ -415,6 +415,8 @@ export class MatchingService {
           timeZone: p.time_zone ?? undefined,
           channel: p.channel,
           lastPurchaseAtMerchant: history.get(p.id) ?? null,
+          // Goal offers count a card chain once, on its clearing (docs/offers.md, Goal offers).
+          ...(p.kind === 'authorization' ? { countsTowardGoals: false } : {}),
         },
         serviceShareRate: p.service_share_rate ?? PROGRAM_DEFAULTS.serviceShareRate,
         enrollmentIds: (

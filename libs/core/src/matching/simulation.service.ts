@@ -157,7 +157,13 @@ export class SimulationService {
           outcome: step.action === 'reverse' && chain.live ? 'would_reverse' : 'no_change',
         },
       };
-    const p = await this.purchase(institutionId, event, merchant);
+    // An authorization decided at the swipe does not count toward goals (its clearing will).
+    const p = await this.purchase(
+      institutionId,
+      event,
+      merchant,
+      step.action === 'record' || kind !== 'authorization',
+    );
     if (step.action === 'record')
       return {
         ...p,
@@ -171,6 +177,7 @@ export class SimulationService {
     institutionId: string,
     event: TransactionEvent,
     merchant: MerchantRef | null,
+    countsTowardGoals = true,
   ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner'>> {
     const [rows, program, refunded, lastPurchase] = await Promise.all([
       this.repo.offersToEvaluate(
@@ -193,6 +200,7 @@ export class SimulationService {
       timeZone: program?.time_zone ?? 'UTC',
       channel: event.channel ?? null,
       lastPurchaseAtMerchant: lastPurchase,
+      ...(countsTowardGoals ? {} : { countsTowardGoals: false }),
     };
     const offers = new Map<string, OfferTerms>();
     const evaluations = rows.map((r) => {
