@@ -512,6 +512,43 @@ describe('card lifecycle', () => {
     });
   });
 
+  describe('goal offers', () => {
+    it('reward_on=authorization: a card purchase counts toward a goal once, at its clearing; a voided one never', async () => {
+      const s = await setup(
+        { reward_on: 'authorization' },
+        { min_spend: 10, goal: { type: 'purchase_count', target: 2 } },
+      );
+      const progress = async () =>
+        (
+          await api.http
+            .get('/api/v1/offers')
+            .query({ cardholder_token: s.token })
+            .set('Authorization', s.w.auth)
+            .expect(200)
+        ).body.offers.find((o: { id: string }) => o.id === s.w.offers[0].id)?.progress?.current;
+      const voided = s.record('authorization', 30);
+      await s.send(voided);
+      await s.send(
+        s.record('authorization_reversal', 30, {
+          original_transaction_ref: voided.transaction_ref,
+        }),
+      );
+      expect(await progress()).toBe(0);
+      const first = s.record('authorization', 31);
+      await s.send(first);
+      expect(await progress()).toBe(0);
+      await s.send(s.record('clearing', 31, { original_transaction_ref: first.transaction_ref }));
+      expect(await progress()).toBe(1);
+      const second = s.record('authorization', 32);
+      await s.send(second);
+      expect(await progress()).toBe(1);
+      expect(await s.counts()).toEqual(none);
+      // The second clearing completes the goal: one reward, on the clearing.
+      await s.send(s.record('clearing', 32, { original_transaction_ref: second.transaction_ref }));
+      expect(await s.counts()).toEqual(one);
+    });
+  });
+
   describe('simulate', () => {
     const simulate = async (s: { w: { auth: string } }, body: Record<string, unknown>) =>
       (
