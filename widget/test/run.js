@@ -700,8 +700,8 @@ async function main() {
   });
 
   await test('renders goal progress and terms where the feed carries them (feed answer supplied by the test)', async () => {
-    // The offer engine's feed fields (progress, qualification) have not landed: the widget is
-    // given a feed answer with them, to show how it renders them.
+    // A feed answer with both kinds of progress and every term, to show how the widget renders
+    // them (the last test reads a goal offer's progress from the real feed).
     const p = await newPage();
     const item = (o, extra) => ({ ...o, added: false, ...extra });
     const real = await must(
@@ -828,6 +828,53 @@ async function main() {
     );
     await phone.page.screenshot({ path: join(shots, 'widget-phone.png'), fullPage: true });
     await phone.context.close();
+  });
+
+  await test('renders a goal offer’s progress from the real feed (0 of its target while not added)', async () => {
+    const m = await must(
+      call(apiBase, 'POST', '/admin/api/v1/merchants', {
+        token: op,
+        body: {
+          name: 'Goal Grocer',
+          category: 'groceries',
+          identifiers: [{ type: 'card_acceptor', value: 'CA-W-GOAL' }],
+        },
+      }),
+      201,
+      'merchant',
+    );
+    await must(
+      call(apiBase, 'POST', '/admin/api/v1/offers', {
+        token: op,
+        body: {
+          merchant_id: m.id,
+          institution_ids: [inst.id],
+          status: 'active',
+          translations: { en: { title: '10% back when you reach $100' } },
+          min_spend: 0,
+          reward_type: 'percent',
+          cashback_percent: 10,
+          cashback_amount: 15,
+          currency: 'USD',
+          goal: { type: 'cumulative_spend', target: 100 },
+          priority: 100,
+          starts_at: new Date(Date.now() - 86_400_000).toISOString(),
+          expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+        },
+      }),
+      201,
+      'goal offer',
+    );
+    host.state.cardholder = 'ch-goal';
+    const p = await newPage();
+    await p.page.goto(host.origin);
+    await p.page
+      .locator('offers-widget')
+      .getByText('$0.00 of $100.00 spent', { exact: false })
+      .waitFor();
+    const bar = p.page.getByRole('progressbar');
+    expect((await bar.count()) === 1, 'one progress bar');
+    await p.context.close();
   });
 
   await shared?.context.close();
