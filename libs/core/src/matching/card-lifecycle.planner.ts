@@ -9,9 +9,6 @@ import {
   foldChain,
   isLifecycleKind,
   LifecycleKind,
-  MatchingEnrollment,
-  OfferTerms,
-  PurchaseToMatch,
   sourcesOf,
 } from '@app/domain';
 import {
@@ -163,34 +160,6 @@ export class CardLifecyclePlanner {
       if (!list.some((c) => c.id === row.cardholder_offer_id))
         candidates.set(keyOf(r), [...list, { id: row.cardholder_offer_id, offerId: row.offer_id }]);
     }
-  }
-
-  /**
-   * Goal offers count a card purchase once, at its clearing: an authorization decided under
-   * reward_on=authorization is not a candidate of goal offers (its void or expiry then has no
-   * progress to take back, and its clearing counts it).
-   */
-  goalsAtClearing(
-    plan: LifecyclePlan,
-    purchases: PurchaseToMatch[],
-    offers: ReadonlyMap<string, OfferTerms>,
-    enrollments: ReadonlyMap<string, MatchingEnrollment>,
-  ): PurchaseToMatch[] {
-    const authorizations = new Set(
-      plan.decide.filter((r) => r.kind === 'authorization').map((r) => r.id),
-    );
-    if (!authorizations.size) return purchases;
-    return purchases.map((p) =>
-      authorizations.has(p.transactionId)
-        ? {
-            ...p,
-            enrollmentIds: p.enrollmentIds.filter((id) => {
-              const e = enrollments.get(id);
-              return !(e && offers.get(e.offerId)?.goal);
-            }),
-          }
-        : p,
-    );
   }
 
   /**

@@ -165,16 +165,7 @@ export class MatchingService {
       this.giveBackReversed(reversals, offers, enrollments, budgetDeltas, enrollmentUpdates);
 
       const history = await this.purchaseHistory(m, resolved, candidates, offers);
-      const allocation = allocate(
-        this.lifecycle.goalsAtClearing(
-          chain,
-          this.toMatch(resolved, candidates, history),
-          offers,
-          enrollments,
-        ),
-        offers,
-        enrollments,
-      );
+      const allocation = allocate(this.toMatch(resolved, candidates, history), offers, enrollments);
       for (const [offerId, d] of allocation.budgetDeltas)
         budgetDeltas.set(offerId, (budgetDeltas.get(offerId) ?? 0) + d);
       for (const [id, u] of allocation.enrollmentUpdates)
