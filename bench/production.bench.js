@@ -149,6 +149,8 @@ async function run() {
           postgres: perReq(used.postgres),
         },
         machine_busy_pct: used.machine_busy_pct,
+        // The peak so far after this phase: the phase that raises it is the one to look at.
+        peak_rss_mb: { api: api.peakRssMb(), worker: worker.peakRssMb() },
       };
       console.log(`${name}: ${JSON.stringify(out)}`);
       return out;
@@ -185,6 +187,7 @@ async function run() {
     });
 
     const r = {};
+    r.warmup_peak_rss_mb = { api: api.peakRssMb(), worker: worker.peakRssMb() };
     r.me = await phase('GET /api/v1/me, 16 connections', () =>
       closedLoop({
         concurrency: 16,
