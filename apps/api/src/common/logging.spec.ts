@@ -1,0 +1,77 @@
+import { EventEmitter } from 'events';
+import type { Request, Response } from 'express';
+import pino from 'pino';
+import { REDACT_PATHS, requestLogging } from './logging';
+
+/** A root logger as loggerParams builds it, writing into `lines`. */
+function rootInto(lines: Record<string, unknown>[]) {
+  const stream = { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) };
+  return pino({ level: 'info', base: { app: 'api' }, redact: REDACT_PATHS }, stream);
+}
+
+function request(url: string, status: number, id = 'req-1') {
+  const req = { id, method: 'POST', url, originalUrl: url } as unknown as Request;
+  const res = Object.assign(new EventEmitter(), { statusCode: status }) as unknown as Response;
+  return { req, res };
+}
+
+describe('requestLogging', () => {
+  it('one completion line per request: level by status, the path without its query string', () => {
+    const lines: Record<string, unknown>[] = [];
+    const mw = requestLogging(rootInto(lines));
+    for (const [url, status] of [
+      ['/api/v1/transactions?cardholder_token=secret', 202],
+      ['/api/v1/me', 404],
+      ['/api/v1/offers', 500],
+    ] as const) {
+      const { req, res } = request(url, status);
+      let nexted = false;
+      mw(req, res, () => (nexted = true));
+      expect(nexted).toBe(true);
+      res.emit('finish');
+      res.emit('close'); // logged once
+    }
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      app: 'api',
+      req: { id: 'req-1', method: 'POST', path: '/api/v1/transactions' },
+      res: { statusCode: 202 },
+      responseTime: expect.any(Number),
+      msg: 'request completed',
+    });
+    expect(Object.keys(lines[0])).toEqual([
+      'level',
+      'time',
+      'app',
+      'req',
+      'res',
+      'responseTime',
+      'msg',
+    ]);
+    expect(lines[1]).toMatchObject({
+      level: 40,
+      res: { statusCode: 404 },
+      msg: 'request completed',
+    });
+    expect(lines[2]).toMatchObject({
+      level: 50,
+      res: { statusCode: 500 },
+      err: { message: 'failed with status code 500' },
+      msg: 'request errored',
+    });
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+
+  it('no line for the probes and the metrics scrape', () => {
+    const lines: Record<string, unknown>[] = [];
+    const mw = requestLogging(rootInto(lines));
+    for (const url of ['/health', '/ready?x=1', '/metrics']) {
+      const { req, res } = request(url, 200);
+      mw(req, res, () => undefined);
+      res.emit('finish');
+    }
+    expect(lines).toEqual([]);
+  });
+});
