@@ -277,6 +277,20 @@ describe('goal offers', () => {
     await add(w, offer, token);
     const a = await buy(w, token);
     await buy(w, token);
+    const simulated = await api.http
+      .post('/api/v1/transactions/simulate')
+      .set('Authorization', w.auth)
+      .send(
+        event(w, token, {
+          transaction_type: 'refund',
+          original_transaction_ref: a.ref,
+          amount: 15,
+        }),
+      )
+      .expect(200);
+    expect(simulated.body.refund.goals).toEqual([
+      expect.objectContaining({ takes_back: 1, redemption_id: null, would_reverse: false }),
+    ]);
     await refund(w, token, a.ref, 15); // net 5 < min_spend 10: no longer counts
     expect(await progress(w, token, offer)).toEqual({ current: 1, target: 3, unit: 'purchases' });
     await buy(w, token);
@@ -294,6 +308,35 @@ describe('goal offers', () => {
     const b = await buy(w, token);
     await buy(w, token);
     expect(await ledger(offer)).toMatchObject({ redemptions: 1, budget_used: 500 });
+    const simulated = await api.http
+      .post('/api/v1/transactions/simulate')
+      .set('Authorization', w.auth)
+      .send(
+        event(w, token, {
+          transaction_type: 'refund',
+          original_transaction_ref: b.ref,
+          amount: 20,
+        }),
+      )
+      .expect(200);
+    const [{ id: redemptionId }] = await db.query(`SELECT id FROM redemption WHERE offer_id = $1`, [
+      offer,
+    ]);
+    expect(simulated.body.refund).toEqual({
+      original_found: true,
+      redemption_id: null,
+      would_reverse: false,
+      goals: [
+        {
+          offer_id: offer,
+          cardholder_offer_id: expect.any(String),
+          unit: 'purchases',
+          takes_back: 1,
+          redemption_id: redemptionId,
+          would_reverse: true,
+        },
+      ],
+    });
     await refund(w, token, b.ref, 20);
     expect(await ledger(offer)).toMatchObject({
       redemptions: 1,

@@ -2802,6 +2802,39 @@ export interface components {
              */
             unit: "purchases" | "amount";
         };
+        SimulatedGoalRefundDto: {
+            /**
+             * Format: uuid
+             * @example a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d
+             */
+            cardholder_offer_id: string;
+            /**
+             * Format: uuid
+             * @example 0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e
+             */
+            offer_id: string;
+            /**
+             * Format: uuid
+             * @description The redemption of the rewarded round the purchase is in, or null (open round)
+             * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+             */
+            redemption_id: string | null;
+            /**
+             * @description What the refund would take back from the purchase’s contribution (purchases, or an amount in major units)
+             * @example 1
+             */
+            takes_back: number;
+            /**
+             * @example purchases
+             * @enum {string}
+             */
+            unit: "purchases" | "amount";
+            /**
+             * @description True when the refund would take that rewarded round below its target
+             * @example true
+             */
+            would_reverse: boolean;
+        };
         SimulatedLifecycleDto: {
             /**
              * @description The step of the lifecycle state table (docs/transactions.md) this record takes.
@@ -2838,6 +2871,8 @@ export interface components {
             name: string;
         };
         SimulatedRefundDto: {
+            /** @description Additive: the goal offers the purchase counted toward (absent when none): what the refund would take back, and whether it would reverse a rewarded round */
+            goals?: components["schemas"]["SimulatedGoalRefundDto"][];
             /** @example true */
             original_found: boolean;
             /**

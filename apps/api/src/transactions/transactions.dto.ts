@@ -276,6 +276,35 @@ export class EvaluationDto {
   goal?: SimulatedGoalDto;
 }
 
+/** A goal offer the refunded purchase counted toward: what the refund would take back. */
+export class SimulatedGoalRefundDto {
+  @ApiProperty({ format: 'uuid', example: '0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e' })
+  offer_id: string;
+  @ApiProperty({ format: 'uuid', example: 'a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d' })
+  cardholder_offer_id: string;
+  @ApiProperty({ enum: ['purchases', 'amount'], example: 'purchases' })
+  unit: 'purchases' | 'amount';
+  @ApiProperty({
+    example: 1,
+    description:
+      'What the refund would take back from the purchase’s contribution (purchases, or an amount in major units)',
+  })
+  takes_back: number;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b',
+    description: 'The redemption of the rewarded round the purchase is in, or null (open round)',
+  })
+  redemption_id: string | null;
+  @ApiProperty({
+    example: true,
+    description: 'True when the refund would take that rewarded round below its target',
+  })
+  would_reverse: boolean;
+}
+
 export class SimulatedRefundDto {
   @ApiProperty({ example: true }) original_found: boolean;
   @ApiProperty({
@@ -290,6 +319,12 @@ export class SimulatedRefundDto {
     description: 'True when storing this refund would reverse the purchase’s redemption.',
   })
   would_reverse: boolean;
+  @ApiPropertyOptional({
+    type: [SimulatedGoalRefundDto],
+    description:
+      'Additive: the goal offers the purchase counted toward (absent when none): what the refund would take back, and whether it would reverse a rewarded round',
+  })
+  goals?: SimulatedGoalRefundDto[];
 }
 
 export class SimulatedWinnerDto {

@@ -24,6 +24,26 @@ export interface RefundedPurchaseRow {
   min_spend: string | null;
 }
 
+/** A goal offer's contribution of a purchase, with what a refund of it needs. */
+export interface GoalContributionRow {
+  cardholder_offer_id: string;
+  offer_id: string;
+  round: number;
+  units: string;
+  spend: string;
+  open_round: number;
+  goal_progress: string;
+  goal_spend: string;
+  goal_type: string;
+  goal_target: string;
+  min_spend: string;
+  currency: string;
+  round_units: string;
+  round_spend: string;
+  /** The round's live redemption, when the round was rewarded. */
+  redemption_id: string | null;
+}
+
 /** The simulation's reads (it writes nothing); each an indexed lookup. */
 @Injectable()
 export class SimulationRepository {
@@ -125,5 +145,34 @@ export class SimulationRepository {
       [institutionId, originalTransactionRef, refundRef],
     );
     return rows[0];
+  }
+
+  /**
+   * What a purchase counted toward goal offers (goal_contribution primary key), each with its
+   * enrollment's open round, its round's totals (goal_contribution_round_idx) and the round's live
+   * redemption (redemption_enrollment_idx).
+   */
+  goalContributionsOf(
+    purchaseId: string,
+    liveStatuses: readonly string[],
+  ): Promise<GoalContributionRow[]> {
+    return this.db.query(
+      `SELECT g.cardholder_offer_id, co.offer_id, g.round, g.units::text AS units, g.spend::text AS spend,
+              co.goal_round AS open_round, co.goal_progress::text AS goal_progress, co.goal_spend::text AS goal_spend,
+              o.goal_type, o.goal_target::text AS goal_target, o.min_spend::text AS min_spend, o.currency,
+              s.units::text AS round_units, s.spend::text AS round_spend,
+              (SELECT r.id FROM redemption r
+                WHERE r.cardholder_offer_id = g.cardholder_offer_id AND r.goal_round = g.round
+                  AND r.status = ANY($2::text[]) LIMIT 1) AS redemption_id
+         FROM goal_contribution g
+         JOIN cardholder_offer co ON co.id = g.cardholder_offer_id
+         JOIN offer o ON o.id = co.offer_id
+         CROSS JOIN LATERAL (
+           SELECT sum(x.units) AS units, sum(x.spend) AS spend FROM goal_contribution x
+            WHERE x.cardholder_offer_id = g.cardholder_offer_id AND x.round = g.round) s
+        WHERE g.transaction_id = $1 AND o.goal_type IS NOT NULL
+        ORDER BY co.offer_id`,
+      [purchaseId, liveStatuses],
+    );
   }
 }

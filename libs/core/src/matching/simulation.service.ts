@@ -10,6 +10,10 @@ import {
   explain,
   Evaluation,
   FIRST_ROUND,
+  goalOf,
+  planGoalRefunds,
+  roundKey,
+  toMinor,
   MatchingEnrollment,
   netAmount,
   NoMatchReason,
@@ -50,6 +54,20 @@ export interface SimulatedGoal {
 export interface SimulatedRefund {
   original_found: boolean;
   redemption_id: string | null;
+  would_reverse: boolean;
+  /** Goal offers the purchase counted toward: what the refund would take back. */
+  goals?: SimulatedGoalRefund[];
+}
+
+export interface SimulatedGoalRefund {
+  offer_id: string;
+  cardholder_offer_id: string;
+  unit: 'purchases' | 'amount';
+  /** What the refund would take back from the purchase's contribution (major units for amounts). */
+  takes_back: number;
+  /** The round's live redemption, when the purchase is in a rewarded round. */
+  redemption_id: string | null;
+  /** True when the refund would take that rewarded round below its target. */
   would_reverse: boolean;
 }
 
@@ -262,15 +280,69 @@ export class SimulationService {
       event.transactionRef,
     );
     if (!t) return { original_found: false, redemption_id: null, would_reverse: false };
-    if (!t.redemption_id || !(sourcesOf('reversed') as string[]).includes(t.redemption_status!)) {
-      return { original_found: true, redemption_id: t.redemption_id, would_reverse: false };
-    }
     const net = netAmount(t.amount, [t.refunded, event.amount]);
+    const goals = await this.goalRefunds(t.id, net);
+    const withGoals = goals.length ? { goals } : {};
+    if (!t.redemption_id || !(sourcesOf('reversed') as string[]).includes(t.redemption_status!)) {
+      return {
+        original_found: true,
+        redemption_id: t.redemption_id,
+        would_reverse: false,
+        ...withGoals,
+      };
+    }
     return {
       original_found: true,
       redemption_id: t.redemption_id,
       would_reverse: refundReverses(net, t.currency!, Number(t.min_spend)),
+      ...withGoals,
     };
+  }
+
+  /** The goal offers' side of a refund, decided by the rule matching applies (planGoalRefunds). */
+  private async goalRefunds(purchaseId: string, net: string): Promise<SimulatedGoalRefund[]> {
+    const rows = await this.repo.goalContributionsOf(purchaseId, sourcesOf('reversed'));
+    return rows.map((r) => {
+      const goal = goalOf(r.goal_type, r.goal_target)!;
+      const key = { enrollmentId: r.cardholder_offer_id, round: r.round };
+      const units = Number(r.units);
+      const plan = planGoalRefunds(
+        [
+          {
+            transactionId: purchaseId,
+            enrollmentId: r.cardholder_offer_id,
+            goal,
+            round: r.round,
+            units,
+            spend: Number(r.spend),
+            netMinor: toMinor(net, r.currency),
+            minSpend: Number(r.min_spend),
+          },
+        ],
+        new Map([
+          [
+            r.cardholder_offer_id,
+            {
+              round: r.open_round,
+              progress: Number(r.goal_progress),
+              spend: Number(r.goal_spend),
+            },
+          ],
+        ]),
+        new Map([[roundKey(key), { units: Number(r.round_units), spend: Number(r.round_spend) }]]),
+        new Set(r.redemption_id && r.round !== r.open_round ? [roundKey(key)] : []),
+      );
+      const taken = units - (plan.contributions[0]?.units ?? units);
+      const unit = unitOf(goal);
+      return {
+        offer_id: r.offer_id,
+        cardholder_offer_id: r.cardholder_offer_id,
+        unit,
+        takes_back: unit === 'amount' ? toMajor(taken, r.currency) : taken,
+        redemption_id: r.round !== r.open_round ? r.redemption_id : null,
+        would_reverse: plan.reversed.length > 0,
+      };
+    });
   }
 }
 
