@@ -13,6 +13,7 @@ import { AppConfig } from '@app/config';
 import { runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
 import { bodyParserError } from './common/error-mapping';
+import { PrebuiltPrototypesAdapter } from './common/express-adapter';
 import { assertJsonDepth, inputRules } from './common/input-rules';
 import { ApiLogger, requestLogging } from './common/logging';
 import { httpMetrics } from './common/metrics';
@@ -37,11 +38,15 @@ export async function createApiApp(
 ): Promise<NestExpressApplication> {
   // Nest's own logger stays off until pino takes over: start-up failures are reported by main.ts
   // in one line instead of a stack trace.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-    bodyParser: false,
-    logger: false,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule,
+    new PrebuiltPrototypesAdapter(),
+    {
+      bodyParser: false,
+      logger: false,
+      abortOnError: false,
+    },
+  );
   const config = app.get(AppConfig);
   if (options.logger !== false) app.useLogger(new ApiLogger(app.get(Logger)));
   app.enableShutdownHooks();
