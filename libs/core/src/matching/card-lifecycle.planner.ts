@@ -44,13 +44,14 @@ export interface LifecyclePlan {
   chains: PlannedChain[];
 }
 
-export const EMPTY_PLAN: LifecyclePlan = {
+/** A plan that changes nothing (a fresh one each time: matching edits `reconsider`). */
+const emptyPlan = (): LifecyclePlan => ({
   decide: [],
   reverse: [],
   reconsider: new Map(),
   statuses: new Map(),
   chains: [],
-};
+});
 
 /**
  * The card lifecycle inside chunk matching (docs/transactions.md). Before allocation: lock the
@@ -69,7 +70,7 @@ export class CardLifecyclePlanner {
   async plan(m: EntityManager, claimed: ClaimedRow[]): Promise<LifecyclePlan> {
     const records = claimed.filter((r) => isLifecycleKind(r.kind));
     const refunds = claimed.filter((r) => r.kind === 'refund');
-    if (!records.length && !refunds.length) return EMPTY_PLAN;
+    if (!records.length && !refunds.length) return emptyPlan();
     const keys = new Map<string, { institutionId: string; authorizationRef: string }>();
     for (const r of records)
       keys.set(key(r.institution_id, chainRefOf(r)), {
@@ -80,7 +81,7 @@ export class CardLifecyclePlanner {
     // same chain never interleave.
     for (const k of await this.repo.chainsOfRefunds(m, refunds))
       keys.set(key(k.institutionId, k.authorizationRef), k);
-    if (!keys.size) return EMPTY_PLAN;
+    if (!keys.size) return emptyPlan();
     const chains = await this.repo.lockChains(m, [...keys.values()], sourcesOf('reversed'));
 
     const byChain = new Map<string, ClaimedRow[]>();
@@ -230,7 +231,7 @@ export class CardLifecyclePlanner {
   /** Expiry: the chains whose authorization expired, folded with an `expiry` event. */
   async planExpiry(m: EntityManager, at: Date, limit: number): Promise<LifecyclePlan> {
     const chains = await this.repo.expiredChains(m, at, limit, sourcesOf('reversed'));
-    if (!chains.length) return EMPTY_PLAN;
+    if (!chains.length) return emptyPlan();
     const planned: PlannedChain[] = chains.map((chain) => ({
       chain,
       fold: foldChain(
