@@ -11,6 +11,7 @@ import { MerchantsRepository } from './merchants.repository';
 import { MerchantsService } from './merchants.service';
 import { OffersAdminController } from './offers-admin.controller';
 import { OffersAdminService } from './offers-admin.service';
+import { OffersRepository } from './offers.repository';
 import { OperatorGuard } from './operator.guard';
 import { SettlementsAdminController } from './settlements-admin.controller';
 import { WebhooksAdminController } from './webhooks-admin.controller';
@@ -32,6 +33,7 @@ import { WebhooksAdminController } from './webhooks-admin.controller';
     InstitutionsService,
     MerchantsRepository,
     MerchantsService,
+    OffersRepository,
     OffersAdminService,
   ],
   exports: [InstitutionsService, MerchantsService, OffersAdminService],

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { cursorColumn, keysetSql } from '@app/db';
 import {
   Audience,
   Channel,
@@ -15,38 +14,7 @@ import { ApiError, ErrorDetail } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
 import { QualificationDto } from '../common/qualification.dto';
 import { AdminOfferDto, CreateOfferDto, GoalDto, UpdateOfferDto } from './offers.dto';
-
-interface OfferRow {
-  id: string;
-  merchant_id: string;
-  institution_ids: string[];
-  status: string;
-  translations: Record<string, { title: string; description?: string }>;
-  min_spend: string;
-  reward_type: string;
-  cashback_amount: string;
-  cashback_percent: string | null;
-  merchant_fee_amount: string;
-  currency: string;
-  starts_at: Date;
-  expires_at: Date;
-  budget_total: string | null;
-  budget_used: string;
-  segments: string[];
-  max_redemptions_per_cardholder: number;
-  priority: number;
-  qualification: StoredQualification | null;
-  goal_type: string | null;
-  goal_target: string | null;
-  created_at: Date;
-  updated_at: Date;
-  cursor_t: string;
-}
-
-const SELECT = `
-  SELECT o.*, ${cursorColumn('o')},
-         COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids
-    FROM offer o`;
+import { OfferRow, OffersRepository } from './offers.repository';
 
 const MONEY_FIELDS = [
   'min_spend',
@@ -62,6 +30,7 @@ export class OffersAdminService {
 
   constructor(
     private readonly db: DataSource,
+    private readonly repo: OffersRepository,
     config: AppConfig,
   ) {
     this.keyset = new Keyset(config.secretsKey, 'admin:offers');
@@ -74,42 +43,39 @@ export class OffersAdminService {
     checkGoal(dto.goal, dto.currency);
     const id = await this.db.transaction(async (m) => {
       await this.checkReferences(m, dto.merchant_id, dto.institution_ids);
-      const [row] = await m.query(
-        `INSERT INTO offer (merchant_id, status, translations, min_spend, reward_type, cashback_amount, cashback_percent,
-                            merchant_fee_amount, currency, starts_at, expires_at, budget_total, segments,
-                            max_redemptions_per_cardholder, priority, targeted, qualification, goal_type, goal_target)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id`,
-        [
-          dto.merchant_id,
-          dto.status,
-          JSON.stringify(dto.translations),
-          toMinor(dto.min_spend, dto.currency),
-          rewardType,
-          toMinor(dto.cashback_amount, dto.currency),
-          dto.cashback_percent ?? null,
-          toMinor(dto.merchant_fee_amount ?? 0, dto.currency),
-          dto.currency,
-          dto.starts_at,
-          dto.expires_at,
-          dto.budget_total == null ? null : toMinor(dto.budget_total, dto.currency),
-          dto.segments ?? [],
-          dto.max_redemptions_per_cardholder ?? 1,
-          dto.priority ?? 0,
-          (dto.institution_ids?.length ?? 0) > 0,
-          toStored(dto.qualification, dto.currency),
-          dto.goal?.type ?? null,
-          goalTarget(dto.goal, dto.currency),
-        ],
+      const offerId = await this.repo.insert(
+        {
+          merchant_id: dto.merchant_id,
+          status: dto.status,
+          translations: JSON.stringify(dto.translations),
+          min_spend: toMinor(dto.min_spend, dto.currency),
+          reward_type: rewardType,
+          cashback_amount: toMinor(dto.cashback_amount, dto.currency),
+          cashback_percent: dto.cashback_percent ?? null,
+          merchant_fee_amount: toMinor(dto.merchant_fee_amount ?? 0, dto.currency),
+          currency: dto.currency,
+          starts_at: dto.starts_at,
+          expires_at: dto.expires_at,
+          budget_total: dto.budget_total == null ? null : toMinor(dto.budget_total, dto.currency),
+          segments: dto.segments ?? [],
+          max_redemptions_per_cardholder: dto.max_redemptions_per_cardholder ?? 1,
+          priority: dto.priority ?? 0,
+          targeted: (dto.institution_ids?.length ?? 0) > 0,
+          qualification: toStored(dto.qualification, dto.currency),
+          goal_type: dto.goal?.type ?? null,
+          goal_target: goalTarget(dto.goal, dto.currency),
+        },
+        m,
       );
-      await this.setTargets(m, row.id, dto.institution_ids ?? []);
-      return row.id as string;
+      await this.repo.setTargets(offerId, dto.institution_ids ?? [], m);
+      return offerId;
     });
     return this.get(id);
   }
 
   async update(id: string, dto: UpdateOfferDto): Promise<AdminOfferDto> {
     await this.db.transaction(async (m) => {
-      const [cur]: OfferRow[] = await m.query(`${SELECT} WHERE o.id = $1 FOR UPDATE OF o`, [id]);
+      const cur = await this.repo.findForUpdate(id, m);
       if (!cur) throw ApiError.notFound('offer_not_found', 'No such offer.');
       const c = cur.currency;
       const merged = {
@@ -141,64 +107,43 @@ export class OffersAdminService {
         ]);
       }
       if (dto.institution_ids) await this.checkReferences(m, cur.merchant_id, dto.institution_ids);
-      await m.query(
-        `UPDATE offer SET
-           status = COALESCE($2, status),
-           translations = COALESCE($3::jsonb, translations),
-           min_spend = COALESCE($4, min_spend),
-           reward_type = $5,
-           cashback_amount = COALESCE($6, cashback_amount),
-           cashback_percent = $7,
-           merchant_fee_amount = COALESCE($8, merchant_fee_amount),
-           starts_at = $9,
-           -- Ending an offer closes its window now: purchases after this moment never match,
-           -- while late-arriving purchases made before it still do.
-           expires_at = CASE WHEN $2 = 'ended'
-                             THEN GREATEST(LEAST($10::timestamptz, now()), $9::timestamptz + interval '1 millisecond')
-                             ELSE $10::timestamptz END,
-           budget_total = CASE WHEN $11 THEN $12::bigint ELSE budget_total END,
-           segments = COALESCE($13, segments),
-           max_redemptions_per_cardholder = COALESCE($14, max_redemptions_per_cardholder),
-           priority = COALESCE($15, priority),
-           targeted = COALESCE($16, targeted),
-           qualification = CASE WHEN $17 THEN $18::jsonb ELSE qualification END,
-           goal_type = CASE WHEN $19 THEN $20 ELSE goal_type END,
-           goal_target = CASE WHEN $19 THEN $21::bigint ELSE goal_target END,
-           updated_at = now()
-         WHERE id = $1`,
-        [
-          id,
-          dto.status ?? null,
-          dto.translations ? JSON.stringify(dto.translations) : null,
-          dto.min_spend === undefined ? null : toMinor(dto.min_spend, c),
-          merged.reward_type,
-          dto.cashback_amount === undefined ? null : toMinor(dto.cashback_amount, c),
-          merged.reward_type === 'percent' ? merged.cashback_percent : null,
-          dto.merchant_fee_amount === undefined ? null : toMinor(dto.merchant_fee_amount, c),
-          merged.starts_at,
-          merged.expires_at,
-          dto.budget_total !== undefined,
-          dto.budget_total == null ? null : toMinor(dto.budget_total, c),
-          dto.segments ?? null,
-          dto.max_redemptions_per_cardholder ?? null,
-          dto.priority ?? null,
-          dto.institution_ids ? dto.institution_ids.length > 0 : null,
-          dto.qualification !== undefined,
-          toStored(dto.qualification, c),
-          dto.goal !== undefined,
-          dto.goal?.type ?? null,
-          goalTarget(dto.goal, c),
-        ],
+      await this.repo.update(
+        id,
+        {
+          status: dto.status ?? null,
+          translations: dto.translations ? JSON.stringify(dto.translations) : null,
+          min_spend: dto.min_spend === undefined ? null : toMinor(dto.min_spend, c),
+          reward_type: merged.reward_type,
+          cashback_amount:
+            dto.cashback_amount === undefined ? null : toMinor(dto.cashback_amount, c),
+          cashback_percent: merged.reward_type === 'percent' ? merged.cashback_percent : null,
+          merchant_fee_amount:
+            dto.merchant_fee_amount === undefined ? null : toMinor(dto.merchant_fee_amount, c),
+          starts_at: merged.starts_at,
+          expires_at: merged.expires_at,
+          setBudgetTotal: dto.budget_total !== undefined,
+          budget_total: dto.budget_total == null ? null : toMinor(dto.budget_total, c),
+          segments: dto.segments ?? null,
+          max_redemptions_per_cardholder: dto.max_redemptions_per_cardholder ?? null,
+          priority: dto.priority ?? null,
+          targeted: dto.institution_ids ? dto.institution_ids.length > 0 : null,
+          setQualification: dto.qualification !== undefined,
+          qualification: toStored(dto.qualification, c),
+          setGoal: dto.goal !== undefined,
+          goal_type: dto.goal?.type ?? null,
+          goal_target: goalTarget(dto.goal, c),
+        },
+        m,
       );
-      if (dto.institution_ids) await this.setTargets(m, id, dto.institution_ids);
+      if (dto.institution_ids) await this.repo.setTargets(id, dto.institution_ids, m);
     });
     return this.get(id);
   }
 
   async get(id: string): Promise<AdminOfferDto> {
-    const rows: OfferRow[] = await this.db.query(`${SELECT} WHERE o.id = $1`, [id]);
-    if (!rows[0]) throw ApiError.notFound('offer_not_found', 'No such offer.');
-    return toDto(rows[0]);
+    const row = await this.repo.find(id);
+    if (!row) throw ApiError.notFound('offer_not_found', 'No such offer.');
+    return toDto(row);
   }
 
   async list(
@@ -206,19 +151,7 @@ export class OffersAdminService {
     cursor?: string,
     filter: { status?: string; merchant_id?: string } = {},
   ): Promise<Page<AdminOfferDto>> {
-    const page = keysetSql({
-      alias: 'o',
-      after: this.keyset.decode(cursor),
-      limit,
-      params: [filter.status ?? null, filter.merchant_id ?? null],
-    });
-    const rows: OfferRow[] = await this.db.query(
-      `${SELECT}
-        WHERE ($1::text IS NULL OR o.status = $1) AND ($2::uuid IS NULL OR o.merchant_id = $2)
-          ${page.and}
-        ${page.orderLimit}`,
-      page.params,
-    );
+    const rows = await this.repo.listPage(filter, this.keyset.decode(cursor), limit);
     return this.keyset.page(rows, limit, toDto);
   }
 
@@ -260,11 +193,7 @@ export class OffersAdminService {
    * The target may change (it applies from the next counted purchase). cardholder_offer_offer_idx.
    */
   private async checkGoalChange(m: EntityManager, offerId: string): Promise<void> {
-    const [{ added }] = await m.query(
-      `SELECT EXISTS (SELECT 1 FROM cardholder_offer WHERE offer_id = $1) AS added`,
-      [offerId],
-    );
-    if (added)
+    if (await this.repo.anyEnrollment(offerId, m))
       throw ApiError.validation([
         {
           field: 'goal',
@@ -279,30 +208,12 @@ export class OffersAdminService {
     merchantId: string,
     institutionIds: string[] = [],
   ): Promise<void> {
-    const [{ merchant, known }] = await m.query(
-      `SELECT EXISTS (SELECT 1 FROM merchant WHERE id = $1) AS merchant,
-              (SELECT count(*)::int FROM institution WHERE id = ANY($2::uuid[])) AS known`,
-      [merchantId, institutionIds],
-    );
+    const { merchant, known } = await this.repo.references(merchantId, institutionIds, m);
     const details: ErrorDetail[] = [];
     if (!merchant) details.push({ field: 'merchant_id', message: 'no such merchant' });
     if (known !== institutionIds.length)
       details.push({ field: 'institution_ids', message: 'names an unknown institution' });
     if (details.length) throw ApiError.validation(details);
-  }
-
-  private async setTargets(
-    m: EntityManager,
-    offerId: string,
-    institutionIds: string[],
-  ): Promise<void> {
-    await m.query(`DELETE FROM offer_target WHERE offer_id = $1`, [offerId]);
-    if (institutionIds.length) {
-      await m.query(
-        `INSERT INTO offer_target (offer_id, institution_id) SELECT $1, unnest($2::uuid[])`,
-        [offerId, institutionIds],
-      );
-    }
   }
 }
 

@@ -6,12 +6,13 @@ import {
   FLUSH_INTERVAL_MS,
   MAX_BUFFERED,
 } from './engagement-recorder.service';
+import { EngagementEventsRepository } from './engagement-events.repository';
 
 const INST = '11111111-1111-4111-8111-111111111111';
 
 function recorder(query: jest.Mock) {
   const db = { query, isInitialized: true } as unknown as DataSource & { isInitialized: boolean };
-  return { r: new EngagementRecorder(db), db };
+  return { r: new EngagementRecorder(new EngagementEventsRepository(db)), db };
 }
 
 describe('EngagementRecorder', () => {

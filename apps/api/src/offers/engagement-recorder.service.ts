@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { EngagementKind } from '@app/db';
+import { EngagementColumns, EngagementEventsRepository } from './engagement-events.repository';
 
 /** How often buffered events are written, and the buffer size that triggers a write at once. */
 export const FLUSH_INTERVAL_MS = 200;
@@ -9,13 +9,7 @@ export const FLUSH_BATCH = 1_000;
 export const MAX_BUFFERED = 100_000;
 
 /** Columnar buffer: the arrays go to PostgreSQL as they are, one unnest() per flush. */
-interface Columns {
-  institutionId: string[];
-  kind: EngagementKind[];
-  cardholderToken: string[];
-  offerId: (string | null)[];
-  occurredAt: string[];
-}
+type Columns = EngagementColumns;
 
 const empty = (): Columns => ({
   institutionId: [],
@@ -40,7 +34,7 @@ export class EngagementRecorder implements OnModuleInit, OnApplicationShutdown {
   private inFlight: Promise<void> | null = null;
   private dropped = 0;
 
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly events: EngagementEventsRepository) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
@@ -116,16 +110,12 @@ export class EngagementRecorder implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async write(batch: Columns): Promise<void> {
-    if (!this.db.isInitialized) {
+    if (!this.events.ready) {
       this.requeue(batch);
       return;
     }
     try {
-      await this.db.query(
-        `INSERT INTO engagement_event (institution_id, kind, cardholder_token, offer_id, occurred_at)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[])`,
-        [batch.institutionId, batch.kind, batch.cardholderToken, batch.offerId, batch.occurredAt],
-      );
+      await this.events.insert(batch);
       if (this.dropped) {
         this.logger.warn(
           { dropped: this.dropped },

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { CONFIRM_AFTER_MS, MAX_AGE_MS, OfferCatalogue } from './offer-catalogue.service';
+import { OfferFeedRepository } from './offer-feed.repository';
 
 const INST = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
@@ -36,7 +37,7 @@ describe('OfferCatalogue', () => {
   beforeAll(() => Logger.overrideLogger(false));
   const made: OfferCatalogue[] = [];
   const catalogue = (db: DataSource) => {
-    const c = new OfferCatalogue(db);
+    const c = new OfferCatalogue(new OfferFeedRepository(db));
     made.push(c);
     return c;
   };

@@ -1,5 +1,4 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   Audience,
   FeedOffer,
@@ -7,14 +6,12 @@ import {
   goalOf,
   SortOrder,
   merchantNameKey,
-  OfferTranslation,
   QualificationTerms,
   qualificationTerms,
   sortForProgram,
-  StoredQualification,
   toMajor,
 } from '@app/domain';
-import { CATALOGUE_SQL } from './offer-statements';
+import { CatalogueRow, OfferFeedRepository } from './offer-feed.repository';
 
 /** A live offer held in memory, with the parts of its feed item that never change precomputed. */
 export interface CatalogueOffer extends FeedOffer {
@@ -34,28 +31,6 @@ export interface CatalogueOffer extends FeedOffer {
   activationDays?: number;
   /** Goal offers: the goal (target in minor units for cumulative_spend); absent = none. */
   goal?: Goal;
-}
-
-interface Row {
-  id: string;
-  merchant_id: string;
-  merchant_name: string;
-  category: string;
-  translations: Record<string, OfferTranslation>;
-  min_spend: string;
-  reward_type: string;
-  cashback_amount: string;
-  cashback_percent: string | null;
-  currency: string;
-  starts_at: Date;
-  expires_at: Date;
-  segments: string[];
-  max_redemptions_per_cardholder: number;
-  priority: number;
-  targets: string[] | null;
-  qualification: StoredQualification | null;
-  goal_type: string | null;
-  goal_target: string | null;
 }
 
 interface Snapshot {
@@ -96,7 +71,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
   private loading: Promise<void> | null = null;
   private confirmTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly repo: OfferFeedRepository) {}
 
   onApplicationShutdown(): void {
     if (this.confirmTimer) clearTimeout(this.confirmTimer);
@@ -155,7 +130,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
 
   private async load(version: bigint): Promise<void> {
     const started = Date.now();
-    const rows: Row[] = await this.db.query(CATALOGUE_SQL);
+    const rows = await this.repo.liveOffers();
     const offers = rows.map(toCatalogueOffer);
     const previous = this.snapshot?.version ?? -1n;
     this.snapshot = {
@@ -171,7 +146,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
   }
 }
 
-function toCatalogueOffer(r: Row): CatalogueOffer {
+function toCatalogueOffer(r: CatalogueRow): CatalogueOffer {
   const c = r.currency;
   const cashbackAmount = Number(r.cashback_amount);
   return {

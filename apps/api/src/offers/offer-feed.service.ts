@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   activationExpired,
   AffinitySignals,
@@ -7,7 +6,6 @@ import {
   effectiveFeedLimit,
   EnrollmentState,
   feedProgress,
-  SortOrder,
   localize,
   MAX_HINT_LENGTH,
   MAX_HINTS,
@@ -27,24 +25,13 @@ import { CatalogueOffer, OfferCatalogue } from './offer-catalogue.service';
 import { OfferPopularity } from './offer-popularity.service';
 import { FeedOfferDto, FeedQueryDto, FeedResponseDto } from './offers.dto';
 import { rejectPii } from './pii';
-import { CARDHOLDER_SQL } from './offer-statements';
-
-interface CardholderRow {
-  catalogue_version: string;
-  sort_order: SortOrder | null;
-  supported_locales: string[] | null;
-  widget_feed_limit: number | null;
-  /** [offer_id, status, redemption_count, added_at, goal_progress][] (enrollments not `expired`) */
-  enrollments: [string, string, number, string, number][];
-  /** [merchant_id, category, purchases][] (only when personalizing) */
-  history: [string, string, number][] | null;
-}
+import { OfferFeedRepository } from './offer-feed.repository';
 
 /** GET /api/v1/offers: the offers a cardholder may see, in the program's order or by affinity. */
 @Injectable()
 export class OfferFeedService {
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: OfferFeedRepository,
     private readonly catalogue: OfferCatalogue,
     private readonly popularity: OfferPopularity,
     private readonly events: EngagementRecorder,
@@ -64,11 +51,7 @@ export class OfferFeedService {
     const preferMerchants = hintList('prefer_merchants', q.prefer_merchants);
     const preferCategories = hintList('prefer_categories', q.prefer_categories);
 
-    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER_SQL, [
-      institutionId,
-      q.cardholder_token,
-      personalize,
-    ]);
+    const row = await this.repo.cardholder(institutionId, q.cardholder_token, personalize);
     const sortOrder = row.sort_order ?? PROGRAM_DEFAULTS.sortOrder;
     const locales = row.supported_locales?.length
       ? row.supported_locales
@@ -156,13 +139,7 @@ export class OfferFeedService {
       ...new Set(offers.filter((o) => readsHistory(o.audience)).map((o) => o.merchantId)),
     ];
     if (!merchants.length) return offers;
-    const rows: { merchant_id: string; last: Date }[] = await this.db.query(
-      `SELECT merchant_id, max(transacted_at) AS last FROM transaction
-        WHERE institution_id = $1 AND cardholder_token = $2 AND merchant_id = ANY($3::uuid[])
-          AND kind = 'purchase' AND transacted_at < $4
-        GROUP BY merchant_id`,
-      [institutionId, cardholderToken, merchants, now],
-    );
+    const rows = await this.repo.lastPurchases(institutionId, cardholderToken, merchants, now);
     const last = new Map(rows.map((r) => [r.merchant_id, r.last]));
     return offers.filter(
       (o) =>

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { POPULARITY_SQL } from './offer-statements';
+import { OfferFeedRepository } from './offer-feed.repository';
 
 /** Popularity is refreshed in the background once it is older than this. */
 export const POPULARITY_TTL_MS = 60_000;
@@ -23,7 +22,7 @@ export class OfferPopularity {
   private readonly logger = new Logger(OfferPopularity.name);
   private readonly cache = new Map<string, Entry>();
 
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly repo: OfferFeedRepository) {}
 
   async counts(institutionId: string): Promise<ReadonlyMap<string, number>> {
     const entry = this.cache.get(institutionId);
@@ -49,9 +48,9 @@ export class OfferPopularity {
       if (this.cache.size >= MAX_INSTITUTIONS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(institutionId, entry);
     }
-    entry.refreshing = this.db
-      .query(POPULARITY_SQL, [institutionId])
-      .then((rows: { offer_id: string; n: number }[]) => {
+    entry.refreshing = this.repo
+      .popularity(institutionId)
+      .then((rows) => {
         entry.counts = new Map(rows.map((r) => [r.offer_id, r.n]));
         entry.at = Date.now();
         return entry.counts;

@@ -1,6 +1,6 @@
-// The offer feed's and the add's statements, in plain JavaScript so that the services
-// (apps/api/src/offers) and the bench (bench/feed.bench.js, bench/anchor.js) run the very same
-// text; offer-statements.d.ts gives TypeScript their types.
+// The offer feed's and the add's statements, in plain JavaScript so that the repositories
+// (offer-feed.repository.ts, enrollments.repository.ts) and the bench (bench/feed.bench.js,
+// bench/anchor.js) run the very same text; offer-statements.d.ts gives TypeScript their types.
 
 /**
  * One round trip per feed request: the catalogue version, the program, the cardholder's

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { EngagementEventsRepository } from './engagement-events.repository';
 import { EngagementRecorder } from './engagement-recorder.service';
 import { EnrollmentsRepository } from './enrollments.repository';
 import { EnrollmentsService } from './enrollments.service';
 import { OfferCatalogue } from './offer-catalogue.service';
+import { OfferFeedRepository } from './offer-feed.repository';
 import { OfferFeedService } from './offer-feed.service';
 import { OfferPopularity } from './offer-popularity.service';
 import { OffersController } from './offers.controller';
@@ -13,11 +15,13 @@ import { OffersController } from './offers.controller';
   imports: [AuthModule],
   controllers: [OffersController],
   providers: [
+    OfferFeedRepository,
     OfferCatalogue,
     OfferPopularity,
     OfferFeedService,
     EnrollmentsRepository,
     EnrollmentsService,
+    EngagementEventsRepository,
     EngagementRecorder,
   ],
   exports: [EngagementRecorder, OfferFeedService, EnrollmentsService],
