@@ -523,6 +523,24 @@ describe('card lifecycle', () => {
       expect(await s.counts()).toEqual(one);
     });
 
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: a clearing whose merchant identifier does not resolve is the authorization’s purchase',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn });
+        const auth = s.record('authorization', 30);
+        await s.send(auth);
+        expect(
+          await s.send(
+            s.record('clearing', 30, {
+              original_transaction_ref: auth.transaction_ref,
+              merchant_identifier: uniq('UNKNOWN-'),
+            }),
+          ),
+        ).toBe('matched');
+        expect(await s.counts()).toEqual(one);
+      },
+    );
+
     it('a clearing without original_transaction_ref is a purchase', async () => {
       const s = await setup({ reward_on: 'authorization' });
       const clearing = s.record('clearing', 30);

@@ -122,7 +122,16 @@ export class CardLifecyclePlanner {
         clearingRef: r.kind === 'clearing' ? r.transaction_ref : null,
       })),
     );
-    const decide = decided.map((r, i) => ({ ...r, refunded: refunded.get(String(i + 1)) ?? '0' }));
+    // A clearing is the authorization's purchase: when its own merchant does not resolve, the
+    // authorization's does.
+    const merchantOf = new Map(
+      planned.map((p) => [p.fold.decide, p.chain.authorization_merchant_id] as const),
+    );
+    const decide = decided.map((r, i) => ({
+      ...r,
+      merchant_id: r.merchant_id ?? merchantOf.get(r.id) ?? null,
+      refunded: refunded.get(String(i + 1)) ?? '0',
+    }));
 
     const stored = planned.filter((p) => p.fold.stored !== 'keep');
     const live = new Map(

@@ -14,6 +14,8 @@ export interface LockedChain {
   live_redemption_id: string | null;
   reward_on: RewardOn;
   authorization_expiry_days: number;
+  /** The merchant its authorization resolved to (a clearing whose own identifier does not resolve uses it). */
+  authorization_merchant_id: string | null;
 }
 
 export interface ChainUpdate {
@@ -36,7 +38,10 @@ export type ChainRedemptionRow = ReversalRow & { cashback_amount: string };
 const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearing_ref, c.rewarded_transaction_id,
   r.id AS live_redemption_id,
   COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
-  COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int AS authorization_expiry_days`;
+  COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int AS authorization_expiry_days,
+  (SELECT a.merchant_id FROM transaction a
+    WHERE a.institution_id = c.institution_id AND a.transaction_ref = c.authorization_ref
+      AND a.kind = 'authorization') AS authorization_merchant_id`;
 
 /**
  * The sum of the refunds of a chain: a refund names the chain's clearing or its authorization
