@@ -6,6 +6,7 @@ import { GoalProgressService } from './matching/goal-progress.service';
 import { MatchFailuresRepository } from './matching/match-failures.repository';
 import { MatchFailuresService } from './matching/match-failures.service';
 import { MatchQueue } from './matching/match-queue';
+import { MatchRelayRepository } from './matching/match-relay.repository';
 import { MatchRelayService } from './matching/match-relay.service';
 import { MatchingRepository } from './matching/matching.repository';
 import { MatchingService } from './matching/matching.service';
@@ -15,6 +16,7 @@ import { SimulationRepository } from './matching/simulation.repository';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
 import { MerchantResolutionRepository } from './merchants/merchant-resolution.repository';
+import { SettlementRepository } from './settlement/settlement.repository';
 import { SettlementService } from './settlement/settlement.service';
 import { WebhooksCoreModule } from './webhooks/webhooks-core.module';
 
@@ -28,6 +30,7 @@ const SERVICES = [
   MatchingService,
   CardLifecycleRepository,
   CardLifecyclePlanner,
+  MatchRelayRepository,
   MatchRelayService,
   MatchFailuresRepository,
   MatchFailuresService,
@@ -35,6 +38,7 @@ const SERVICES = [
   SimulationService,
   MerchantResolutionRepository,
   MerchantResolver,
+  SettlementRepository,
   SettlementService,
 ];
 

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { jobIds } from '@app/queue';
 import { MatchQueue } from './match-queue';
+import { MatchRelayRepository } from './match-relay.repository';
 
 /** Most rows re-enqueued per pass (20 jobs); the next pass takes the rest. */
 const MAX_PER_PASS = 20_000;
@@ -24,6 +25,7 @@ export class MatchRelayService {
 
   constructor(
     private readonly db: DataSource,
+    private readonly repo: MatchRelayRepository,
     private readonly queue: MatchQueue,
     private readonly config: AppConfig,
   ) {}
@@ -35,29 +37,18 @@ export class MatchRelayService {
     const grace = this.config.matching.relayGraceMs;
     const graceMs = backlog === 0 ? grace : Math.max(grace * 10, BACKLOG_GRACE_FLOOR_MS);
     return this.db.transaction(async (m) => {
-      const [{ locked }]: { locked: boolean }[] = await m.query(
-        `SELECT pg_try_advisory_xact_lock(hashtext('offers:match-relay')) AS locked`,
-      );
-      if (!locked) return 0;
-      const rows: { id: string }[] = await m.query(
-        `SELECT id FROM transaction
-          WHERE status = 'received' AND received_at < now() - make_interval(secs => $1::double precision / 1000)
-          ORDER BY received_at, id
-          LIMIT $2`,
-        [graceMs, MAX_PER_PASS],
-      );
-      if (!rows.length) return 0;
-      const ok = await this.queue.enqueue(
-        rows.map((r) => r.id),
-        { origin: 'relay' },
-        (first) => jobIds.rematch(first),
+      if (!(await this.repo.tryPassLock(m))) return 0;
+      const ids = await this.repo.receivedOlderThan(graceMs, MAX_PER_PASS, m);
+      if (!ids.length) return 0;
+      const ok = await this.queue.enqueue(ids, { origin: 'relay' }, (first) =>
+        jobIds.rematch(first),
       );
       if (ok)
         this.logger.warn(
-          { count: rows.length },
+          { count: ids.length },
           'relay re-enqueued transactions committed but not matched',
         );
-      return ok ? rows.length : 0;
+      return ok ? ids.length : 0;
     });
   }
 }
