@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
+import { DAY_MS } from '@app/domain';
 import { AppModule } from '../../api/src/app.module';
 import { ApiKeysService } from '../../api/src/auth/api-keys.service';
 import { InstitutionsService } from '../../api/src/admin/institutions.service';
@@ -9,6 +10,7 @@ import { CreateOfferDto } from '../../api/src/admin/offers.dto';
 import type { PortalPrincipal } from '../../api/src/portal/portal-session.guard';
 import { PortalWebhooksService } from '../../api/src/portal/webhooks/portal-webhooks.service';
 import { migrate } from './migrate.command';
+import { SeedDemoRepository } from './seed-demo.repository';
 
 export const DEMO = {
   institution: 'Demo Bank',
@@ -342,14 +344,10 @@ export async function seedDemo(args: string[] = []): Promise<void> {
     abortOnError: false,
   });
   try {
-    const db = app.get(DataSource);
+    const seeded = new SeedDemoRepository(app.get(DataSource));
     const institutions = app.get(InstitutionsService);
-    const [existing] = await db.query(
-      `SELECT id FROM institution WHERE name = $1 ORDER BY created_at LIMIT 1`,
-      [DEMO.institution],
-    );
     const institutionId: string =
-      existing?.id ??
+      (await seeded.institutionIdByName(DEMO.institution)) ??
       (
         await institutions.create({
           name: DEMO.institution,
@@ -367,10 +365,7 @@ export async function seedDemo(args: string[] = []): Promise<void> {
       [DEMO.admin, 'admin'],
       [DEMO.member, 'member'],
     ] as const) {
-      const [found] = await db.query(`SELECT 1 FROM portal_user WHERE lower(email) = $1`, [
-        u.email,
-      ]);
-      if (!found)
+      if (!(await seeded.portalUserExists(u.email)))
         await institutions.createUser(institutionId, {
           email: u.email,
           password: u.password,
@@ -381,55 +376,37 @@ export async function seedDemo(args: string[] = []): Promise<void> {
     const merchants = app.get(MerchantsService);
     const merchantIds: string[] = [];
     for (const m of MERCHANTS) {
-      const [found] = await db.query(
-        `SELECT merchant_id FROM merchant_identifier WHERE type = $1 AND value = $2`,
-        [m.identifiers[0].type, m.identifiers[0].value],
+      const { type, value } = m.identifiers[0];
+      merchantIds.push(
+        (await seeded.merchantIdByIdentifier(type, value)) ?? (await merchants.create(m)).id,
       );
-      merchantIds.push(found?.merchant_id ?? (await merchants.create(m)).id);
     }
 
     // Each demo offer once (by its English title): a demo database seeded by an earlier version
     // gets the offers added since.
-    const seeded = new Set(
-      (
-        await db.query(
-          `SELECT o.translations -> 'en' ->> 'title' AS title FROM offer o
-             JOIN offer_target t ON t.offer_id = o.id WHERE t.institution_id = $1`,
-          [institutionId],
-        )
-      ).map((r: { title: string }) => r.title),
-    );
+    const titles = await seeded.offerTitles(institutionId);
     {
       const offers = app.get(OffersAdminService);
       const now = Date.now();
       for (const { merchant, days, ...o } of OFFERS) {
-        if (seeded.has(o.translations.en?.title)) continue;
+        if (titles.has(o.translations.en?.title)) continue;
         await offers.create({
           ...o,
           merchant_id: merchantIds[merchant],
           institution_ids: [institutionId],
           status: 'active',
           currency: 'USD',
-          starts_at: new Date(now - 86_400_000).toISOString(),
-          expires_at: new Date(now + (days ?? 90) * 86_400_000).toISOString(),
+          starts_at: new Date(now - DAY_MS).toISOString(),
+          expires_at: new Date(now + (days ?? 90) * DAY_MS).toISOString(),
         });
       }
     }
 
-    const [demoOffer] = await db.query(
-      `SELECT o.id FROM offer o JOIN offer_target t ON t.offer_id = o.id
-        WHERE t.institution_id = $1 AND o.translations -> 'en' ->> 'title' = $2
-        ORDER BY o.created_at LIMIT 1`,
-      [institutionId, DEMO_OFFER_TITLE],
-    );
+    const demoOfferId = await seeded.offerIdByTitle(institutionId, DEMO_OFFER_TITLE);
 
     // The card lifecycle demo institution (once, by name) and its offer (once, by title).
-    const [card] = await db.query(
-      `SELECT id FROM institution WHERE name = $1 ORDER BY created_at LIMIT 1`,
-      [LIFECYCLE_DEMO.institution],
-    );
     const cardInstitutionId: string =
-      card?.id ??
+      (await seeded.institutionIdByName(LIFECYCLE_DEMO.institution)) ??
       (
         await institutions.create({
           name: LIFECYCLE_DEMO.institution,
@@ -437,13 +414,8 @@ export async function seedDemo(args: string[] = []): Promise<void> {
           program: { reward_on: 'authorization', authorization_expiry_days: 7 },
         })
       ).id;
-    const [cardOffer] = await db.query(
-      `SELECT o.id FROM offer o JOIN offer_target t ON t.offer_id = o.id
-        WHERE t.institution_id = $1 AND o.translations -> 'en' ->> 'title' = $2 LIMIT 1`,
-      [cardInstitutionId, LIFECYCLE_DEMO.offerTitle],
-    );
     const cardOfferId: string =
-      cardOffer?.id ??
+      (await seeded.offerIdByTitle(cardInstitutionId, LIFECYCLE_DEMO.offerTitle)) ??
       (
         await app.get(OffersAdminService).create({
           merchant_id: merchantIds[0],
@@ -459,8 +431,8 @@ export async function seedDemo(args: string[] = []): Promise<void> {
                 'Rewarded at the authorization; the clearing confirms it, a void reverses it.',
             },
           },
-          starts_at: new Date(Date.now() - 86_400_000).toISOString(),
-          expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+          starts_at: new Date(Date.now() - DAY_MS).toISOString(),
+          expires_at: new Date(Date.now() + 90 * DAY_MS).toISOString(),
         })
       ).id;
     const cardKey = await app
@@ -494,7 +466,7 @@ export async function seedDemo(args: string[] = []): Promise<void> {
         `                  ${DEMO.member.email} / ${DEMO.member.password}  (member)`,
         `api key:          ${key.key}`,
         ...webhook,
-        `demo offer:       ${demoOffer?.id ?? '(none)'}  ${DEMO_OFFER_TITLE}`,
+        `demo offer:       ${demoOfferId ?? '(none)'}  ${DEMO_OFFER_TITLE}`,
         'merchants (name, identifier type, identifier, merchant_id):',
         ...MERCHANTS.map(
           (m, i) =>

@@ -1,0 +1,54 @@
+import { DataSource } from 'typeorm';
+
+/**
+ * The reads that keep seed:demo idempotent: what an earlier run already created, found by the
+ * names, e-mails, identifiers and titles the seed gives it.
+ */
+export class SeedDemoRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The first institution of that name. */
+  async institutionIdByName(name: string): Promise<string | undefined> {
+    const [row] = await this.db.query(
+      `SELECT id FROM institution WHERE name = $1 ORDER BY created_at LIMIT 1`,
+      [name],
+    );
+    return row?.id;
+  }
+
+  /** Whether a portal user has that e-mail (stored lower-case). */
+  async portalUserExists(email: string): Promise<boolean> {
+    const [row] = await this.db.query(`SELECT 1 FROM portal_user WHERE lower(email) = $1`, [email]);
+    return row !== undefined;
+  }
+
+  /** The merchant an identifier maps to. */
+  async merchantIdByIdentifier(type: string, value: string): Promise<string | undefined> {
+    const [row] = await this.db.query(
+      `SELECT merchant_id FROM merchant_identifier WHERE type = $1 AND value = $2`,
+      [type, value],
+    );
+    return row?.merchant_id;
+  }
+
+  /** The English titles of the offers targeted at the institution. */
+  async offerTitles(institutionId: string): Promise<Set<string>> {
+    const rows: { title: string }[] = await this.db.query(
+      `SELECT o.translations -> 'en' ->> 'title' AS title FROM offer o
+         JOIN offer_target t ON t.offer_id = o.id WHERE t.institution_id = $1`,
+      [institutionId],
+    );
+    return new Set(rows.map((r) => r.title));
+  }
+
+  /** The first offer targeted at the institution with that English title. */
+  async offerIdByTitle(institutionId: string, title: string): Promise<string | undefined> {
+    const [row] = await this.db.query(
+      `SELECT o.id FROM offer o JOIN offer_target t ON t.offer_id = o.id
+        WHERE t.institution_id = $1 AND o.translations -> 'en' ->> 'title' = $2
+        ORDER BY o.created_at LIMIT 1`,
+      [institutionId, title],
+    );
+    return row?.id;
+  }
+}
