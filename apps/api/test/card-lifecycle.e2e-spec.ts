@@ -678,6 +678,30 @@ describe('card lifecycle', () => {
       expect(await s.counts()).toEqual(one);
     });
 
+    it('reward_on=authorization: a clearing reconsiders the authorization’s redemption as matching does', async () => {
+      const s = await setup({ reward_on: 'authorization' });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      const keeps = await simulate(
+        s,
+        s.record('clearing', 35, { original_transaction_ref: auth.transaction_ref }),
+      );
+      expect(keeps).toMatchObject({
+        matched: true,
+        winner: { offer_id: s.w.offers[0].id },
+        lifecycle: { chain_state: 'authorized', action: 'confirm', outcome: 'match' },
+      });
+      const drops = await simulate(
+        s,
+        s.record('clearing', 15, { original_transaction_ref: auth.transaction_ref }),
+      );
+      expect(drops).toMatchObject({
+        matched: false,
+        lifecycle: { action: 'confirm', outcome: 'no_match' },
+      });
+      expect(drops.evaluations[0].reasons).toEqual(['below_min_spend']);
+    });
+
     it('a purchase has no lifecycle field', async () => {
       const s = await setup({});
       expect((await simulate(s, s.record('purchase', 30))).lifecycle).toBeUndefined();

@@ -2849,7 +2849,7 @@ export interface components {
              */
             chain_state: "none" | "authorized" | "cleared" | "voided" | "expired";
             /**
-             * @description `would_match_at_clearing`: an authorization under reward_on=clearing that qualifies; the reward is decided on its clearing, on the cleared amount (`matched` is false: nothing is rewarded now).
+             * @description `would_match_at_clearing`: an authorization under reward_on=clearing that qualifies; the reward is decided on its clearing, on the cleared amount (`matched` is false: nothing is rewarded now). A clearing that reconsiders the authorization’s redemption (`confirm`) is evaluated with that redemption given back: `match` = a reward stands (the same one is kept, another replaces it), `no_match` = the authorization’s redemption would be reversed.
              * @example would_match_at_clearing
              * @enum {string}
              */

@@ -367,7 +367,7 @@ export class SimulatedLifecycleDto {
     enum: ['match', 'no_match', 'would_match_at_clearing', 'would_reverse', 'no_change'],
     example: 'would_match_at_clearing',
     description:
-      '`would_match_at_clearing`: an authorization under reward_on=clearing that qualifies; the reward is decided on its clearing, on the cleared amount (`matched` is false: nothing is rewarded now).',
+      '`would_match_at_clearing`: an authorization under reward_on=clearing that qualifies; the reward is decided on its clearing, on the cleared amount (`matched` is false: nothing is rewarded now). A clearing that reconsiders the authorization’s redemption (`confirm`) is evaluated with that redemption given back: `match` = a reward stands (the same one is kept, another replaces it), `no_match` = the authorization’s redemption would be reversed.',
   })
   outcome: string;
 }

@@ -170,21 +170,31 @@ export class CardLifecycleRepository {
     institutionId: string,
     authorizationRef: string,
     liveStatuses: readonly string[],
-  ): Promise<{ state: ChainState; reward_on: RewardOn; live: boolean }> {
-    const [row]: { state: ChainState | null; reward_on: RewardOn; live: boolean }[] =
-      await db.query(
-        `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
-              EXISTS (SELECT 1 FROM redemption r WHERE r.transaction_id = c.rewarded_transaction_id
-                        AND r.status = ANY($3::text[])) AS live
+  ): Promise<{
+    state: ChainState;
+    reward_on: RewardOn;
+    live: boolean;
+    /** The live redemption's enrollment (a reconsideration gives it back first), or null. */
+    live_enrollment_id: string | null;
+  }> {
+    const [row]: {
+      state: ChainState | null;
+      reward_on: RewardOn;
+      live_enrollment_id: string | null;
+    }[] = await db.query(
+      `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
+              r.cardholder_offer_id AS live_enrollment_id
          FROM (SELECT $1::uuid AS institution_id) i
          LEFT JOIN program p ON p.institution_id = i.institution_id
-         LEFT JOIN card_chain c ON c.institution_id = i.institution_id AND c.authorization_ref = $2`,
-        [institutionId, authorizationRef, liveStatuses],
-      );
+         LEFT JOIN card_chain c ON c.institution_id = i.institution_id AND c.authorization_ref = $2
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
+      [institutionId, authorizationRef, liveStatuses],
+    );
     return {
       state: row?.state ?? 'none',
       reward_on: row?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
-      live: !!row?.live,
+      live: !!row?.live_enrollment_id,
+      live_enrollment_id: row?.live_enrollment_id ?? null,
     };
   }
 

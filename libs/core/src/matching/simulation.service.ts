@@ -175,12 +175,15 @@ export class SimulationService {
           outcome: step.action === 'reverse' && chain.live ? 'would_reverse' : 'no_change',
         },
       };
-    // An authorization decided at the swipe does not count toward goals (its clearing will).
+    // An authorization decided at the swipe does not count toward goals (its clearing will). A
+    // decision on a chain that holds a live redemption reconsiders it: its enrollment is
+    // evaluated with that redemption given back, as matching does.
     const p = await this.purchase(
       institutionId,
       event,
       merchant,
       step.action === 'record' || kind !== 'authorization',
+      chain.live_enrollment_id,
     );
     if (step.action === 'record')
       return {
@@ -196,6 +199,7 @@ export class SimulationService {
     event: TransactionEvent,
     merchant: MerchantRef | null,
     countsTowardGoals = true,
+    givenBack: string | null = null,
   ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner'>> {
     const [rows, program, refunded, lastPurchase] = await Promise.all([
       this.repo.offersToEvaluate(
@@ -221,7 +225,17 @@ export class SimulationService {
       ...(countsTowardGoals ? {} : { countsTowardGoals: false }),
     };
     const offers = new Map<string, OfferTerms>();
-    const evaluations = rows.map((r) => {
+    const evaluations = rows.map((row) => {
+      // A card chain's live redemption reconsidered by its clearing is given back first.
+      const r =
+        row.enrollment_id && row.enrollment_id === givenBack
+          ? {
+              ...row,
+              redemption_count: Math.max(0, row.redemption_count! - 1),
+              enrollment_status:
+                row.enrollment_status === 'redeemed' ? 'active' : row.enrollment_status,
+            }
+          : row;
       const offer = toOfferTerms(r);
       offers.set(offer.id, offer);
       const enrollment: MatchingEnrollment | null = r.enrollment_id
