@@ -1,8 +1,9 @@
 import { audienceMatches, latest, readsHistory } from './audience';
 import { activationEndsAt, activationExpired } from './enrollment-activation';
+import { DAY_MS } from './timestamp';
 
 const at = new Date('2026-06-30T12:00:00Z');
-const daysBefore = (d: number, ms = 0) => new Date(at.getTime() - d * 86_400_000 + ms);
+const daysBefore = (d: number, ms = 0) => new Date(at.getTime() - d * DAY_MS + ms);
 
 describe('audience (per cardholder and merchant, lookback window [t − lookback_days, t))', () => {
   it('all (or none set) pays everyone', () => {

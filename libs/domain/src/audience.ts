@@ -1,3 +1,5 @@
+import { DAY_MS } from './timestamp';
+
 /**
  * Audience of an acquisition or win-back offer, judged per cardholder and merchant from the
  * purchases stored before the one being matched (including history batches):
@@ -10,8 +12,6 @@
 
 export const AUDIENCES = ['all', 'new', 'lapsed'] as const;
 export type Audience = (typeof AUDIENCES)[number];
-
-const DAY_MS = 86_400_000;
 
 /** What matching knows of the cardholder's earlier purchases at the merchant. */
 export interface PurchaseHistory {

@@ -1,3 +1,5 @@
+import { DAY_MS } from './timestamp';
+
 /**
  * The card lifecycle of one purchase: an authorization at the swipe, a clearing record (the
  * settled amount) a day or two later, or a void (authorization_reversal), or nothing (the
@@ -109,8 +111,6 @@ export function lifecycleTable(rewardOn: RewardOn): [ChainState, ChainEvent, Cha
     ),
   );
 }
-
-const DAY_MS = 86_400_000;
 
 /** An authorization with no clearing expires authorization_expiry_days after it was made. */
 export function authorizationExpired(authorizedAt: Date, expiryDays: number, at: Date): boolean {

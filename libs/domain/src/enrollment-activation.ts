@@ -1,11 +1,11 @@
+import { DAY_MS } from './timestamp';
+
 /**
  * Activation window of an enrollment (an offer's `qualification.activation_days`): the enrollment
  * counts for N days after the add, then it expires. An expired enrollment no longer qualifies, is
  * shown as not added in the feed, does not count toward max_active_offers, and a re-add starts a
  * new window.
  */
-
-const DAY_MS = 86_400_000;
 
 /** The end of the window: addedAt + N days (excluded); null when the offer sets no window. */
 export function activationEndsAt(

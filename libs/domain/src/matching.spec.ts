@@ -1,3 +1,4 @@
+import { DAY_MS as DAY } from './timestamp';
 import {
   allocate,
   applyPercent,
@@ -248,7 +249,6 @@ describe('evaluateOffer: every reason code', () => {
 });
 
 describe('evaluateOffer: channel, activation window and audience', () => {
-  const DAY = 86_400_000;
   const evalWith = (
     p: Partial<PurchaseFacts>,
     o: Partial<OfferTerms> = {},

@@ -1,3 +1,4 @@
+import { DAY_MS as DAY } from './timestamp';
 import {
   AffinitySignals,
   affinityOf,
@@ -22,7 +23,6 @@ import {
 } from './offer-feed';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
-const DAY = 86_400_000;
 
 let seq = 0;
 function offer(over: Partial<FeedOffer> = {}): FeedOffer {

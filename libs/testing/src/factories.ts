@@ -1,4 +1,5 @@
 import { randomUUID } from 'crypto';
+import { DAY_MS } from '@app/domain';
 import type { TestApi } from './test-app';
 
 export interface WorldOptions {
@@ -52,8 +53,8 @@ export function offerBody(
     min_spend: 20,
     cashback_amount: 5,
     currency: 'USD',
-    starts_at: new Date(now - 86_400_000).toISOString(),
-    expires_at: new Date(now + 30 * 86_400_000).toISOString(),
+    starts_at: new Date(now - DAY_MS).toISOString(),
+    expires_at: new Date(now + 30 * DAY_MS).toISOString(),
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { maskToken } from '@app/domain';
+import { DAY_MS, maskToken } from '@app/domain';
 import { portalLogin, uniq } from './factories';
 import type { TestApi } from './test-app';
 
@@ -54,7 +54,7 @@ export async function insertRedemptionDelivery(
     const [offer] = await m.query(
       `INSERT INTO offer (merchant_id, status, translations, min_spend, cashback_amount, currency, starts_at, expires_at, targeted)
        VALUES ($1, 'ended', '{"en":{"title":"t","description":"d"}}', 2000, 500, 'USD', $2, $3, true) RETURNING id`,
-      [merchant.id, new Date(now - 86_400_000), new Date(now + 86_400_000)],
+      [merchant.id, new Date(now - DAY_MS), new Date(now + DAY_MS)],
     );
     await m.query(`INSERT INTO offer_target (offer_id, institution_id) VALUES ($1, $2)`, [
       offer.id,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { maskToken, toMajor } from '@app/domain';
+import { DAY_MS, maskToken, toMajor } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
 import { ReportingRepository } from './reporting.repository';
@@ -77,12 +77,10 @@ export class ReportingService {
    */
   async funnel(institutionId: string, from?: string, to?: string): Promise<FunnelDto> {
     const end = to ? new Date(to) : new Date();
-    const start = from
-      ? new Date(from)
-      : new Date(end.getTime() - FUNNEL_DEFAULT_DAYS * 86_400_000);
+    const start = from ? new Date(from) : new Date(end.getTime() - FUNNEL_DEFAULT_DAYS * DAY_MS);
     if (start >= end) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
     const hours = splitWindow(start, end, 3_600_000);
-    const days = splitWindow(start, end, 86_400_000);
+    const days = splitWindow(start, end, DAY_MS);
     const row = await this.repo.funnelCounts(institutionId, start, end, hours, days);
     return { window: { from: start.toISOString(), to: end.toISOString() }, data: row };
   }
