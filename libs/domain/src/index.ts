@@ -5,6 +5,7 @@ export * from './api-key';
 export * from './signing';
 export * from './settlement-state';
 export * from './record-statuses';
+export * from './accounts';
 export * from './cursor';
 export * from './offer-feed';
 export * from './program-defaults';

@@ -44,6 +44,10 @@ export type NoMatchReason = (typeof NO_MATCH_REASONS)[number];
 /** Offer statuses under which a purchase inside the window still earns the reward. */
 const MATCHABLE_OFFER_STATUSES = ['active', 'ended'];
 
+/** A fixed amount, or a percent of the purchase up to the amount (computeReward). */
+export const REWARD_TYPES = ['fixed', 'percent'] as const;
+export type RewardType = (typeof REWARD_TYPES)[number];
+
 /** The terms of an offer, money in integer minor units of `currency`. */
 export interface OfferTerms {
   id: string;
@@ -51,7 +55,7 @@ export interface OfferTerms {
   status: string;
   currency: string;
   minSpend: number;
-  rewardType: 'fixed' | 'percent';
+  rewardType: RewardType;
   /** Fixed reward, or the cap of a percent reward. */
   cashbackAmount: number;
   /** Decimal text (e.g. "5" or "2.5000") for percent rewards, else null. */

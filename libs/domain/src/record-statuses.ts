@@ -1,6 +1,6 @@
 /**
- * The vocabulary of the status (and source) columns of stored records, defined once for the
- * entities, the DTOs and the services. What moves a record from one status to another lives with
+ * The vocabulary of the status (and source and kind) columns of stored records, defined once for
+ * the entities, the DTOs and the services. What moves a record from one status to another lives with
  * its rules: settlement-state.ts (redemptions and settlement entries, whose statuses are there
  * too), webhook-retry.ts (deliveries), matching.ts (transactions and enrollments).
  */
@@ -34,3 +34,11 @@ export type ReplayStatus = (typeof REPLAY_STATUSES)[number];
 /** A portal CSV upload. */
 export const UPLOAD_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+
+/** An offer: only `active` offers are shown and added; `ended` ones still match earlier purchases. */
+export const OFFER_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+
+/** A funnel event (engagement_event): a widget view, an offer shown, an add answered `added`. */
+export const ENGAGEMENT_KINDS = ['widget_view', 'impression', 'add_success'] as const;
+export type EngagementKind = (typeof ENGAGEMENT_KINDS)[number];

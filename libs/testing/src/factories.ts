@@ -1,9 +1,9 @@
 import { randomUUID } from 'crypto';
-import { DAY_MS } from '@app/domain';
+import { DAY_MS, Plan } from '@app/domain';
 import type { TestApi } from './test-app';
 
 export interface WorldOptions {
-  plan?: 'starter' | 'growth' | 'enterprise';
+  plan?: Plan;
   program?: Record<string, unknown>;
   rateLimits?: Record<string, number>;
   /** Scopes of the key; null = a key from before scopes. Default all three. */

@@ -18,11 +18,12 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { PLANS, PORTAL_ROLES } from '@app/db';
 import {
   AUTHORIZATION_EXPIRY_DAYS,
   LIFECYCLE_DEFAULTS,
   LOCALES,
+  PLANS,
+  PORTAL_ROLES,
   PROGRAM_DEFAULTS,
   REWARD_ON,
   SCOPES,

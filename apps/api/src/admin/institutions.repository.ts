@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { KeysetAfter, keysetSql, returnedRows } from '@app/db';
-import type { Plan, PortalRole, RateLimitOverrides } from '@app/db';
-import type { Locale, RewardOn, SortOrder } from '@app/domain';
+import type { RateLimitOverrides } from '@app/db';
+import type { Locale, Plan, PortalRole, RewardOn, SortOrder } from '@app/domain';
 
 /** Program settings by column; only the columns present are written (the rest keep defaults). */
 export interface ProgramColumns {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { hashPassword } from '@app/core';
-import { PG_UNIQUE_VIOLATION, pgErrorCode, Plan, PortalRole } from '@app/db';
-import type { Locale, RewardOn, SortOrder } from '@app/domain';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@app/db';
+import type { Locale, Plan, PortalRole, RewardOn, SortOrder } from '@app/domain';
 import { ApiKeyCache } from '../auth/api-key-cache.service';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';

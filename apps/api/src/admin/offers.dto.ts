@@ -18,8 +18,7 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { OFFER_STATUSES, REWARD_TYPES } from '@app/db';
-import { GOAL_TYPES, LOCALES } from '@app/domain';
+import { GOAL_TYPES, LOCALES, OFFER_STATUSES, REWARD_TYPES } from '@app/domain';
 import { PageQuery } from '../common/pagination';
 import { QualificationDto } from '../common/qualification.dto';
 import { IsAmount, IsCurrencyCode, IsTimestamp } from '../common/validators';

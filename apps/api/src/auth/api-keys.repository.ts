@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { KeysetAfter, keysetSql, returnedRows } from '@app/db';
-import type { Plan, RateLimitOverrides } from '@app/db';
+import type { RateLimitOverrides } from '@app/db';
+import type { Plan } from '@app/domain';
 
 /** An API key as the portal lists it (with the portal user who created it). */
 export interface KeyRow {

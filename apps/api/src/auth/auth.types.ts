@@ -1,5 +1,5 @@
-import type { Scope } from '@app/domain';
-import type { Plan, RateLimitOverrides } from '@app/db';
+import type { Plan, Scope } from '@app/domain';
+import type { RateLimitOverrides } from '@app/db';
 
 /** What a valid API key tells about the caller. The institution comes from here, never a body. */
 export interface ApiKeyPrincipal {

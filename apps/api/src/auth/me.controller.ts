@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { PLANS } from '@app/domain';
 import { ApiKeyPrincipal } from './auth.types';
 import { CurrentKey } from './current-key.decorator';
 import { ApiKeyAuth } from './scopes.decorator';
@@ -7,7 +8,7 @@ import { ApiKeyAuth } from './scopes.decorator';
 class MeInstitutionDto {
   @ApiProperty({ example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' }) id: string;
   @ApiProperty({ example: 'Demo Bank' }) name: string;
-  @ApiProperty({ enum: ['starter', 'growth', 'enterprise'], example: 'growth' }) plan: string;
+  @ApiProperty({ enum: PLANS, example: 'growth' }) plan: string;
 }
 
 class MeKeyDto {

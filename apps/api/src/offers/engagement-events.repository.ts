@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { EngagementKind } from '@app/db';
+import type { EngagementKind } from '@app/domain';
 
 /** Funnel events in columns, as they go to PostgreSQL: one array per column. */
 export interface EngagementColumns {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { EngagementKind } from '@app/db';
+import type { EngagementKind } from '@app/domain';
 import { EngagementColumns, EngagementEventsRepository } from './engagement-events.repository';
 
 /** How often buffered events are written, and the buffer size that triggers a write at once. */

@@ -12,7 +12,13 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { FEED_LIMIT_MAX, FEED_LIMIT_MIN, LOCALE_TAG, REASON_CODES } from '@app/domain';
+import {
+  FEED_LIMIT_MAX,
+  FEED_LIMIT_MIN,
+  LOCALE_TAG,
+  REASON_CODES,
+  REWARD_TYPES,
+} from '@app/domain';
 import { QualificationDto } from '../common/qualification.dto';
 
 /** Opaque tokens: 1–256 characters without control characters (the same rule as transaction events). */
@@ -138,7 +144,7 @@ export class FeedOfferDto {
   @ApiProperty({ example: false, description: 'Whether the cardholder is enrolled' })
   added: boolean;
   @ApiProperty({
-    enum: ['fixed', 'percent'],
+    enum: REWARD_TYPES,
     example: 'fixed',
     description:
       'Additive: fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount',

@@ -12,6 +12,7 @@ import {
 import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
+import { PORTAL_ROLES } from '@app/domain';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { PortalAuth, PortalPrincipal } from './portal-session.guard';
 import { PortalSessionsService, SESSION_COOKIE } from './portal-sessions.service';
@@ -32,7 +33,7 @@ export class LoginDto {
 export class PortalUserViewDto {
   @ApiProperty({ example: 'c0a8012e-7d1b-4d8a-9c55-8e2a4b1d2f3a' }) id: string;
   @ApiProperty({ example: 'admin@demo-bank.example' }) email: string;
-  @ApiProperty({ enum: ['admin', 'member'], example: 'admin' }) role: string;
+  @ApiProperty({ enum: PORTAL_ROLES, example: 'admin' }) role: string;
   @ApiProperty({
     example: { id: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11', name: 'Demo Bank', plan: 'growth' },
   })

@@ -15,7 +15,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { PortalRole } from '@app/db';
+import type { PortalRole } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { PortalSessionsService, SESSION_COOKIE } from './portal-sessions.service';

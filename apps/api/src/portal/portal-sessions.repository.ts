@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { PortalRole } from '@app/db';
+import type { PortalRole } from '@app/domain';
 
 /** A portal user as a login checks it, with the institution. */
 export interface LoginUserRow {

@@ -1,7 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-
-export const PORTAL_ROLES = ['admin', 'member'] as const;
-export type PortalRole = (typeof PORTAL_ROLES)[number];
+import type { PortalRole } from '@app/domain';
 
 /** An API key. Only the SHA-256 of the plaintext is stored; `hint` is prefix + last 4. */
 @Entity('api_key')

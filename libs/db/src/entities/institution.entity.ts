@@ -6,10 +6,8 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { Plan } from '@app/domain';
 import type { Program } from './program.entity';
-
-export const PLANS = ['starter', 'growth', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
 
 /** Per-institution overrides of requests per minute, by scope group. */
 export interface RateLimitOverrides {

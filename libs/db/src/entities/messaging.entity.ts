@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type {
   DeliveryStatus,
+  EngagementKind,
   ReplayStatus,
   UploadStatus,
   WebhookErrorClass,
@@ -116,9 +117,6 @@ export class CsvUpload {
   @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
 }
-
-export const ENGAGEMENT_KINDS = ['widget_view', 'impression', 'add_success'] as const;
-export type EngagementKind = (typeof ENGAGEMENT_KINDS)[number];
 
 @Entity('engagement_event')
 export class EngagementEvent {

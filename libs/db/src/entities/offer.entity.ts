@@ -5,12 +5,9 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OfferStatus, RewardType } from '@app/domain';
 import { numeric } from './transformers';
 
-export const OFFER_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
-export type OfferStatus = (typeof OFFER_STATUSES)[number];
-export const REWARD_TYPES = ['fixed', 'percent'] as const;
-export type RewardType = (typeof REWARD_TYPES)[number];
 export type OfferTranslations = Record<string, { title: string; description: string }>;
 
 /** Money columns are integer minor units of `currency`. */
