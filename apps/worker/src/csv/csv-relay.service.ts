@@ -3,6 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import type { Queue } from 'bullmq';
 import { CsvUploadsRepository } from '@app/core';
 import { CSV_JOB_NAME, CSV_JOB_OPTIONS, CsvJob, jobIds, QUEUES } from '@app/queue';
+import { IntervalPass } from '../interval-pass';
 
 const RELAY_EVERY_MS = 15_000;
 /** An upload still `queued` this long after it was stored was never handed to the queue. */
@@ -16,8 +17,7 @@ const GRACE_SECONDS = 20;
 @Injectable()
 export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('CsvRelay');
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly pass = new IntervalPass(this.logger, 'CSV relay');
 
   constructor(
     private readonly uploads: CsvUploadsRepository,
@@ -25,13 +25,11 @@ export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.runOnce(), RELAY_EVERY_MS);
+    this.pass.every(RELAY_EVERY_MS, () => this.runOnce());
   }
 
-  async runOnce(graceSeconds = GRACE_SECONDS): Promise<number> {
-    if (this.running) return 0;
-    this.running = true;
-    try {
+  runOnce(graceSeconds = GRACE_SECONDS): Promise<number> {
+    return this.pass.run(async () => {
       const ids = await this.uploads.stranded(graceSeconds);
       for (const id of ids) {
         await this.queue.add(
@@ -42,15 +40,10 @@ export class CsvRelayService implements OnApplicationBootstrap, OnApplicationShu
       }
       if (ids.length) this.logger.log({ count: ids.length }, 'stranded CSV uploads re-enqueued');
       return ids.length;
-    } catch (e) {
-      this.logger.warn({ err: (e as Error).message }, 'CSV relay pass failed');
-      return 0;
-    } finally {
-      this.running = false;
-    }
+    }, 0);
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.pass.stop();
   }
 }

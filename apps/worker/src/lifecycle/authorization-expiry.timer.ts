@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { MatchingService } from '@app/core';
+import { IntervalPass } from '../interval-pass';
 
 /** How often a worker looks for expired authorizations. */
 const INTERVAL_MS = 60_000;
@@ -16,21 +17,19 @@ const BATCH = 1_000;
 @Injectable()
 export class AuthorizationExpiryTimer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AuthorizationExpiry');
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly passes = new IntervalPass(this.logger, 'authorization expiry');
 
   constructor(private readonly matching: MatchingService) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.pass(new Date()), INTERVAL_MS);
+    this.passes.every(INTERVAL_MS, () => this.pass(new Date()));
   }
 
   /** One pass as of `at` (the tests drive it with their own clock). */
   async pass(at: Date): Promise<{ expired: number; reversed: number }> {
+    // A failed pass answers what it did before the failure.
     const total = { expired: 0, reversed: 0 };
-    if (this.running) return total;
-    this.running = true;
-    try {
+    return this.passes.run(async () => {
       for (;;) {
         const r = await this.matching.expireAuthorizations(at, BATCH);
         total.expired += r.expired;
@@ -38,15 +37,11 @@ export class AuthorizationExpiryTimer implements OnApplicationBootstrap, OnAppli
         if (r.expired < BATCH) break;
       }
       if (total.expired) this.logger.log(total, 'authorizations expired');
-    } catch (e) {
-      this.logger.warn({ err: (e as Error).message }, 'authorization expiry pass failed');
-    } finally {
-      this.running = false;
-    }
-    return total;
+      return total;
+    }, total);
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.passes.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { MatchRelayService } from '@app/core';
+import { IntervalPass } from '../interval-pass';
 
 /**
  * Runs the matching relay on a local timer: it must work precisely when Redis has been
@@ -9,9 +10,7 @@ import { MatchRelayService } from '@app/core';
  */
 @Injectable()
 export class MatchRelayTimer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('MatchRelayTimer');
-  private relayTimer?: NodeJS.Timeout;
-  private relayRunning = false;
+  private readonly pass = new IntervalPass(new Logger('MatchRelayTimer'), 'matching relay');
 
   constructor(
     private readonly relay: MatchRelayService,
@@ -19,25 +18,12 @@ export class MatchRelayTimer implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    this.relayTimer = setInterval(
-      () => void this.relayPass(),
-      this.config.matching.relayIntervalMs,
+    this.pass.every(this.config.matching.relayIntervalMs, () =>
+      this.pass.run(() => this.relay.runOnce(), 0),
     );
   }
 
-  private async relayPass(): Promise<void> {
-    if (this.relayRunning) return;
-    this.relayRunning = true;
-    try {
-      await this.relay.runOnce();
-    } catch (e) {
-      this.logger.warn({ err: (e as Error).message }, 'matching relay pass failed');
-    } finally {
-      this.relayRunning = false;
-    }
-  }
-
   onApplicationShutdown(): void {
-    clearInterval(this.relayTimer);
+    this.pass.stop();
   }
 }
