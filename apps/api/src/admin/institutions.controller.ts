@@ -25,6 +25,7 @@ import {
 } from './institutions.dto';
 import { InstitutionsService } from './institutions.service';
 import { OperatorAuth } from './operator.guard';
+import { ApiPageResponse } from './admin-page.response';
 
 @ApiTags('Admin')
 @OperatorAuth()
@@ -58,9 +59,7 @@ export class InstitutionsController {
     description:
       'Every institution with its plan, status and program settings. Pass `next_cursor` from a page as `cursor` to read the next one.',
   })
-  @ApiOkResponse({
-    schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
-  })
+  @ApiPageResponse()
   list(@Query() q: PageQuery) {
     return this.institutions.list(q.limit ?? 100, q.cursor);
   }

@@ -18,6 +18,7 @@ import {
 } from './merchants.dto';
 import { MerchantsService } from './merchants.service';
 import { OperatorAuth } from './operator.guard';
+import { ApiPageResponse } from './admin-page.response';
 
 @ApiTags('Admin')
 @OperatorAuth()
@@ -49,9 +50,7 @@ export class MerchantsController {
     description:
       'Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged.',
   })
-  @ApiOkResponse({
-    schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
-  })
+  @ApiPageResponse()
   list(@Query() q: MerchantListQuery) {
     return this.merchants.list(q.limit ?? 100, q.cursor, q.category);
   }

@@ -12,6 +12,7 @@ import { uuidPipe } from '../common/uuid.pipe';
 import { AdminOfferDto, CreateOfferDto, OfferListQuery, UpdateOfferDto } from './offers.dto';
 import { OffersAdminService } from './offers-admin.service';
 import { OperatorAuth } from './operator.guard';
+import { ApiPageResponse } from './admin-page.response';
 
 @ApiTags('Admin')
 @OperatorAuth()
@@ -41,9 +42,7 @@ export class OffersAdminController {
     summary: 'List offers, newest first (keyset paged)',
     description: 'Every offer with its rewards, window, budget and targeting. Keyset paged.',
   })
-  @ApiOkResponse({
-    schema: { example: { data: [], pagination: { limit: 100, next_cursor: null } } },
-  })
+  @ApiPageResponse()
   list(@Query() q: OfferListQuery) {
     return this.offers.list(q.limit ?? 100, q.cursor, {
       status: q.status,

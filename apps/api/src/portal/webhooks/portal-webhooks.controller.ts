@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   Body,
   Controller,
   Delete,
@@ -52,6 +53,18 @@ import { PortalWebhooksService } from './portal-webhooks.service';
 import { UpdateEventTypesDto, WEBHOOK_EVENT_MODELS } from './webhook-events.dto';
 
 /** The redemption webhook in the portal: URL, signing secret, delivery log, redelivery. */
+/**
+ * A change of the webhook settings: admins only, answers the settings as they now are; `refused`
+ * says what a 400 `validation_failed` means for this change.
+ */
+function SettingsChange(refused?: string) {
+  return applyDecorators(
+    ...(refused ? [ApiBadRequestResponse({ description: refused, type: ErrorResponseDto })] : []),
+    ApiOkResponse({ type: WebhookSettingsDto }),
+    PortalAuth('admin'),
+  );
+}
+
 @ApiTags('Portal')
 @ApiExtraModels(...WEBHOOK_EVENT_MODELS)
 @Controller('portal/api/webhook')
@@ -72,36 +85,28 @@ export class PortalWebhooksController {
   }
 
   @Put()
-  @PortalAuth('admin')
+  @SettingsChange(
+    '`validation_failed`: not an https URL, credentials in it, or a non-public address',
+  )
   @ApiOperation({
     operationId: 'portalSetWebhookUrl',
     summary: 'Set (or remove, with null) the webhook URL (admins)',
     description:
       'https only, no credentials, and the host must resolve only to public addresses (checked again at every connection). Recorded in the security activity.',
   })
-  @ApiOkResponse({ type: WebhookSettingsDto })
-  @ApiBadRequestResponse({
-    description:
-      '`validation_failed`: not an https URL, credentials in it, or a non-public address',
-    type: ErrorResponseDto,
-  })
   put(@Req() req: Request, @Body() dto: UpdateWebhookDto): Promise<WebhookSettingsDto> {
     return this.webhooks.setUrl(req.portalUser!, dto.url, req.ip);
   }
 
   @Put('event-types')
-  @PortalAuth('admin')
+  @SettingsChange(
+    '`validation_failed`: an unknown type, or redemption.completed left out while a URL is set',
+  )
   @ApiOperation({
     operationId: 'portalSetWebhookEventTypes',
     summary: 'Choose the event types delivered (admins)',
     description:
       'redemption.completed, redemption.reversed, redemption.settled (bodies: the RedemptionCompletedEventDto, RedemptionReversedEventDto and RedemptionSettledEventDto schemas). redemption.completed cannot be turned off while a URL is set. Recorded in the security activity.',
-  })
-  @ApiOkResponse({ type: WebhookSettingsDto })
-  @ApiBadRequestResponse({
-    description:
-      '`validation_failed`: an unknown type, or redemption.completed left out while a URL is set',
-    type: ErrorResponseDto,
   })
   setEventTypes(
     @Req() req: Request,
@@ -111,17 +116,12 @@ export class PortalWebhooksController {
   }
 
   @Put('headers')
-  @PortalAuth('admin')
+  @SettingsChange('`validation_failed`: too many, a reserved or malformed name, or a bad value')
   @ApiOperation({
     operationId: 'portalSetWebhookHeaders',
     summary: 'Set the custom headers sent with every attempt (admins)',
     description:
       'At most 5. Values are stored encrypted, never shown again and never logged (the delivery log shows them hidden). Names cannot replace the headers the service sends. Recorded in the security activity (names only).',
-  })
-  @ApiOkResponse({ type: WebhookSettingsDto })
-  @ApiBadRequestResponse({
-    description: '`validation_failed`: too many, a reserved or malformed name, or a bad value',
-    type: ErrorResponseDto,
   })
   setHeaders(
     @Req() req: Request,
@@ -131,18 +131,14 @@ export class PortalWebhooksController {
   }
 
   @Put('client-certificate')
-  @PortalAuth('admin')
+  @SettingsChange(
+    '`validation_failed`: unreadable, expired or not yet valid, or a key that does not match',
+  )
   @ApiOperation({
     operationId: 'portalSetWebhookClientCertificate',
     summary: 'Upload a client certificate and key for mutual TLS (admins)',
     description:
       'Checked at upload: PEM, the key unencrypted and matching, the certificate valid now. Both are stored encrypted; the settings show subject and expiry. Recorded in the security activity.',
-  })
-  @ApiOkResponse({ type: WebhookSettingsDto })
-  @ApiBadRequestResponse({
-    description:
-      '`validation_failed`: unreadable, expired or not yet valid, or a key that does not match',
-    type: ErrorResponseDto,
   })
   setClientCertificate(
     @Req() req: Request,
@@ -157,28 +153,25 @@ export class PortalWebhooksController {
   }
 
   @Delete('client-certificate')
-  @PortalAuth('admin')
+  @SettingsChange()
   @ApiOperation({
     operationId: 'portalRemoveWebhookClientCertificate',
     summary: 'Remove the mutual TLS client certificate (admins)',
     description:
       'Deletes the stored certificate and key; later attempts connect without a client certificate. Recorded in the security activity.',
   })
-  @ApiOkResponse({ type: WebhookSettingsDto })
   removeClientCertificate(@Req() req: Request): Promise<WebhookSettingsDto> {
     return this.webhooks.removeClientCertificate(req.portalUser!, req.ip);
   }
 
   @Put('rate-limit')
-  @PortalAuth('admin')
+  @SettingsChange('`validation_failed`')
   @ApiOperation({
     operationId: 'portalSetWebhookRateCap',
     summary: 'Cap the attempts per second to the URL (admins); null removes the cap',
     description:
       'Attempts to the URL are spaced evenly to at most `max_per_second`, shared by every worker; deliveries wait rather than fail.',
   })
-  @ApiOkResponse({ type: WebhookSettingsDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`', type: ErrorResponseDto })
   setRateCap(@Req() req: Request, @Body() dto: UpdateRateCapDto): Promise<WebhookSettingsDto> {
     return this.webhooks.setRateCap(req.portalUser!, dto.max_per_second, req.ip);
   }
@@ -221,13 +214,12 @@ export class PortalWebhooksController {
   }
 
   @Delete('secret/previous')
-  @PortalAuth('admin')
+  @SettingsChange()
   @ApiOperation({
     operationId: 'portalExpirePreviousWebhookSecret',
     summary: 'End a rotation overlap now: the previous secret stops signing (admins)',
     description: 'Recorded in the security activity when an overlap was running.',
   })
-  @ApiOkResponse({ type: WebhookSettingsDto })
   expirePrevious(@Req() req: Request): Promise<WebhookSettingsDto> {
     return this.webhooks.expirePreviousSecret(req.portalUser!, req.ip);
   }
