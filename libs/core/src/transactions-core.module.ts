@@ -10,6 +10,9 @@ import { MatchRelayRepository } from './matching/match-relay.repository';
 import { MatchRelayService } from './matching/match-relay.service';
 import { MatchingRepository } from './matching/matching.repository';
 import { MatchingService } from './matching/matching.service';
+import { RedemptionWriter } from './matching/redemption.writer';
+import { RefundReversalPlanner } from './matching/refund-reversal.planner';
+import { CandidateLookup } from './matching/candidate.lookup';
 import { CardLifecyclePlanner } from './matching/card-lifecycle.planner';
 import { CardLifecycleRepository } from './matching/card-lifecycle.repository';
 import { SimulationRepository } from './matching/simulation.repository';
@@ -27,6 +30,9 @@ const SERVICES = [
   MatchingRepository,
   GoalProgressRepository,
   GoalProgressService,
+  RefundReversalPlanner,
+  CandidateLookup,
+  RedemptionWriter,
   MatchingService,
   CardLifecycleRepository,
   CardLifecyclePlanner,

@@ -1,3 +1,4 @@
+import { compositeKey } from './keys';
 /**
  * Goal offers: qualifying purchases made after the add and inside the offer window add to the
  * enrollment's open round; the purchase that reaches the target earns the reward (fixed, or
@@ -161,7 +162,7 @@ export interface GoalRefundPlan {
   carried: (RoundKey & { to: number })[];
 }
 
-export const roundKey = (k: RoundKey) => `${k.enrollmentId}\u0000${k.round}`;
+export const roundKey = (k: RoundKey) => compositeKey(k.enrollmentId, k.round);
 
 /**
  * Refunds of counted purchases, in the order given: each takes its contribution back

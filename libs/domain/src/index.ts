@@ -33,3 +33,7 @@ export * from './refund-reversal';
 export * from './timestamp';
 export * from './text';
 export * from './json-input';
+export * from './keys';
+export * from './chunk-deltas';
+export * from './purchase-to-match';
+export * from './redemption-records';

@@ -1,5 +1,6 @@
 import type { MatchingEnrollment, OfferTerms } from './matching';
-import { giveBack, linkRefund } from './refund-reversal';
+import { noDeltas } from './chunk-deltas';
+import { giveBack, giveBackAll, linkRefund } from './refund-reversal';
 
 const offer = (over: Partial<OfferTerms> = {}): OfferTerms => ({
   id: 'o1',
@@ -62,5 +63,39 @@ describe('what a reversal gives back', () => {
     expect(giveBack(offer(), enrollment({ status: 'removed' }), 600).enrollment.status).toBe(
       'removed',
     );
+  });
+});
+
+describe('giving back every reversal of a chunk', () => {
+  it('gives back in turn against the state left by the previous one, summing the deltas', () => {
+    const offers = new Map([['o1', offer({ budgetUsed: 1_000, maxRedemptionsPerCardholder: 2 })]]);
+    const enrollments = new Map([['e1', enrollment({ redemptionCount: 2 })]]);
+    const deltas = noDeltas();
+    giveBackAll(
+      [
+        { offerId: 'o1', enrollmentId: 'e1', merchantFunded: 600 },
+        { offerId: 'o1', enrollmentId: 'e1', merchantFunded: 600 },
+      ],
+      offers,
+      enrollments,
+      deltas,
+    );
+    // The second reversal finds 400 left in the budget and one redemption on the enrollment.
+    expect(deltas.budget).toEqual(new Map([['o1', -1_000]]));
+    expect(deltas.enrollments).toEqual(new Map([['e1', { delta: -2, status: 'active' }]]));
+    expect(offers.get('o1')!.budgetUsed).toBe(0);
+    expect(enrollments.get('e1')).toMatchObject({ redemptionCount: 0, status: 'active' });
+  });
+
+  it('adds to deltas already in the chunk', () => {
+    const deltas = noDeltas();
+    deltas.budget.set('o1', 500);
+    giveBackAll(
+      [{ offerId: 'o1', enrollmentId: 'e1', merchantFunded: 600 }],
+      new Map([['o1', offer()]]),
+      new Map([['e1', enrollment()]]),
+      deltas,
+    );
+    expect(deltas.budget.get('o1')).toBe(-100);
   });
 });

@@ -1,3 +1,4 @@
+import { addBudgetDelta, addEnrollmentDelta, ChunkDeltas } from './chunk-deltas';
 import type { MatchingEnrollment, OfferTerms } from './matching';
 
 /**
@@ -55,4 +56,32 @@ export function giveBack(
     budgetDelta,
     countDelta: count - enrollment.redemptionCount,
   };
+}
+
+/** A redemption being reversed, as its give-back needs it. */
+export interface ReversedRedemption {
+  offerId: string;
+  enrollmentId: string;
+  /** Merchant-funded amount of the redemption (minor units). */
+  merchantFunded: number;
+}
+
+/**
+ * Gives back every reversed redemption, in order, against the chunk's locked state: `offers` and
+ * `enrollments` are updated in place (allocation then sees the budget and redemptions given back)
+ * and the changes are added to `deltas`.
+ */
+export function giveBackAll(
+  reversed: readonly ReversedRedemption[],
+  offers: Map<string, OfferTerms>,
+  enrollments: Map<string, MatchingEnrollment>,
+  deltas: ChunkDeltas,
+): void {
+  for (const r of reversed) {
+    const g = giveBack(offers.get(r.offerId)!, enrollments.get(r.enrollmentId)!, r.merchantFunded);
+    offers.set(g.offer.id, g.offer);
+    enrollments.set(g.enrollment.id, g.enrollment);
+    addBudgetDelta(deltas, g.offer.id, g.budgetDelta);
+    addEnrollmentDelta(deltas, g.enrollment.id, g.countDelta, g.enrollment.status);
+  }
 }

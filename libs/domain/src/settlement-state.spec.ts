@@ -1,4 +1,5 @@
 import {
+  reversalOfEntry,
   canTransition,
   IllegalTransitionError,
   isSettlementStatus,
@@ -43,5 +44,16 @@ describe('settlement reversal (refunds)', () => {
   it('isSettlementStatus', () => {
     expect(isSettlementStatus('settled')).toBe(true);
     expect(isSettlementStatus('paid')).toBe(false);
+  });
+});
+
+describe('reversing a locked settlement entry', () => {
+  it('pending: reversed with no clawback; settled: the institution payout is clawed back', () => {
+    expect(reversalOfEntry('pending', 450)).toEqual({ clawbackAmount: null });
+    expect(reversalOfEntry('settled', 450)).toEqual({ clawbackAmount: 450 });
+  });
+  it('an entry already reversed, or in a status not known, is left as it is', () => {
+    expect(reversalOfEntry('reversed', 450)).toBeNull();
+    expect(reversalOfEntry('paid', 450)).toBeNull();
   });
 });

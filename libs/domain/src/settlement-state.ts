@@ -47,3 +47,16 @@ export function reversal(
 export function isSettlementStatus(value: string): value is SettlementStatus {
   return (SETTLEMENT_STATUSES as readonly string[]).includes(value);
 }
+
+/**
+ * Reversing a settlement entry as it stands when locked: its clawback (reversal above), or null
+ * when the entry can no longer be reversed (already reversed, or a status this code does not know),
+ * and the redemption is then left as it is.
+ */
+export function reversalOfEntry(
+  status: string,
+  institutionPayout: number,
+): { clawbackAmount: number | null } | null {
+  if (!isSettlementStatus(status) || !sourcesOf('reversed').includes(status)) return null;
+  return { clawbackAmount: reversal(status, institutionPayout).clawbackAmount };
+}

@@ -5,6 +5,7 @@ import {
   ChainFold,
   ChainState,
   clearingKeepsReward,
+  compositeKey,
   compareChainRecords,
   foldChain,
   isLifecycleKind,
@@ -18,8 +19,6 @@ import {
   LockedChain,
 } from './card-lifecycle.repository';
 import type { ClaimedRow } from './matching.repository';
-
-const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
 
 /** The chain a lifecycle record belongs to: its own ref for an authorization, else the one it names. */
 const chainRefOf = (r: ClaimedRow) =>
@@ -73,32 +72,33 @@ export class CardLifecyclePlanner {
     if (!records.length && !refunds.length) return emptyPlan();
     const keys = new Map<string, { institutionId: string; authorizationRef: string }>();
     for (const r of records)
-      keys.set(key(r.institution_id, chainRefOf(r)), {
+      keys.set(compositeKey(r.institution_id, chainRefOf(r)), {
         institutionId: r.institution_id,
         authorizationRef: chainRefOf(r),
       });
     // Refunds that name a chain's record: lock that chain too, so a refund and a decision on the
     // same chain never interleave.
     for (const k of await this.repo.chainsOfRefunds(m, refunds))
-      keys.set(key(k.institutionId, k.authorizationRef), k);
+      keys.set(compositeKey(k.institutionId, k.authorizationRef), k);
     if (!keys.size) return emptyPlan();
     const chains = await this.repo.lockChains(m, [...keys.values()], sourcesOf('reversed'));
 
     const byChain = new Map<string, ClaimedRow[]>();
     for (const r of records) {
-      const k = key(r.institution_id, chainRefOf(r));
+      const k = compositeKey(r.institution_id, chainRefOf(r));
       byChain.set(k, [...(byChain.get(k) ?? []), r]);
     }
     const planned: PlannedChain[] = [];
     const statuses = new Map<string, string>();
     const decided: ClaimedRow[] = [];
     for (const chain of chains) {
-      const rows = (byChain.get(key(chain.institution_id, chain.authorization_ref)) ?? []).sort(
-        (a, b) =>
-          compareChainRecords(
-            { kind: a.kind as LifecycleKind, transactedAt: a.transacted_at, id: a.id },
-            { kind: b.kind as LifecycleKind, transactedAt: b.transacted_at, id: b.id },
-          ),
+      const rows = (
+        byChain.get(compositeKey(chain.institution_id, chain.authorization_ref)) ?? []
+      ).sort((a, b) =>
+        compareChainRecords(
+          { kind: a.kind as LifecycleKind, transactedAt: a.transacted_at, id: a.id },
+          { kind: b.kind as LifecycleKind, transactedAt: b.transacted_at, id: b.id },
+        ),
       );
       if (!rows.length) continue; // locked for a refund only
       const fold = foldChain(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
-import type { LifecycleKind, MatchingEnrollment, OfferTerms } from '@app/domain';
+import type { LifecycleKind, MatchingEnrollment, NewRedemption, OfferTerms } from '@app/domain';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 
@@ -40,24 +40,6 @@ export interface ReversalRow {
   merchant_funded_amount: string;
   institution_payout_amount: string;
   min_spend: string;
-}
-
-export interface NewRedemption {
-  id: string;
-  institutionId: string;
-  transactionId: string;
-  enrollmentId: string;
-  offerId: string;
-  merchantId: string;
-  cardholderToken: string;
-  currency: string;
-  purchase: number;
-  cashback: number;
-  merchantFunded: number;
-  serviceRevenue: number;
-  institutionPayout: number;
-  /** Goal offers: the round the redemption rewards; null otherwise. */
-  goalRound: number | null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { isSettlementStatus, reversal, sourcesOf } from '@app/domain';
+import { reversalOfEntry } from '@app/domain';
 import { MatchingRepository, ReversalRow } from './matching.repository';
 
 /** A redemption a refund reverses, with the clawback its settlement entry's status calls for. */
@@ -27,11 +27,8 @@ export async function lockReversals(
   const out: Reversal[] = [];
   for (const row of due) {
     const e = entryOf.get(row.redemption_id);
-    if (!e || !isSettlementStatus(e.status) || !sourcesOf('reversed').includes(e.status)) continue;
-    out.push({
-      row,
-      clawback: reversal(e.status, Number(e.institution_payout_amount)).clawbackAmount,
-    });
+    const r = e && reversalOfEntry(e.status, Number(e.institution_payout_amount));
+    if (r) out.push({ row, clawback: r.clawbackAmount });
   }
   return out;
 }

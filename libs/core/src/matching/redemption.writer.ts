@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'crypto';
+import { EntityManager } from 'typeorm';
+import {
+  Allocation,
+  completedFacts,
+  newRedemption,
+  OfferTerms,
+  reversedFacts,
+  sourcesOf,
+} from '@app/domain';
+import { WebhookEvents } from '../webhooks/webhook-events';
+import { ClaimedRow, MatchingRepository } from './matching.repository';
+import type { Reversal } from './reversals';
+
+/**
+ * The redemption side of a chunk's writes, in the chunk's transaction: new redemptions with their
+ * settlement entries (pending) and `redemption.completed` deliveries; reversals (settlement entry
+ * and redemption to `reversed`, clawback) and their `redemption.reversed` deliveries. The rows and
+ * event facts are built in libs/domain (redemption-records.ts), the bodies by WebhookEvents.
+ */
+@Injectable()
+export class RedemptionWriter {
+  constructor(
+    private readonly repo: MatchingRepository,
+    private readonly webhooks: WebhookEvents,
+  ) {}
+
+  async insert(
+    m: EntityManager,
+    redemptions: readonly Allocation[],
+    claimed: ReadonlyMap<string, ClaimedRow>,
+    offers: ReadonlyMap<string, OfferTerms>,
+    now: Date,
+  ): Promise<void> {
+    if (!redemptions.length) return;
+    const rows = redemptions.map((r) =>
+      newRedemption(
+        randomUUID(),
+        r,
+        claimed.get(r.transactionId)!,
+        offers.get(r.offerId)!.merchantId,
+      ),
+    );
+    await this.repo.insertRedemptions(m, rows);
+    await this.webhooks.redemptionsCompleted(m, rows.map(completedFacts), now);
+  }
+
+  async reverse(m: EntityManager, reversals: readonly Reversal[], now: Date): Promise<void> {
+    if (!reversals.length) return;
+    await this.repo.markReversed(
+      m,
+      reversals.map((r) => ({ redemptionId: r.row.redemption_id, clawback: r.clawback })),
+      sourcesOf('reversed'),
+    );
+    await this.webhooks.redemptionsReversed(
+      m,
+      reversals.map(({ row, clawback }) => ({
+        facts: reversedFacts(row),
+        clawbackMinor: clawback,
+      })),
+      now,
+    );
+  }
+}

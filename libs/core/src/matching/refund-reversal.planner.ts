@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { compositeKey, linkRefund, netAmount, refundReverses, sourcesOf } from '@app/domain';
+import type { LifecyclePlan } from './card-lifecycle.planner';
+import { ClaimedRow, MatchingRepository } from './matching.repository';
+import { lockReversals, Reversal } from './reversals';
+
+/** What the chunk's refunds (and its card lifecycle) reverse, before allocation. */
+export interface ReversalPlan {
+  /** Redemptions to reverse, their settlement entries locked, with the clawback of each. */
+  reversals: Reversal[];
+  /** Processed purchases the refunds named, in id order (goal offers review them too). */
+  reviewed: string[];
+  /** Final statuses of the refunds decided now. */
+  statuses: Map<string, string>;
+  /** Refunds left `received`: their purchase is held by another run. */
+  deferred: number;
+}
+
+/**
+ * The refunds of a chunk (libs/domain refund-reversal.ts, refunds.ts, settlement-state.ts): each
+ * refund is linked to its purchase (linkRefund); a processed purchase is locked and its redemption,
+ * if any, reversed when the net amount (purchase minus all its refunds) falls below min_spend; the
+ * settlement entry decides the transition (pending → reversed, settled → reversed + clawback). The
+ * card lifecycle's reversals (a void, a reconsidered redemption) join them on the same path, once
+ * per redemption: a redemption a refund reverses is not reconsidered.
+ */
+@Injectable()
+export class RefundReversalPlanner {
+  constructor(private readonly repo: MatchingRepository) {}
+
+  async plan(
+    m: EntityManager,
+    refunds: ClaimedRow[],
+    purchases: ClaimedRow[],
+    lifecycle: LifecyclePlan,
+  ): Promise<ReversalPlan> {
+    const out: ReversalPlan = { reversals: [], reviewed: [], statuses: new Map(), deferred: 0 };
+    if (refunds.length) await this.planRefunds(m, refunds, purchases, out);
+    const byRefund = new Set(out.reversals.map((r) => r.row.redemption_id));
+    for (const [id, row] of lifecycle.reconsider)
+      if (byRefund.has(row.redemption_id)) lifecycle.reconsider.delete(id);
+    out.reversals.push(
+      ...(await lockReversals(
+        m,
+        this.repo,
+        [...lifecycle.reverse, ...lifecycle.reconsider.values()].filter(
+          (r) => !byRefund.has(r.redemption_id),
+        ),
+      )),
+    );
+    return out;
+  }
+
+  private async planRefunds(
+    m: EntityManager,
+    refunds: ClaimedRow[],
+    purchases: ClaimedRow[],
+    out: ReversalPlan,
+  ): Promise<void> {
+    const originals = await this.repo.purchasesOfRefunds(m, refunds);
+    const originalByRef = new Map(
+      originals.map((o) => [compositeKey(o.institution_id, o.transaction_ref), o.id]),
+    );
+    const inChunk = new Set(purchases.map((p) => p.id));
+    const outside = [
+      ...new Set(originals.map((o) => o.id).filter((id) => !inChunk.has(id))),
+    ].sort();
+    const locked = await this.repo.lockPurchases(m, outside);
+    const lockedStatus = new Map(locked.map((l) => [l.id, l.status]));
+    const review = new Set<string>();
+    for (const r of refunds) {
+      const originalId = originalByRef.get(
+        compositeKey(r.institution_id, r.original_transaction_ref!),
+      );
+      const link = linkRefund(
+        originalId !== undefined,
+        originalId !== undefined && inChunk.has(originalId),
+        originalId === undefined ? undefined : lockedStatus.get(originalId),
+      );
+      if (link === 'no_purchase') out.statuses.set(r.id, 'unmatched');
+      else if (link === 'deferred') out.deferred++;
+      else out.statuses.set(r.id, 'matched');
+      if (link === 'review') review.add(originalId!);
+    }
+    out.reviewed.push(...[...review].sort());
+    if (!review.size) return;
+    const rows = await this.repo.liveRedemptionsOf(m, [...review], sourcesOf('reversed'));
+    const due = rows.filter((r) =>
+      refundReverses(netAmount(r.amount, [r.refunded]), r.currency, Number(r.min_spend)),
+    );
+    out.reversals.push(...(await lockReversals(m, this.repo, due)));
+  }
+}

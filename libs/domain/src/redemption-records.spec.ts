@@ -1,0 +1,75 @@
+import type { Allocation } from './matching';
+import { completedFacts, newRedemption, reversedFacts } from './redemption-records';
+
+const allocation: Allocation = {
+  transactionId: 't1',
+  offerId: 'o1',
+  enrollmentId: 'e1',
+  reward: {
+    currency: 'USD',
+    purchaseAmount: 2_500,
+    cashback: 500,
+    merchantFunded: 600,
+    serviceRevenue: 30,
+    institutionPayout: 470,
+  },
+};
+const purchase = { institution_id: 'i1', cardholder_token: 'ch-1' };
+
+describe('the redemption an allocation makes', () => {
+  it("carries the purchase's institution and cardholder, the offer's merchant and the reward", () => {
+    expect(newRedemption('r1', allocation, purchase, 'm1')).toEqual({
+      id: 'r1',
+      institutionId: 'i1',
+      transactionId: 't1',
+      enrollmentId: 'e1',
+      offerId: 'o1',
+      merchantId: 'm1',
+      cardholderToken: 'ch-1',
+      currency: 'USD',
+      purchase: 2_500,
+      cashback: 500,
+      merchantFunded: 600,
+      serviceRevenue: 30,
+      institutionPayout: 470,
+      goalRound: null,
+    });
+  });
+
+  it("a goal offer's redemption names the round it rewards", () => {
+    expect(newRedemption('r1', { ...allocation, goalRound: 3 }, purchase, 'm1').goalRound).toBe(3);
+  });
+});
+
+describe('what the redemption events say', () => {
+  it('redemption.completed: the new redemption and its institution payout', () => {
+    expect(completedFacts(newRedemption('r1', allocation, purchase, 'm1'))).toEqual({
+      redemptionId: 'r1',
+      institutionId: 'i1',
+      offerId: 'o1',
+      cardholderToken: 'ch-1',
+      institutionPayoutMinor: 470,
+      currency: 'USD',
+    });
+  });
+
+  it('redemption.reversed: the stored redemption as read', () => {
+    expect(
+      reversedFacts({
+        redemption_id: 'r1',
+        institution_id: 'i1',
+        offer_id: 'o1',
+        cardholder_token: 'ch-1',
+        currency: 'USD',
+        institution_payout_amount: '470',
+      }),
+    ).toEqual({
+      redemptionId: 'r1',
+      institutionId: 'i1',
+      offerId: 'o1',
+      cardholderToken: 'ch-1',
+      institutionPayoutMinor: '470',
+      currency: 'USD',
+    });
+  });
+});
