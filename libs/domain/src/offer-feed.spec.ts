@@ -9,12 +9,14 @@ import {
   FeedOffer,
   hasBudgetForOneMore,
   isLiveAt,
+  liveForSegment,
   localize,
   normalizeLocale,
   parseHintList,
   prepareHints,
   rankByAffinity,
   reasonText,
+  redeemedOfferIds,
   redeemedToLimit,
   resolveLocale,
   segmentAllows,
@@ -106,6 +108,49 @@ describe('eligibility', () => {
     expect(
       selectEligible(all, { nowMs: NOW, enrollments, segment: 'gold' }).map((o) => o.id),
     ).toEqual([reusable.id, a.id, gold.id]);
+  });
+
+  it('the live list for a segment holds until the next start or expiry', () => {
+    const a = offer({ expiresAt: NOW + 5_000 });
+    const notYet = offer({ startsAt: NOW + 2_000 });
+    const expired = offer({ expiresAt: NOW });
+    const gold = offer({ segments: ['gold'], expiresAt: NOW + 1_000 });
+    const all = [a, notYet, expired, gold];
+    const plain = liveForSegment(all, NOW, undefined);
+    expect(plain.offers.map((o) => o.id)).toEqual([a.id]);
+    // gold's expiry ends the list even for a caller without the segment: one bound for all.
+    expect(plain.validUntil).toBe(NOW + 1_000);
+    expect(liveForSegment(all, NOW, 'gold').offers.map((o) => o.id)).toEqual([a.id, gold.id]);
+    // At validUntil the list is different; just before, it is the same.
+    expect(liveForSegment(all, NOW + 999, 'gold').offers).toEqual([a, gold]);
+    expect(liveForSegment(all, NOW + 1_000, 'gold').offers).toEqual([a]);
+    expect(liveForSegment(all, NOW + 2_000, undefined)).toEqual({
+      offers: [a, notYet],
+      validUntil: NOW + 5_000,
+    });
+    expect(liveForSegment([expired], NOW, undefined).validUntil).toBe(Infinity);
+  });
+
+  it('live for the segment minus those redeemed to the limit is selectEligible', () => {
+    const a = offer();
+    const gold = offer({ segments: ['gold'] });
+    const used = offer();
+    const reusable = offer({ maxRedemptionsPerCardholder: 2 });
+    const redeemed = offer({ maxRedemptionsPerCardholder: 5 });
+    const enrollments = new Map([
+      [used.id, { status: 'active', redemptionCount: 1 }],
+      [reusable.id, { status: 'active', redemptionCount: 1 }],
+      [redeemed.id, { status: 'redeemed', redemptionCount: 1 }],
+      [gold.id, { status: 'active', redemptionCount: 1 }],
+      ['not-in-the-list', { status: 'redeemed', redemptionCount: 9 }],
+    ]);
+    const all = [a, gold, used, reusable, redeemed];
+    const { offers } = liveForSegment(all, NOW, undefined);
+    const out = redeemedOfferIds(new Map(offers.map((o) => [o.id, o])), enrollments);
+    expect([...out].sort()).toEqual([used.id, redeemed.id].sort());
+    expect(offers.filter((o) => !out.has(o.id))).toEqual(
+      selectEligible(all, { nowMs: NOW, enrollments }),
+    );
   });
 });
 
@@ -264,6 +309,21 @@ describe('personalization', () => {
       [p1.id, 'popular'],
       [p2.id, 'popular'],
     ]);
+  });
+
+  it('with a limit, answers the first offers of the same ranking, ties in the program order', () => {
+    const catalogue = Array.from({ length: 60 }, (_, i) =>
+      offer({ category: ['travel', 'fuel', 'books'][i % 3] }),
+    );
+    const signals = noSignals({
+      hints: prepareHints([catalogue[50].merchantName], ['books']),
+      merchantHistory: new Map(catalogue.slice(0, 30).map((o, i) => [o.merchantId, i % 4])),
+      categoryHistory: new Map([['fuel', 2]]),
+      popularity: new Map(catalogue.map((o, i) => [o.id, i % 5])),
+    });
+    const all = rankByAffinity(catalogue, signals);
+    for (const limit of [0, 1, 2, 7, 20, 59, 60, 100])
+      expect(rankByAffinity(catalogue, signals, limit)).toEqual(all.slice(0, limit));
   });
 
   it('reason texts are localized and name the merchant where useful', () => {

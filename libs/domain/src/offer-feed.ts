@@ -118,6 +118,43 @@ export function selectEligible<T extends FeedOffer>(
   return out;
 }
 
+/**
+ * The part of selectEligible that is the same for every cardholder: the offers live at `nowMs`
+ * that pass the segment rule, in the given order, and the instant until which that list holds
+ * (the next start or expiry of any offer; Infinity when none is ahead). A caller may keep the
+ * list for every request with the same segment at an instant in [nowMs, validUntil).
+ */
+export function liveForSegment<T extends FeedOffer>(
+  ordered: readonly T[],
+  nowMs: number,
+  segment: string | undefined | null,
+): { offers: T[]; validUntil: number } {
+  const offers: T[] = [];
+  let validUntil = Infinity;
+  for (const o of ordered) {
+    if (o.startsAt > nowMs) validUntil = Math.min(validUntil, o.startsAt);
+    else if (o.expiresAt > nowMs) validUntil = Math.min(validUntil, o.expiresAt);
+    if (isLiveAt(o, nowMs) && segmentAllows(o.segments, segment)) offers.push(o);
+  }
+  return { offers, validUntil };
+}
+
+/**
+ * The part of selectEligible that depends on the cardholder: the ids, among `offers` (by id),
+ * of those the cardholder has redeemed to the limit. Walks the enrollments, not the offers.
+ */
+export function redeemedOfferIds(
+  offers: ReadonlyMap<string, Pick<FeedOffer, 'maxRedemptionsPerCardholder'>>,
+  enrollments: ReadonlyMap<string, EnrollmentState>,
+): Set<string> {
+  const out = new Set<string>();
+  for (const [id, e] of enrollments) {
+    const o = offers.get(id);
+    if (o && redeemedToLimit(e, o.maxRedemptionsPerCardholder)) out.add(id);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Program sort order
 // ---------------------------------------------------------------------------------------------
@@ -296,39 +333,80 @@ export interface Affinity {
  * at the merchant; in the merchant's category; otherwise it is ranked by popularity.
  */
 export function affinityOf(offer: FeedOffer, s: AffinitySignals): Affinity {
-  const atMerchant = s.merchantHistory.get(offer.merchantId) ?? 0;
-  const inCategory = s.categoryHistory.get(offer.category) ?? 0;
-  const popularity = s.popularity.get(offer.id) ?? 0;
-  // Strength: the cardholder's own history first, then popularity; each packed so that a higher
-  // tier-relevant signal always dominates (counts are far below 2^20 in practice and clamped).
-  const clamp = (n: number) => Math.min(n, 0xfffff);
-  const history = clamp(atMerchant) * 2 ** 20 + clamp(inCategory);
-  let code: ReasonCode;
+  const tier = tierOf(offer, s);
+  return { code: REASON_CODES[tier], tier, strength: strengthOf(offer, s, tier) };
+}
+
+const POPULAR_TIER = REASON_CODES.indexOf('popular');
+const clamp = (n: number) => Math.min(n, 0xfffff);
+
+/** affinityOf's tier (the position of its code in REASON_CODES), without allocating. */
+function tierOf(offer: FeedOffer, s: AffinitySignals): number {
   const names = s.hints.merchantNames;
   if (
     s.hints.merchantIds.has(offer.merchantId) ||
     (names.size > 0 && names.has(offer.merchantNameKey ?? merchantNameKey(offer.merchantName)))
-  ) {
-    code = 'preferred_merchant';
-  } else if (s.hints.categories.has(offer.category)) code = 'preferred_category';
-  else if (atMerchant > 0) code = 'shopped_here';
-  else if (inCategory > 0) code = 'category_affinity';
-  else code = 'popular';
-  const strength = code === 'popular' ? clamp(popularity) : history;
-  return { code, tier: REASON_CODES.indexOf(code), strength };
+  )
+    return 0; // preferred_merchant
+  if (s.hints.categories.has(offer.category)) return 1; // preferred_category
+  if ((s.merchantHistory.get(offer.merchantId) ?? 0) > 0) return 2; // shopped_here
+  if ((s.categoryHistory.get(offer.category) ?? 0) > 0) return 3; // category_affinity
+  return POPULAR_TIER;
+}
+
+/**
+ * affinityOf's strength: the cardholder's own history first, then popularity; each packed so
+ * that a higher tier-relevant signal always dominates (counts are far below 2^20 in practice and
+ * clamped).
+ */
+function strengthOf(offer: FeedOffer, s: AffinitySignals, tier: number): number {
+  if (tier === POPULAR_TIER) return clamp(s.popularity.get(offer.id) ?? 0);
+  const atMerchant = s.merchantHistory.get(offer.merchantId) ?? 0;
+  const inCategory = s.categoryHistory.get(offer.category) ?? 0;
+  return clamp(atMerchant) * 2 ** 20 + clamp(inCategory);
 }
 
 /**
  * Ranks eligible offers (given in the program's order) by affinity: tier first, then strength;
- * equal affinity keeps the program's order (the sort is stable).
+ * equal affinity keeps the program's order (the sort is stable). With `limit`, only the first
+ * `limit` of that same ranking (one pass that keeps the best so far, instead of sorting all).
  */
 export function rankByAffinity<T extends FeedOffer>(
   eligible: readonly T[],
   s: AffinitySignals,
+  limit = Infinity,
 ): { offer: T; affinity: Affinity }[] {
-  return eligible
-    .map((offer) => ({ offer, affinity: affinityOf(offer, s) }))
-    .sort((a, b) => a.affinity.tier - b.affinity.tier || b.affinity.strength - a.affinity.strength);
+  if (limit >= eligible.length) {
+    return eligible
+      .map((offer) => ({ offer, affinity: affinityOf(offer, s) }))
+      .sort(
+        (a, b) => a.affinity.tier - b.affinity.tier || b.affinity.strength - a.affinity.strength,
+      );
+  }
+  // The best `limit` so far, in rank order; a newcomer goes after every kept offer that ranks
+  // before it or equal to it (it comes later in the program's order), which keeps the sort stable.
+  const kept: { offer: T; tier: number; strength: number }[] = [];
+  if (limit <= 0) return [];
+  for (const offer of eligible) {
+    const tier = tierOf(offer, s);
+    const strength = strengthOf(offer, s, tier);
+    if (kept.length === limit) {
+      const last = kept[limit - 1];
+      if (tier > last.tier || (tier === last.tier && strength <= last.strength)) continue;
+    }
+    let j = kept.length;
+    while (
+      j > 0 &&
+      (kept[j - 1].tier > tier || (kept[j - 1].tier === tier && kept[j - 1].strength < strength))
+    )
+      j--;
+    kept.splice(j, 0, { offer, tier, strength });
+    if (kept.length > limit) kept.pop();
+  }
+  return kept.map(({ offer, tier, strength }) => ({
+    offer,
+    affinity: { code: REASON_CODES[tier], tier, strength },
+  }));
 }
 
 const REASON_TEXT: Record<Locale, Record<ReasonCode, (merchant: string) => string>> = {

@@ -55,6 +55,31 @@ describe('OfferCatalogue', () => {
     expect(query).toHaveBeenCalledTimes(1);
   });
 
+  it('keeps the live offers per segment until the next start or expiry, and per version', async () => {
+    const t0 = Date.parse('2026-06-01T00:00:00Z');
+    let rows = [
+      row('a'),
+      row('later', { starts_at: new Date(t0 + 1_000) }),
+      row('gold', { segments: ['gold'] }),
+      row('rule', { qualification: { audience: 'new', lookback_days: 30 } }),
+    ];
+    const { db } = fakeDb(() => rows);
+    const c = catalogue(db);
+    const ids = async (segment: string | undefined, now: number, version = 1n) =>
+      (await c.live(INST, 'featured', version, segment, now)).offers.map((o) => o.id);
+    const first = await c.live(INST, 'featured', 1n, undefined, t0);
+    expect(first.offers.map((o) => o.id)).toEqual(['a', 'rule']);
+    expect(first.readingHistory.map((o) => o.id)).toEqual(['rule']);
+    expect(first.byId.get('a')?.id).toBe('a');
+    expect(await c.live(INST, 'featured', 1n, undefined, t0 + 999)).toBe(first);
+    expect(await ids('gold', t0)).toEqual(['a', 'gold', 'rule']);
+    // (featured: the newest first among equal priorities)
+    expect(await ids(undefined, t0 + 1_000)).toEqual(['later', 'a', 'rule']);
+    // A new catalogue version: a new list, even within the old one's window.
+    rows = [row('a')];
+    expect(await ids(undefined, t0 + 1_000, 2n)).toEqual(['a']);
+  });
+
   it('reloads before answering when a request saw a newer version', async () => {
     let rows = [row('a')];
     const { db, query } = fakeDb(() => rows);

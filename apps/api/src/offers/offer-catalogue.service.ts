@@ -4,6 +4,8 @@ import {
   FeedOffer,
   Goal,
   goalOf,
+  liveForSegment,
+  readsHistory,
   SortOrder,
   merchantNameKey,
   QualificationTerms,
@@ -33,12 +35,27 @@ export interface CatalogueOffer extends FeedOffer {
   goal?: Goal;
 }
 
+/**
+ * The offers of one view live at an instant and passing one segment rule, in the view's order:
+ * the same for every cardholder until `validUntil` (the next start or expiry).
+ */
+export interface LiveOffers {
+  offers: readonly CatalogueOffer[];
+  byId: ReadonlyMap<string, CatalogueOffer>;
+  /** Those of `offers` with an audience rule that reads the cardholder's purchases. */
+  readingHistory: readonly CatalogueOffer[];
+  computedAt: number;
+  validUntil: number;
+}
+
 interface Snapshot {
   version: bigint;
   loadedAt: number;
   offers: CatalogueOffer[];
   /** Per institution and sort order: the offers it may see, in the program's order. */
   views: Map<string, CatalogueOffer[]>;
+  /** Per institution, sort order and segment: the live offers of that view (see LiveOffers). */
+  live: Map<string, LiveOffers>;
 }
 
 /**
@@ -52,6 +69,8 @@ export const CONFIRM_AFTER_MS = 250;
 export const MAX_AGE_MS = 60_000;
 /** Bound on memoized per-institution views (each is an array of references). */
 const MAX_VIEWS = 2_000;
+/** Bound on memoized live lists (segments are the caller's codes: any number of them). */
+const MAX_LIVE = 4_000;
 
 /**
  * The live offers (status active, not expired, budget left for one more redemption) with their
@@ -84,23 +103,48 @@ export class OfferCatalogue implements OnApplicationShutdown {
     order: SortOrder,
     observedVersion: bigint,
   ): Promise<readonly CatalogueOffer[]> {
+    return viewOf(await this.current(observedVersion), institutionId, order);
+  }
+
+  /** The loaded catalogue, at `observedVersion` or later. */
+  private async current(observedVersion: bigint): Promise<Snapshot> {
     while (!this.snapshot || this.snapshot.version < observedVersion) {
       await this.reload(observedVersion);
       this.scheduleConfirmation();
     }
     const snap = this.snapshot;
     if (Date.now() - snap.loadedAt > MAX_AGE_MS) this.refreshInBackground();
-    const key = `${institutionId}|${order}`;
-    let view = snap.views.get(key);
-    if (!view) {
-      view = sortForProgram(
-        snap.offers.filter((o) => o.targets === null || o.targets.has(institutionId)),
-        order,
-      );
-      if (snap.views.size >= MAX_VIEWS) snap.views.clear();
-      snap.views.set(key, view);
-    }
-    return view;
+    return snap;
+  }
+
+  /**
+   * The offers of `view` (institution, sort order) live at `nowMs` and passing the segment rule:
+   * selectEligible's part that is the same for every cardholder, kept per catalogue version and
+   * segment until the next start or expiry of an offer.
+   */
+  async live(
+    institutionId: string,
+    order: SortOrder,
+    observedVersion: bigint,
+    segment: string | undefined,
+    nowMs: number,
+  ): Promise<LiveOffers> {
+    const snap = await this.current(observedVersion);
+    const view = viewOf(snap, institutionId, order);
+    const key = `${institutionId}|${order}|${segment === undefined ? '' : `=${segment}`}`;
+    const cached = snap.live.get(key);
+    if (cached && cached.computedAt <= nowMs && nowMs < cached.validUntil) return cached;
+    const { offers, validUntil } = liveForSegment(view, nowMs, segment);
+    const live: LiveOffers = {
+      offers,
+      byId: new Map(offers.map((o) => [o.id, o])),
+      readingHistory: offers.filter((o) => readsHistory(o.audience)),
+      computedAt: nowMs,
+      validUntil,
+    };
+    if (snap.live.size >= MAX_LIVE) snap.live.clear();
+    snap.live.set(key, live);
+    return live;
   }
 
   private scheduleConfirmation(): void {
@@ -138,12 +182,28 @@ export class OfferCatalogue implements OnApplicationShutdown {
       loadedAt: started,
       offers,
       views: new Map(),
+      live: new Map(),
     };
     this.logger.debug(
       { offers: offers.length, ms: Date.now() - started },
       'offer catalogue loaded',
     );
   }
+}
+
+/** The offers an institution may see, in its program's order (memoized in the snapshot). */
+function viewOf(snap: Snapshot, institutionId: string, order: SortOrder): CatalogueOffer[] {
+  const key = `${institutionId}|${order}`;
+  let view = snap.views.get(key);
+  if (!view) {
+    view = sortForProgram(
+      snap.offers.filter((o) => o.targets === null || o.targets.has(institutionId)),
+      order,
+    );
+    if (snap.views.size >= MAX_VIEWS) snap.views.clear();
+    snap.views.set(key, view);
+  }
+  return view;
 }
 
 function toCatalogueOffer(r: CatalogueRow): CatalogueOffer {

@@ -13,15 +13,14 @@ import {
   prepareHints,
   rankByAffinity,
   PROGRAM_DEFAULTS,
-  readsHistory,
   reasonText,
+  redeemedOfferIds,
   resolveLocale,
-  selectEligible,
   toMajor,
 } from '@app/domain';
 import { ApiError, ErrorDetail } from '../common/api-error';
 import { EngagementRecorder } from './engagement-recorder.service';
-import { CatalogueOffer, OfferCatalogue } from './offer-catalogue.service';
+import { CatalogueOffer, LiveOffers, OfferCatalogue } from './offer-catalogue.service';
 import { OfferPopularity } from './offer-popularity.service';
 import { FeedOfferDto, FeedQueryDto, FeedResponseDto } from './offers.dto';
 import { rejectPii } from './pii';
@@ -58,29 +57,30 @@ export class OfferFeedService {
       : PROGRAM_DEFAULTS.supportedLocales;
     const widgetLimit = row.widget_feed_limit ?? PROGRAM_DEFAULTS.widgetFeedLimit;
 
-    const view = await this.catalogue.view(institutionId, sortOrder, BigInt(row.catalogue_version));
+    const now = new Date();
+    // The live offers of the view for this segment are shared by every cardholder; this
+    // cardholder's part is the offers redeemed to the limit and the audience rules.
+    const live = await this.catalogue.live(
+      institutionId,
+      sortOrder,
+      BigInt(row.catalogue_version),
+      q.segment,
+      now.getTime(),
+    );
     const enrollments = new Map<string, EnrollmentState>(
       row.enrollments.map(([id, status, n]) => [id, { status, redemptionCount: n }]),
     );
-    const now = new Date();
-    const eligible = await this.forAudience(
-      institutionId,
-      q.cardholder_token,
-      selectEligible(view, { nowMs: now.getTime(), segment: q.segment, enrollments }),
-      now,
-    );
-    // An enrollment past its offer's activation window shows as not added (a new add starts a new one).
+    const excluded = redeemedOfferIds(live.byId, enrollments);
+    await this.excludeByAudience(institutionId, q.cardholder_token, live, excluded, now);
+    const eligible = excluded.size ? live.offers.filter((o) => !excluded.has(o.id)) : live.offers;
+    // An enrollment past its offer's activation window shows as not added (a new add starts a new
+    // one). Goal offers show the open round's progress of an added offer (one not added shows 0).
     const addedAt = new Map(row.enrollments.map(([id, , , at]) => [id, new Date(at)]));
-    const added = new Set(
-      eligible
-        .filter((o) => addedAt.has(o.id))
-        .filter((o) => !activationExpired(addedAt.get(o.id)!, o.activationDays, now))
-        .map((o) => o.id),
-    );
-    // Goal offers: the open round's progress of an added offer (an offer not added shows 0).
-    const progress = new Map(
-      row.enrollments.filter(([id]) => added.has(id)).map(([id, , , , p]) => [id, Number(p)]),
-    );
+    const progressOf = new Map(row.enrollments.map(([id, , , , p]) => [id, Number(p)]));
+    const added = {
+      has: (o: CatalogueOffer) =>
+        addedAt.has(o.id) && !activationExpired(addedAt.get(o.id)!, o.activationDays, now),
+    };
     const limit = effectiveFeedLimit(q.limit, widgetLimit);
     const locale = resolveLocale(q.locale, locales);
     const programDefault = locales[0];
@@ -99,19 +99,17 @@ export class OfferFeedService {
         categoryHistory,
         popularity: await this.popularity.counts(institutionId),
       };
-      offers = rankByAffinity(eligible, signals)
-        .slice(0, limit)
-        .map(({ offer, affinity }) => ({
-          ...item(offer, locale, programDefault, added, progress),
-          reason: {
-            code: affinity.code,
-            text: reasonText(affinity.code, locale, offer.merchantName),
-          },
-        }));
+      offers = rankByAffinity(eligible, signals, limit).map(({ offer, affinity }) => ({
+        ...item(offer, locale, programDefault, added, progressOf),
+        reason: {
+          code: affinity.code,
+          text: reasonText(affinity.code, locale, offer.merchantName),
+        },
+      }));
     } else {
       offers = eligible
         .slice(0, limit)
-        .map((o) => item(o, locale, programDefault, added, progress));
+        .map((o) => item(o, locale, programDefault, added, progressOf));
     }
 
     if (options.count !== false) {
@@ -125,29 +123,31 @@ export class OfferFeedService {
   }
 
   /**
-   * Drops the `new` / `lapsed` offers this cardholder could not be paid for now, judged on the
-   * latest purchase at each of their merchants: one indexed query, made only when such offers are
-   * in the list (transaction_cardholder_idx: institution_id, cardholder_token, merchant_id).
+   * Adds to `excluded` the `new` / `lapsed` offers this cardholder could not be paid for now,
+   * judged on the latest purchase at each of their merchants: one indexed query, made only when
+   * such offers are among the eligible ones (transaction_cardholder_idx: institution_id,
+   * cardholder_token, merchant_id).
    */
-  private async forAudience(
+  private async excludeByAudience(
     institutionId: string,
     cardholderToken: string,
-    offers: CatalogueOffer[],
+    live: LiveOffers,
+    excluded: Set<string>,
     now: Date,
-  ): Promise<CatalogueOffer[]> {
-    const merchants = [
-      ...new Set(offers.filter((o) => readsHistory(o.audience)).map((o) => o.merchantId)),
-    ];
-    if (!merchants.length) return offers;
+  ): Promise<void> {
+    const ruled = live.readingHistory.filter((o) => !excluded.has(o.id));
+    if (!ruled.length) return;
+    const merchants = [...new Set(ruled.map((o) => o.merchantId))];
     const rows = await this.repo.lastPurchases(institutionId, cardholderToken, merchants, now);
     const last = new Map(rows.map((r) => [r.merchant_id, r.last]));
-    return offers.filter(
-      (o) =>
-        !readsHistory(o.audience) ||
-        audienceMatches(o.audience, o.lookbackDays, now, {
+    for (const o of ruled) {
+      if (
+        !audienceMatches(o.audience, o.lookbackDays, now, {
           lastBefore: last.get(o.merchantId) ?? null,
-        }),
-    );
+        })
+      )
+        excluded.add(o.id);
+    }
   }
 }
 
@@ -155,9 +155,10 @@ function item(
   o: CatalogueOffer,
   locale: string,
   programDefault: string,
-  added: ReadonlySet<string>,
+  added: { has(o: CatalogueOffer): boolean },
   progress: ReadonlyMap<string, number>,
 ): FeedOfferDto {
+  const isAdded = added.has(o);
   const { title, description } = localize(o.translations, locale, programDefault);
   return {
     id: o.id,
@@ -170,11 +171,11 @@ function item(
     currency: o.currency,
     starts_at: o.startsAtIso,
     expires_at: o.expiresAtIso,
-    added: added.has(o.id),
+    added: isAdded,
     reward_type: o.rewardType,
     cashback_percent: o.cashbackPercent,
     qualification: o.terms,
-    ...(o.goal ? { progress: goalProgress(o, progress.get(o.id) ?? 0) } : {}),
+    ...(o.goal ? { progress: goalProgress(o, isAdded ? (progress.get(o.id) ?? 0) : 0) } : {}),
   };
 }
 
