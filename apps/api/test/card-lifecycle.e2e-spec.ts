@@ -702,6 +702,23 @@ describe('card lifecycle', () => {
       expect(drops.evaluations[0].reasons).toEqual(['below_min_spend']);
     });
 
+    it('reward_on=authorization: the reconsidered redemption gives its budget back, as matching does', async () => {
+      // The budget holds exactly one reward ($5, no fee): the authorization's spent it all.
+      const s = await setup({ reward_on: 'authorization' }, { budget_total: 5 });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      const clearing = s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref });
+      const res = await simulate(s, clearing);
+      expect(res.evaluations[0].reasons).toEqual([]);
+      expect(res).toMatchObject({
+        matched: true,
+        lifecycle: { action: 'confirm', outcome: 'match' },
+      });
+      // And matching agrees: the clearing keeps the one redemption.
+      await s.send(clearing);
+      expect(await s.counts()).toEqual(one);
+    });
+
     it('a purchase has no lifecycle field', async () => {
       const s = await setup({});
       expect((await simulate(s, s.record('purchase', 30))).lifecycle).toBeUndefined();

@@ -174,16 +174,18 @@ export class CardLifecycleRepository {
     state: ChainState;
     reward_on: RewardOn;
     live: boolean;
-    /** The live redemption's enrollment (a reconsideration gives it back first), or null. */
-    live_enrollment_id: string | null;
+    /** The live redemption (a reconsideration gives it back first), or null. */
+    live_redemption: { enrollmentId: string; merchantFunded: number } | null;
   }> {
     const [row]: {
       state: ChainState | null;
       reward_on: RewardOn;
       live_enrollment_id: string | null;
+      live_merchant_funded: string | null;
     }[] = await db.query(
       `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
-              r.cardholder_offer_id AS live_enrollment_id
+              r.cardholder_offer_id AS live_enrollment_id,
+              r.merchant_funded_amount AS live_merchant_funded
          FROM (SELECT $1::uuid AS institution_id) i
          LEFT JOIN program p ON p.institution_id = i.institution_id
          LEFT JOIN card_chain c ON c.institution_id = i.institution_id AND c.authorization_ref = $2
@@ -194,7 +196,12 @@ export class CardLifecycleRepository {
       state: row?.state ?? 'none',
       reward_on: row?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
       live: !!row?.live_enrollment_id,
-      live_enrollment_id: row?.live_enrollment_id ?? null,
+      live_redemption: row?.live_enrollment_id
+        ? {
+            enrollmentId: row.live_enrollment_id,
+            merchantFunded: Number(row.live_merchant_funded),
+          }
+        : null,
     };
   }
 

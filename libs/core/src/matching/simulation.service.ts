@@ -11,6 +11,7 @@ import {
   Evaluation,
   FIRST_ROUND,
   goalOf,
+  giveBack,
   planGoalRefunds,
   roundKey,
   toMinor,
@@ -183,7 +184,7 @@ export class SimulationService {
       event,
       merchant,
       step.action === 'record' || kind !== 'authorization',
-      chain.live_enrollment_id,
+      chain.live_redemption,
     );
     if (step.action === 'record')
       return {
@@ -199,7 +200,7 @@ export class SimulationService {
     event: TransactionEvent,
     merchant: MerchantRef | null,
     countsTowardGoals = true,
-    givenBack: string | null = null,
+    givenBack: { enrollmentId: string; merchantFunded: number } | null = null,
   ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner'>> {
     const [rows, program, refunded, lastPurchase] = await Promise.all([
       this.repo.offersToEvaluate(
@@ -226,32 +227,26 @@ export class SimulationService {
     };
     const offers = new Map<string, OfferTerms>();
     const evaluations = rows.map((row) => {
-      // A card chain's live redemption reconsidered by its clearing is given back first.
-      const r =
-        row.enrollment_id && row.enrollment_id === givenBack
-          ? {
-              ...row,
-              redemption_count: Math.max(0, row.redemption_count! - 1),
-              enrollment_status:
-                row.enrollment_status === 'redeemed' ? 'active' : row.enrollment_status,
-            }
-          : row;
-      const offer = toOfferTerms(r);
-      offers.set(offer.id, offer);
-      const enrollment: MatchingEnrollment | null = r.enrollment_id
+      let offer = toOfferTerms(row);
+      let enrollment: MatchingEnrollment | null = row.enrollment_id
         ? {
-            id: r.enrollment_id,
-            offerId: r.id,
-            status: r.enrollment_status!,
-            redemptionCount: r.redemption_count!,
-            addedAt: r.added_at!,
+            id: row.enrollment_id,
+            offerId: row.id,
+            status: row.enrollment_status!,
+            redemptionCount: row.redemption_count!,
+            addedAt: row.added_at!,
             goal: {
-              round: r.goal_round ?? 1,
-              progress: Number(r.goal_progress ?? 0),
-              spend: Number(r.goal_spend ?? 0),
+              round: row.goal_round ?? 1,
+              progress: Number(row.goal_progress ?? 0),
+              spend: Number(row.goal_spend ?? 0),
             },
           }
         : null;
+      // A card chain's live redemption reconsidered by its clearing is given back first (its
+      // budget and its count), by the rule matching applies.
+      if (enrollment && enrollment.id === givenBack?.enrollmentId)
+        ({ offer, enrollment } = giveBack(offer, enrollment, givenBack.merchantFunded));
+      offers.set(offer.id, offer);
       return { e: evaluateCandidate(facts, offer, enrollment, shareRate), offer, enrollment };
     });
     const goals = new Map(
