@@ -324,6 +324,19 @@ describe('personalization', () => {
     const all = rankByAffinity(catalogue, signals);
     for (const limit of [0, 1, 2, 7, 20, 59, 60, 100])
       expect(rankByAffinity(catalogue, signals, limit)).toEqual(all.slice(0, limit));
+    // `except` leaves offers out as if they were not given.
+    const except = new Set(all.filter((_, i) => i % 4 === 1).map((r) => r.offer.id));
+    const rest = rankByAffinity(
+      catalogue.filter((o) => !except.has(o.id)),
+      signals,
+    );
+    for (const limit of [1, 7, 44, 45, 100])
+      expect(rankByAffinity(catalogue, signals, limit, except)).toEqual(rest.slice(0, limit));
+    // Without hints, and with popularity only.
+    const plain = noSignals({ popularity: signals.popularity });
+    expect(rankByAffinity(catalogue, plain, 9)).toEqual(
+      rankByAffinity(catalogue, plain).slice(0, 9),
+    );
   });
 
   it('reason texts are localized and name the merchant where useful', () => {

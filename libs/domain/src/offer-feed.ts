@@ -369,31 +369,55 @@ function strengthOf(offer: FeedOffer, s: AffinitySignals, tier: number): number 
 /**
  * Ranks eligible offers (given in the program's order) by affinity: tier first, then strength;
  * equal affinity keeps the program's order (the sort is stable). With `limit`, only the first
- * `limit` of that same ranking (one pass that keeps the best so far, instead of sorting all).
+ * `limit` of that same ranking (one pass that keeps the best so far, instead of sorting all);
+ * offers whose id is in `except` are left out, as if they were not in `eligible`.
  */
 export function rankByAffinity<T extends FeedOffer>(
   eligible: readonly T[],
   s: AffinitySignals,
   limit = Infinity,
+  except?: ReadonlySet<string>,
 ): { offer: T; affinity: Affinity }[] {
   if (limit >= eligible.length) {
     return eligible
+      .filter((offer) => !except?.has(offer.id))
       .map((offer) => ({ offer, affinity: affinityOf(offer, s) }))
       .sort(
         (a, b) => a.affinity.tier - b.affinity.tier || b.affinity.strength - a.affinity.strength,
       );
   }
+  if (limit <= 0) return [];
+  // affinityOf, inlined: a hint set that is empty is not consulted, and popularity only for
+  // the `popular` tier.
+  const { merchantIds, merchantNames, categories } = s.hints;
+  const merchantHints = merchantIds.size > 0 || merchantNames.size > 0;
+  const skip = except && except.size > 0 ? except : null;
   // The best `limit` so far, in rank order; a newcomer goes after every kept offer that ranks
   // before it or equal to it (it comes later in the program's order), which keeps the sort stable.
   const kept: { offer: T; tier: number; strength: number }[] = [];
-  if (limit <= 0) return [];
   for (const offer of eligible) {
-    const tier = tierOf(offer, s);
-    const strength = strengthOf(offer, s, tier);
-    if (kept.length === limit) {
-      const last = kept[limit - 1];
-      if (tier > last.tier || (tier === last.tier && strength <= last.strength)) continue;
-    }
+    if (skip?.has(offer.id)) continue;
+    const atMerchant = s.merchantHistory.get(offer.merchantId) ?? 0;
+    const inCategory = s.categoryHistory.get(offer.category) ?? 0;
+    let tier: number;
+    if (
+      merchantHints &&
+      (merchantIds.has(offer.merchantId) ||
+        (merchantNames.size > 0 &&
+          merchantNames.has(offer.merchantNameKey ?? merchantNameKey(offer.merchantName))))
+    )
+      tier = 0;
+    else if (categories.size > 0 && categories.has(offer.category)) tier = 1;
+    else if (atMerchant > 0) tier = 2;
+    else if (inCategory > 0) tier = 3;
+    else tier = POPULAR_TIER;
+    const full = kept.length === limit;
+    if (full && tier > kept[limit - 1].tier) continue;
+    const strength =
+      tier === POPULAR_TIER
+        ? clamp(s.popularity.get(offer.id) ?? 0)
+        : clamp(atMerchant) * 2 ** 20 + clamp(inCategory);
+    if (full && tier === kept[limit - 1].tier && strength <= kept[limit - 1].strength) continue;
     let j = kept.length;
     while (
       j > 0 &&

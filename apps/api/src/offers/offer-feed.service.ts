@@ -72,7 +72,8 @@ export class OfferFeedService {
     );
     const excluded = redeemedOfferIds(live.byId, enrollments);
     await this.excludeByAudience(institutionId, q.cardholder_token, live, excluded, now);
-    const eligible = excluded.size ? live.offers.filter((o) => !excluded.has(o.id)) : live.offers;
+    // The eligible offers are the live ones not excluded; only a page of them is walked.
+    const total = live.offers.length - excluded.size;
     // An enrollment past its offer's activation window shows as not added (a new add starts a new
     // one). Goal offers show the open round's progress of an added offer (one not added shows 0).
     const addedAt = new Map(row.enrollments.map(([id, , , at]) => [id, new Date(at)]));
@@ -99,7 +100,7 @@ export class OfferFeedService {
         categoryHistory,
         popularity: await this.popularity.counts(institutionId),
       };
-      offers = rankByAffinity(eligible, signals, limit).map(({ offer, affinity }) => ({
+      offers = rankByAffinity(live.offers, signals, limit, excluded).map(({ offer, affinity }) => ({
         ...item(offer, locale, programDefault, added, progressOf),
         reason: {
           code: affinity.code,
@@ -107,9 +108,11 @@ export class OfferFeedService {
         },
       }));
     } else {
-      offers = eligible
-        .slice(0, limit)
-        .map((o) => item(o, locale, programDefault, added, progressOf));
+      offers = [];
+      for (const o of live.offers) {
+        if (offers.length === limit) break;
+        if (!excluded.has(o.id)) offers.push(item(o, locale, programDefault, added, progressOf));
+      }
     }
 
     if (options.count !== false) {
@@ -119,7 +122,7 @@ export class OfferFeedService {
         offers.map((o) => o.id),
       );
     }
-    return { offers, total: eligible.length, personalized: personalize };
+    return { offers, total, personalized: personalize };
   }
 
   /**
