@@ -350,6 +350,36 @@ describe('card lifecycle', () => {
       expect(await s.counts()).toEqual({ live: 1, reversed: 1, completed: 2, reversed_hooks: 1 });
     });
 
+    it('reward_on=authorization: an authorization that arrives already expired is never rewarded; its clearing decides', async () => {
+      const s = await setup(
+        { reward_on: 'authorization', authorization_expiry_days: 1 },
+        { starts_at: new Date(Date.now() - 10 * DAY).toISOString() },
+      );
+      await db.query(
+        `UPDATE cardholder_offer SET added_at = now() - interval '5 days' WHERE cardholder_token = $1`,
+        [s.token],
+      );
+      // Swiped two days ago, sent only now: past its one-day expiry, so no reward and no webhook
+      // (rewarding it would send redemption.completed, then redemption.reversed a minute later).
+      const auth = s.record('authorization', 30, {
+        transacted_at: new Date(Date.now() - 2 * DAY).toISOString(),
+      });
+      const simulated = await api.http
+        .post('/api/v1/transactions/simulate')
+        .set('Authorization', s.w.auth)
+        .send(auth)
+        .expect(200);
+      expect(simulated.body).toMatchObject({
+        matched: false,
+        lifecycle: { action: 'ignore', outcome: 'no_change' },
+      });
+      expect(await s.send(auth)).toBe('unmatched');
+      expect(await s.chain(auth.transaction_ref as string)).toBe('expired');
+      expect(await s.counts()).toEqual(none);
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      expect(await s.counts()).toEqual(one);
+    });
+
     it('reward_on=clearing: an expired authorization had nothing to reverse', async () => {
       const s = await setup({ authorization_expiry_days: 1 });
       const auth = s.record('authorization', 30);

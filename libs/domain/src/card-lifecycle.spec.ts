@@ -3,6 +3,7 @@ import { join } from 'path';
 import {
   authorizationExpired,
   ChainEvent,
+  chainEvents,
   chainStep,
   clearingKeepsReward,
   compareChainRecords,
@@ -91,6 +92,36 @@ describe('authorization expiry and the clearing check', () => {
     ).toBe(false);
     expect(clearingKeepsReward({ offerId: 'a', cashback: 500 }, null)).toBe(false);
     expect(clearingKeepsReward(null, null)).toBe(true);
+  });
+});
+
+describe('an authorization sent after its expiry', () => {
+  const now = new Date('2026-06-10T00:00:00Z');
+  const auth = (transactedAt: string) => ({
+    id: 'a',
+    kind: 'authorization' as const,
+    transactedAt: new Date(transactedAt),
+  });
+  const clearing = { id: 'c', kind: 'clearing' as const, transactedAt: now };
+
+  it('is followed by its expiry: never rewarded at the swipe, its clearing still decides', () => {
+    const events = chainEvents([auth('2026-06-02T00:00:00Z'), clearing], 7, now);
+    expect(events.map((e) => e.event)).toEqual(['authorization', 'expiry', 'clearing']);
+    expect(foldChain('authorization', 'none', false, events.slice(0, 2))).toEqual({
+      state: 'expired',
+      decide: null,
+      stored: 'keep',
+    });
+    expect(foldChain('authorization', 'none', false, events)).toMatchObject({
+      state: 'cleared',
+      decide: 'c',
+    });
+  });
+
+  it('inside its expiry window it is decided as sent', () => {
+    const events = chainEvents([auth('2026-06-04T00:00:00Z')], 7, now);
+    expect(events).toEqual([{ id: 'a', event: 'authorization' }]);
+    expect(foldChain('authorization', 'none', false, events).decide).toBe('a');
   });
 });
 

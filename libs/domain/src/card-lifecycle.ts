@@ -137,6 +137,28 @@ export function chainEvent(kind: LifecycleKind): ChainEvent {
   return kind;
 }
 
+/**
+ * The events the records of one chain (in order) fold: each record's own, and after an
+ * authorization that is already past its expiry when it is processed (sent late), its expiry. So
+ * an authorization that arrives expired is never rewarded at the swipe only for the next expiry
+ * pass to reverse it (a redemption.completed and a redemption.reversed a minute apart); its
+ * clearing, when one comes, still decides.
+ */
+export function chainEvents(
+  records: readonly { id: string; kind: LifecycleKind; transactedAt: Date }[],
+  expiryDays: number,
+  now: Date,
+): { id: string | null; event: ChainEvent }[] {
+  return records.flatMap((r) =>
+    r.kind === 'authorization' && authorizationExpired(r.transactedAt, expiryDays, now)
+      ? [
+          { id: r.id, event: chainEvent(r.kind) },
+          { id: null, event: 'expiry' as const },
+        ]
+      : [{ id: r.id, event: chainEvent(r.kind) }],
+  );
+}
+
 /** Records of one chain in one chunk are applied in transacted_at order, then in this order. */
 const KIND_RANK: Record<LifecycleKind, number> = {
   authorization: 0,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
-  ChainEvent,
+  chainEvents,
   ChainFold,
   ChainState,
   clearingKeepsReward,
@@ -105,7 +105,15 @@ export class CardLifecyclePlanner {
         chain.reward_on,
         chain.state,
         chain.live_redemption_id !== null,
-        rows.map((r) => ({ id: r.id, event: r.kind as ChainEvent })),
+        chainEvents(
+          rows.map((r) => ({
+            id: r.id,
+            kind: r.kind as LifecycleKind,
+            transactedAt: r.transacted_at,
+          })),
+          chain.authorization_expiry_days,
+          rows[0].now,
+        ),
       );
       planned.push({ chain, fold, records: rows });
       for (const r of rows)

@@ -173,6 +173,7 @@ export class CardLifecycleRepository {
   ): Promise<{
     state: ChainState;
     reward_on: RewardOn;
+    authorization_expiry_days: number;
     live: boolean;
     /** The live redemption (a reconsideration gives it back first), or null. */
     live_redemption: { enrollmentId: string; merchantFunded: number } | null;
@@ -180,10 +181,13 @@ export class CardLifecycleRepository {
     const [row]: {
       state: ChainState | null;
       reward_on: RewardOn;
+      authorization_expiry_days: number;
       live_enrollment_id: string | null;
       live_merchant_funded: string | null;
     }[] = await db.query(
       `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
+              COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int
+                AS authorization_expiry_days,
               r.cardholder_offer_id AS live_enrollment_id,
               r.merchant_funded_amount AS live_merchant_funded
          FROM (SELECT $1::uuid AS institution_id) i
@@ -195,6 +199,8 @@ export class CardLifecycleRepository {
     return {
       state: row?.state ?? 'none',
       reward_on: row?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
+      authorization_expiry_days:
+        row?.authorization_expiry_days ?? LIFECYCLE_DEFAULTS.authorizationExpiryDays,
       live: !!row?.live_enrollment_id,
       live_redemption: row?.live_enrollment_id
         ? {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import {
   ChainAction,
   ChainState,
+  authorizationExpired,
   chainStep,
   isLifecycleKind,
   RewardOn,
@@ -165,7 +166,17 @@ export class SimulationService {
     const kind = event.kind as 'authorization' | 'clearing' | 'authorization_reversal';
     const ref = kind === 'authorization' ? event.transactionRef : event.originalTransactionRef!;
     const chain = await this.chains.chainOf(this.db, institutionId, ref, sourcesOf('reversed'));
-    const step = chainStep(chain.reward_on, chain.state, kind);
+    // An authorization sent after its expiry folds with it at once (chainEvents): nothing happens.
+    const late =
+      kind === 'authorization' &&
+      authorizationExpired(
+        new Date(event.transactedAt),
+        chain.authorization_expiry_days,
+        new Date(),
+      );
+    const step = late
+      ? { action: 'ignore' as const }
+      : chainStep(chain.reward_on, chain.state, kind);
     const base = { reward_on: chain.reward_on, chain_state: chain.state, action: step.action };
     if (step.action === 'reverse' || step.action === 'ignore' || kind === 'authorization_reversal')
       return {
