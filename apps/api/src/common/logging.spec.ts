@@ -28,6 +28,7 @@ describe('requestLogging', () => {
       let nexted = false;
       mw(req, res, () => (nexted = true));
       expect(nexted).toBe(true);
+      Object.assign(res, { writableEnded: true });
       res.emit('finish');
       res.emit('close'); // logged once
     }
@@ -64,12 +65,45 @@ describe('requestLogging', () => {
     expect(JSON.stringify(lines)).not.toContain('secret');
   });
 
+  it('a response the client closed before it was ended is `request aborted`, the rest unchanged', () => {
+    const lines: Record<string, unknown>[] = [];
+    const mw = requestLogging(rootInto(lines));
+    for (const status of [200, 404]) {
+      const { req, res } = request('/api/v1/offers?limit=5', status);
+      mw(req, res, () => undefined);
+      Object.assign(res, { writableEnded: false });
+      res.emit('close');
+    }
+    expect(lines).toEqual([
+      {
+        level: 30,
+        time: expect.any(Number),
+        app: 'api',
+        req: { id: 'req-1', method: 'POST', path: '/api/v1/offers' },
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+        msg: 'request aborted',
+      },
+      expect.objectContaining({ level: 40, res: { statusCode: 404 }, msg: 'request aborted' }),
+    ]);
+    expect(Object.keys(lines[0])).toEqual([
+      'level',
+      'time',
+      'app',
+      'req',
+      'res',
+      'responseTime',
+      'msg',
+    ]);
+  });
+
   it('no line for the probes and the metrics scrape', () => {
     const lines: Record<string, unknown>[] = [];
     const mw = requestLogging(rootInto(lines));
     for (const url of ['/health', '/ready?x=1', '/metrics']) {
       const { req, res } = request(url, 200);
       mw(req, res, () => undefined);
+      Object.assign(res, { writableEnded: true });
       res.emit('finish');
     }
     expect(lines).toEqual([]);

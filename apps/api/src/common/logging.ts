@@ -60,8 +60,9 @@ export function loggerParams(config: AppConfig): Params {
 
 /**
  * The completion line of every request (pino-http's lines: `request completed` at info, warn for
- * 4xx; `request errored` with an error for 5xx), written by a logger without redaction: its fields
- * are fixed and hold nothing to redact. pino-http built a child logger per request (serializing
+ * 4xx, or `request aborted` when the client went away before the response was ended; `request
+ * errored` with an error for 5xx), written by a logger without redaction: its fields are fixed
+ * and hold nothing to redact. pino-http built a child logger per request (serializing
  * and redacting the request) and nestjs-pino ran every request in an AsyncLocalStorage context
  * for it, which on this Node turns on a hook for every promise; together about a third of the api's
  * CPU for `GET /api/v1/me` (docs/performance.md). What services log during a request is
@@ -92,8 +93,13 @@ export function requestLogging(root: PinoLogger): RequestHandler {
       if (err || status >= 500) {
         const error = err ?? new Error(`failed with status code ${status}`);
         lines.error({ ...fields, err: error, responseTime }, 'request errored');
-      } else if (status >= 400) lines.warn({ ...fields, responseTime }, 'request completed');
-      else lines.info({ ...fields, responseTime }, 'request completed');
+        return;
+      }
+      // pino-http's wording: a response that was never ended (the client went away first) is aborted.
+      const msg =
+        !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
+      if (status >= 400) lines.warn({ ...fields, responseTime }, msg);
+      else lines.info({ ...fields, responseTime }, msg);
     };
     res.on('close', complete);
     res.on('finish', complete);
