@@ -20,7 +20,6 @@ import {
   redeemedToLimit,
   resolveLocale,
   segmentAllows,
-  selectEligible,
   sortForProgram,
 } from './offer-feed';
 
@@ -89,7 +88,7 @@ describe('eligibility', () => {
     expect(redeemedToLimit({ status: 'redeemed', redemptionCount: 0 }, 3)).toBe(true);
   });
 
-  it('selectEligible keeps the given order and drops what the cardholder may not see', () => {
+  it('live for the segment minus those redeemed to the limit: the given order, without what the cardholder may not see', () => {
     const a = offer();
     const notYet = offer({ startsAt: NOW + 1 });
     const expired = offer({ expiresAt: NOW });
@@ -101,13 +100,13 @@ describe('eligibility', () => {
       [reusable.id, { status: 'active', redemptionCount: 1 }],
     ]);
     const all = [reusable, a, notYet, expired, gold, used];
-    expect(selectEligible(all, { nowMs: NOW, enrollments }).map((o) => o.id)).toEqual([
-      reusable.id,
-      a.id,
-    ]);
-    expect(
-      selectEligible(all, { nowMs: NOW, enrollments, segment: 'gold' }).map((o) => o.id),
-    ).toEqual([reusable.id, a.id, gold.id]);
+    const eligible = (segment?: string) => {
+      const { offers } = liveForSegment(all, NOW, segment);
+      const out = redeemedOfferIds(new Map(offers.map((o) => [o.id, o])), enrollments);
+      return offers.filter((o) => !out.has(o.id)).map((o) => o.id);
+    };
+    expect(eligible()).toEqual([reusable.id, a.id]);
+    expect(eligible('gold')).toEqual([reusable.id, a.id, gold.id]);
   });
 
   it('the live list for a segment holds until the next start or expiry', () => {
@@ -131,7 +130,7 @@ describe('eligibility', () => {
     expect(liveForSegment([expired], NOW, undefined).validUntil).toBe(Infinity);
   });
 
-  it('live for the segment minus those redeemed to the limit is selectEligible', () => {
+  it('redeemedOfferIds walks the enrollments: those of the list redeemed to the limit', () => {
     const a = offer();
     const gold = offer({ segments: ['gold'] });
     const used = offer();
@@ -148,9 +147,7 @@ describe('eligibility', () => {
     const { offers } = liveForSegment(all, NOW, undefined);
     const out = redeemedOfferIds(new Map(offers.map((o) => [o.id, o])), enrollments);
     expect([...out].sort()).toEqual([used.id, redeemed.id].sort());
-    expect(offers.filter((o) => !out.has(o.id))).toEqual(
-      selectEligible(all, { nowMs: NOW, enrollments }),
-    );
+    expect(offers.filter((o) => !out.has(o.id))).toEqual([a, reusable]);
   });
 });
 

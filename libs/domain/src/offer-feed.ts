@@ -96,33 +96,13 @@ export function redeemedToLimit(
 }
 
 /**
- * Keeps, in the given order, the offers this cardholder may see now: live, passing the segment
- * rule and not redeemed to the limit. (Targeting, status and budget are applied when the
- * catalogue is loaded.)
- */
-export function selectEligible<T extends FeedOffer>(
-  ordered: readonly T[],
-  ctx: {
-    nowMs: number;
-    segment?: string | null;
-    enrollments: ReadonlyMap<string, EnrollmentState>;
-  },
-): T[] {
-  const out: T[] = [];
-  for (const o of ordered) {
-    if (!isLiveAt(o, ctx.nowMs)) continue;
-    if (!segmentAllows(o.segments, ctx.segment)) continue;
-    if (redeemedToLimit(ctx.enrollments.get(o.id), o.maxRedemptionsPerCardholder)) continue;
-    out.push(o);
-  }
-  return out;
-}
-
-/**
- * The part of selectEligible that is the same for every cardholder: the offers live at `nowMs`
- * that pass the segment rule, in the given order, and the instant until which that list holds
- * (the next start or expiry of any offer; Infinity when none is ahead). A caller may keep the
- * list for every request with the same segment at an instant in [nowMs, validUntil).
+ * What the feed shows is, in the program's order, the offers live now that pass the segment rule
+ * and that the cardholder has not redeemed to the limit (targeting, status and budget are applied
+ * when the catalogue is loaded). This is its part that is the same for every cardholder: the
+ * offers live at `nowMs` that pass the segment rule, in the given order, and the instant until
+ * which that list holds (the next start or expiry of any offer; Infinity when none is ahead). A
+ * caller may keep the list for every request with the same segment at an instant in
+ * [nowMs, validUntil).
  */
 export function liveForSegment<T extends FeedOffer>(
   ordered: readonly T[],
@@ -140,8 +120,8 @@ export function liveForSegment<T extends FeedOffer>(
 }
 
 /**
- * The part of selectEligible that depends on the cardholder: the ids, among `offers` (by id),
- * of those the cardholder has redeemed to the limit. Walks the enrollments, not the offers.
+ * The part of the feed's selection that depends on the cardholder: the ids, among `offers` (by
+ * id), of those the cardholder has redeemed to the limit. Walks the enrollments, not the offers.
  */
 export function redeemedOfferIds(
   offers: ReadonlyMap<string, Pick<FeedOffer, 'maxRedemptionsPerCardholder'>>,

@@ -28,6 +28,17 @@ function row(id: string, over: Record<string, unknown> = {}) {
   };
 }
 
+/** An instant at which every offer of row() is live. */
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+
+/** The live offers of a view for a cardholder without a segment (what the catalogue serves). */
+const view = async (
+  c: OfferCatalogue,
+  institutionId: string,
+  order: 'featured' | 'newest',
+  v: bigint,
+) => (await c.live(institutionId, order, v, undefined, NOW)).offers;
+
 function fakeDb(rows: () => unknown[]) {
   const query = jest.fn(async () => rows());
   return { db: { query } as unknown as DataSource, query };
@@ -49,9 +60,9 @@ describe('OfferCatalogue', () => {
   it('loads once, then answers from memory while the version stands', async () => {
     const { db, query } = fakeDb(() => [row('a')]);
     const c = catalogue(db);
-    await c.view(INST, 'featured', 1n);
-    await c.view(INST, 'featured', 1n);
-    await c.view(INST, 'newest', 1n);
+    await view(c, INST, 'featured', 1n);
+    await view(c, INST, 'featured', 1n);
+    await view(c, INST, 'newest', 1n);
     expect(query).toHaveBeenCalledTimes(1);
   });
 
@@ -84,19 +95,19 @@ describe('OfferCatalogue', () => {
     let rows = [row('a')];
     const { db, query } = fakeDb(() => rows);
     const c = catalogue(db);
-    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
+    expect((await view(c, INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
     rows = [row('a'), row('b', { priority: 5 })];
-    expect((await c.view(INST, 'featured', 2n)).map((o) => o.id)).toEqual(['b', 'a']);
+    expect((await view(c, INST, 'featured', 2n)).map((o) => o.id)).toEqual(['b', 'a']);
     expect(query).toHaveBeenCalledTimes(2);
     // A request that read an older version than the one loaded does not reload.
-    await c.view(INST, 'featured', 1n);
+    await view(c, INST, 'featured', 1n);
     expect(query).toHaveBeenCalledTimes(2);
   });
 
   it('concurrent requests share one load', async () => {
     const { db, query } = fakeDb(() => [row('a')]);
     const c = catalogue(db);
-    await Promise.all(Array.from({ length: 10 }, () => c.view(INST, 'featured', 3n)));
+    await Promise.all(Array.from({ length: 10 }, () => view(c, INST, 'featured', 3n)));
     expect(query).toHaveBeenCalledTimes(1);
   });
 
@@ -110,8 +121,8 @@ describe('OfferCatalogue', () => {
         : Promise.resolve([row('new')]);
     });
     const c = catalogue({ query } as unknown as DataSource);
-    const first = c.view(INST, 'featured', 1n);
-    const second = c.view(INST, 'featured', 2n);
+    const first = view(c, INST, 'featured', 1n);
+    const second = view(c, INST, 'featured', 2n);
     release();
     expect((await first).map((o) => o.id)).toEqual(['old']);
     expect((await second).map((o) => o.id)).toEqual(['new']);
@@ -122,7 +133,7 @@ describe('OfferCatalogue', () => {
     jest.useFakeTimers();
     const { db, query } = fakeDb(() => [row('a')]);
     const c = catalogue(db);
-    await c.view(INST, 'featured', 1n);
+    await view(c, INST, 'featured', 1n);
     expect(query).toHaveBeenCalledTimes(1);
     await jest.advanceTimersByTimeAsync(CONFIRM_AFTER_MS + 1);
     expect(query).toHaveBeenCalledTimes(2);
@@ -136,31 +147,31 @@ describe('OfferCatalogue', () => {
     let rows = [row('a')];
     const { db, query } = fakeDb(() => rows);
     const c = catalogue(db);
-    await c.view(INST, 'featured', 1n);
+    await view(c, INST, 'featured', 1n);
     await jest.advanceTimersByTimeAsync(CONFIRM_AFTER_MS + 1);
     const loads = query.mock.calls.length;
     rows = [row('z')];
     jest.setSystemTime(Date.now() + MAX_AGE_MS + 1);
-    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
+    expect((await view(c, INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
     await jest.advanceTimersByTimeAsync(0);
     expect(query).toHaveBeenCalledTimes(loads + 1);
-    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['z']);
+    expect((await view(c, INST, 'featured', 1n)).map((o) => o.id)).toEqual(['z']);
   });
 
-  it('a view holds the offers for everyone and those targeted at the institution, in the program order', async () => {
+  it('the live list holds the offers for everyone and those targeted at the institution, in the program order', async () => {
     const { db } = fakeDb(() => [
       row('everyone', { priority: 1 }),
       row('mine', { targets: [INST, OTHER], priority: 2 }),
       row('theirs', { targets: [OTHER], priority: 3 }),
     ]);
     const c = catalogue(db);
-    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['mine', 'everyone']);
-    expect((await c.view(OTHER, 'featured', 1n)).map((o) => o.id)).toEqual([
+    expect((await view(c, INST, 'featured', 1n)).map((o) => o.id)).toEqual(['mine', 'everyone']);
+    expect((await view(c, OTHER, 'featured', 1n)).map((o) => o.id)).toEqual([
       'theirs',
       'mine',
       'everyone',
     ]);
-    const [mine] = await c.view(INST, 'featured', 1n);
+    const [mine] = await view(c, INST, 'featured', 1n);
     expect(mine).toMatchObject({
       minSpendMajor: 20,
       cashbackMajor: 5,
@@ -177,8 +188,8 @@ describe('OfferCatalogue', () => {
       return [row('a')];
     });
     const c = catalogue({ query } as unknown as DataSource);
-    await expect(c.view(INST, 'featured', 1n)).rejects.toThrow('db down');
+    await expect(view(c, INST, 'featured', 1n)).rejects.toThrow('db down');
     fail = false;
-    expect((await c.view(INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
+    expect((await view(c, INST, 'featured', 1n)).map((o) => o.id)).toEqual(['a']);
   });
 });

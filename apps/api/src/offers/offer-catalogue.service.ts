@@ -97,15 +97,6 @@ export class OfferCatalogue implements OnApplicationShutdown {
     this.confirmTimer = null;
   }
 
-  /** The offers an institution may see, in its program's order, as of `observedVersion` or later. */
-  async view(
-    institutionId: string,
-    order: SortOrder,
-    observedVersion: bigint,
-  ): Promise<readonly CatalogueOffer[]> {
-    return viewOf(await this.current(observedVersion), institutionId, order);
-  }
-
   /** The loaded catalogue, at `observedVersion` or later. */
   private async current(observedVersion: bigint): Promise<Snapshot> {
     while (!this.snapshot || this.snapshot.version < observedVersion) {
@@ -118,9 +109,9 @@ export class OfferCatalogue implements OnApplicationShutdown {
   }
 
   /**
-   * The offers of `view` (institution, sort order) live at `nowMs` and passing the segment rule:
-   * selectEligible's part that is the same for every cardholder, kept per catalogue version and
-   * segment until the next start or expiry of an offer.
+   * The offers of `view` (institution, sort order) live at `nowMs` and passing the segment rule
+   * (liveForSegment: the feed's part that is the same for every cardholder), kept per catalogue
+   * version and segment until the next start or expiry of an offer.
    */
   async live(
     institutionId: string,
