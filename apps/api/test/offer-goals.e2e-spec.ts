@@ -410,6 +410,78 @@ describe('goal offers', () => {
     });
   });
 
+  it('a rewarded round keeps the target it was paid under: a later target change neither reverses nor spares it (simulate agrees)', async () => {
+    const w = await createWorld(api, {
+      program: { settlement_hold_days: 0 },
+      merchants: [{}],
+      offers: [
+        {
+          min_spend: 0,
+          cashback_amount: 5,
+          starts_at: new Date(Date.now() - DAY).toISOString(),
+          goal: { type: 'cumulative_spend', target: 100 },
+        },
+        {
+          min_spend: 0,
+          cashback_amount: 5,
+          starts_at: new Date(Date.now() - DAY).toISOString(),
+          goal: { type: 'cumulative_spend', target: 200 },
+        },
+      ],
+    });
+    const [raised, lowered] = w.offers.map((o) => o.id);
+    const setTarget = (offer: string, target: number) =>
+      api.http
+        .patch(`/admin/api/v1/offers/${offer}`)
+        .set('Authorization', op())
+        .send({ goal: { type: 'cumulative_spend', target } })
+        .expect(200);
+    const simulateRefund = async (token: string, ref: string, amount: number) =>
+      (
+        await api.http
+          .post('/api/v1/transactions/simulate')
+          .set('Authorization', w.auth)
+          .send(
+            event(w, token, { transaction_type: 'refund', original_transaction_ref: ref, amount }),
+          )
+          .expect(200)
+      ).body.refund.goals[0].would_reverse;
+    const [t1, t2] = [`chk_${uniq()}`, `chk_${uniq()}`];
+    await add(w, raised, t1);
+    const a = await buy(w, t1, { amount: 60 });
+    await buy(w, t1, { amount: 60 }); // $120 ≥ $100: rewarded
+    await add(w, lowered, t2);
+    const b = await buy(w, t2, { amount: 110 });
+    await buy(w, t2, { amount: 110 }); // $220 ≥ $200: rewarded
+    await api.http
+      .post('/admin/api/v1/settlements/run')
+      .set('Authorization', op())
+      .send({})
+      .expect(200);
+    expect((await redemptions(raised))[0].status).toBe('settled');
+    await setTarget(raised, 200);
+    await setTarget(lowered, 100);
+    // $110 left: below the new $200, still at the $100 the round was paid under.
+    expect(await simulateRefund(t1, a.ref, 10)).toBe(false);
+    await refund(w, t1, a.ref, 10);
+    expect(await ledger(raised)).toMatchObject({
+      redemptions: 1,
+      reversed: 0,
+      reversed_webhooks: 0,
+    });
+    // $170 left: above the new $100, below the $200 the round was paid under.
+    expect(await simulateRefund(t2, b.ref, 50)).toBe(true);
+    await refund(w, t2, b.ref, 50);
+    expect(await ledger(lowered)).toMatchObject({
+      redemptions: 1,
+      reversed: 1,
+      reversed_webhooks: 1,
+    });
+    // The open round follows the new target: what is left ($170) reaches $100, so it completes
+    // on the next counted purchase.
+    expect(await enrollment(lowered, t2)).toMatchObject({ goal_round: 2, goal_progress: 17_000 });
+  });
+
   it('a partial refund that keeps the rewarded round at its target reverses nothing', async () => {
     const w = await world([{ goal: { type: 'purchase_count', target: 2 } }]);
     const offer = w.offers[0].id;

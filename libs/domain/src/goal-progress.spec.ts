@@ -109,7 +109,7 @@ describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
       [counted({})],
       new Map([['e1', { round: 1, progress: 2, spend: 5_000 }]]),
       new Map(),
-      new Set(),
+      new Map(),
     );
     expect(plan.contributions).toEqual([
       { transactionId: 't1', enrollmentId: 'e1', units: 0, spend: 0 },
@@ -122,7 +122,7 @@ describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
       [counted({ netMinor: 1_500 })],
       new Map([['e1', { round: 1, progress: 2, spend: 5_000 }]]),
       new Map(),
-      new Set(),
+      new Map(),
     );
     expect(plan.states.get('e1')).toEqual({ round: 1, progress: 2, spend: 4_000 });
   });
@@ -131,7 +131,7 @@ describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
       [counted({ round: 1 })],
       new Map([['e1', { round: 2, progress: 1, spend: 3_000 }]]),
       new Map([[roundKey({ enrollmentId: 'e1', round: 1 }), { units: 3, spend: 7_500 }]]),
-      new Set([roundKey({ enrollmentId: 'e1', round: 1 })]),
+      new Map([[roundKey({ enrollmentId: 'e1', round: 1 }), 3]]),
     );
     expect(plan.reversed).toEqual([{ enrollmentId: 'e1', round: 1 }]);
     expect(plan.carried).toEqual([{ enrollmentId: 'e1', round: 1, to: 2 }]);
@@ -142,7 +142,7 @@ describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
       [counted({ goal: spend100, units: 6_000, spend: 6_000, netMinor: 5_000, minSpend: 0 })],
       new Map([['e1', { round: 2, progress: 0, spend: 0 }]]),
       new Map([[roundKey({ enrollmentId: 'e1', round: 1 }), { units: 12_000, spend: 12_000 }]]),
-      new Set([roundKey({ enrollmentId: 'e1', round: 1 })]),
+      new Map([[roundKey({ enrollmentId: 'e1', round: 1 }), 10_000]]),
     );
     expect(plan.reversed).toEqual([]);
     expect(plan.states.size).toBe(0);
@@ -150,13 +150,40 @@ describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
       { transactionId: 't1', enrollmentId: 'e1', units: 5_000, spend: 5_000 },
     ]);
   });
+  it('a rewarded round is judged against the target it was rewarded under, not the offer target now', () => {
+    const k = roundKey({ enrollmentId: 'e1', round: 1 });
+    // Rewarded at $120 under a $100 target; the offer now asks $200: a $10 refund leaves $110.
+    const raised = planGoalRefunds(
+      [
+        counted({
+          goal: { ...spend100, target: 20_000 },
+          units: 6_000,
+          spend: 6_000,
+          netMinor: 5_000,
+          minSpend: 0,
+        }),
+      ],
+      new Map([['e1', { round: 2, progress: 0, spend: 0 }]]),
+      new Map([[k, { units: 12_000, spend: 12_000 }]]),
+      new Map([[k, 10_000]]),
+    );
+    expect(raised.reversed).toEqual([]);
+    // Rewarded at $220 under a $200 target; the offer now asks $100: a $50 refund leaves $170.
+    const lowered = planGoalRefunds(
+      [counted({ goal: spend100, units: 6_000, spend: 6_000, netMinor: 1_000, minSpend: 0 })],
+      new Map([['e1', { round: 2, progress: 0, spend: 0 }]]),
+      new Map([[k, { units: 22_000, spend: 22_000 }]]),
+      new Map([[k, 20_000]]),
+    );
+    expect(lowered.reversed).toEqual([{ enrollmentId: 'e1', round: 1 }]);
+  });
   it('a second refund of the same reversed round lowers the open round it was carried into', () => {
     const k = roundKey({ enrollmentId: 'e1', round: 1 });
     const plan = planGoalRefunds(
       [counted({ transactionId: 't1' }), counted({ transactionId: 't2' })],
       new Map([['e1', { round: 2, progress: 0, spend: 0 }]]),
       new Map([[k, { units: 3, spend: 7_500 }]]),
-      new Set([k]),
+      new Map([[k, 3]]),
     );
     expect(plan.reversed).toHaveLength(1);
     expect(plan.states.get('e1')).toEqual({ round: 2, progress: 1, spend: 2_500 });
@@ -166,7 +193,7 @@ describe('goal offers: refunds of counted purchases (planGoalRefunds)', () => {
       [counted({ netMinor: 2_500 })],
       new Map([['e1', { round: 1, progress: 1, spend: 2_500 }]]),
       new Map(),
-      new Set(),
+      new Map(),
     );
     expect(plan).toEqual({ contributions: [], states: new Map(), reversed: [], carried: [] });
   });

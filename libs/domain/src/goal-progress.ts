@@ -5,7 +5,9 @@ import { compositeKey } from './keys';
  * percent of the round's counted spend, capped) and the next round starts from zero (when
  * max_redemptions_per_cardholder allows another). A refund of a counted purchase takes its
  * contribution back; when that takes a rewarded round below its target, the round's redemption is
- * reversed and what is left of the round counts again in the open round.
+ * reversed and what is left of the round counts again in the open round. A rewarded round keeps
+ * the target it was rewarded under: a later change of the offer's target applies to the open round
+ * and the rounds after it, never to a round already rewarded.
  */
 
 export const GOAL_TYPES = ['purchase_count', 'cumulative_spend'] as const;
@@ -173,17 +175,18 @@ export const roundKey = (k: RoundKey) => compositeKey(k.enrollmentId, k.round);
  * its next counted purchase completes it).
  *
  * `rounds` holds the totals of the closed rounds named by `counted`; `rewarded` the closed rounds
- * whose redemption is still live. The inputs are not modified.
+ * whose redemption is still live, each with the target it was rewarded under (what its refunds
+ * are judged against, whatever the offer's target is now). The inputs are not modified.
  */
 export function planGoalRefunds(
   counted: readonly CountedPurchase[],
   states: ReadonlyMap<string, GoalState>,
   rounds: ReadonlyMap<string, { units: number; spend: number }>,
-  rewarded: ReadonlySet<string>,
+  rewarded: ReadonlyMap<string, number>,
 ): GoalRefundPlan {
   const plan: GoalRefundPlan = { contributions: [], states: new Map(), reversed: [], carried: [] };
   const totals = new Map([...rounds].map(([k, v]) => [k, { ...v }]));
-  const live = new Set(rewarded);
+  const live = new Map(rewarded);
   const movedTo = new Map<string, number>();
   const stateOf = (id: string) => plan.states.get(id) ?? states.get(id) ?? FIRST_ROUND;
   for (const c of counted) {
@@ -212,7 +215,8 @@ export function planGoalRefunds(
     total.units -= taken;
     total.spend -= takenSpend;
     totals.set(key, total);
-    if (live.has(key) && total.units < c.goal.target) {
+    const rewardedTarget = live.get(key);
+    if (rewardedTarget !== undefined && total.units < rewardedTarget) {
       live.delete(key);
       plan.reversed.push({ enrollmentId: c.enrollmentId, round: c.round });
       plan.carried.push({ enrollmentId: c.enrollmentId, round: c.round, to: state.round });

@@ -325,8 +325,9 @@ export interface Allocation {
   offerId: string;
   enrollmentId: string;
   reward: Reward;
-  /** Goal offers: the round this redemption rewards. */
+  /** Goal offers: the round this redemption rewards, and the target it was reached under. */
   goalRound?: number;
+  goalTarget?: number;
 }
 
 /** What a purchase added to a round of a goal offer's enrollment. */
@@ -415,7 +416,7 @@ export function allocate(
       offerId: offer.id,
       enrollmentId: enrollment.id,
       reward: best.reward,
-      ...(best.goal ? { goalRound: best.goal.round } : {}),
+      ...(best.goal ? { goalRound: best.goal.round, goalTarget: offer.goal!.target } : {}),
     });
   }
   return { redemptions, contributions, goalStates, budgetDeltas, enrollmentUpdates };

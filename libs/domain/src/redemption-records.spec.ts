@@ -33,6 +33,7 @@ describe('the redemption an allocation makes', () => {
       serviceRevenue: 30,
       institutionPayout: 470,
       goalRound: null,
+      goalTarget: null,
     });
   });
 

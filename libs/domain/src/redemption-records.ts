@@ -18,6 +18,8 @@ export interface NewRedemption {
   institutionPayout: number;
   /** Goal offers: the round the redemption rewards; null otherwise. */
   goalRound: number | null;
+  /** Goal offers: the target the round was rewarded under (its refunds are judged against it). */
+  goalTarget: number | null;
 }
 
 /** The redemption an allocation makes for its purchase, at the offer's merchant. */
@@ -42,6 +44,7 @@ export function newRedemption(
     serviceRevenue: a.reward.serviceRevenue,
     institutionPayout: a.reward.institutionPayout,
     goalRound: a.goalRound ?? null,
+    goalTarget: a.goalTarget ?? null,
   };
 }
 

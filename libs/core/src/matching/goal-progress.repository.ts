@@ -92,17 +92,21 @@ export class GoalProgressRepository {
     );
   }
 
-  /** The live redemptions of these goal rounds (redemption_enrollment_idx), as reversal rows. */
+  /**
+   * The live redemptions of these goal rounds (redemption_enrollment_idx), as reversal rows, each
+   * with the target its round was rewarded under (the offer's target for a row that has none).
+   */
   liveRoundRedemptions(
     m: EntityManager,
     rounds: RoundKey[],
     reversibleStatuses: readonly string[],
-  ): Promise<(ReversalRow & { goal_round: number })[]> {
+  ): Promise<(ReversalRow & { goal_round: number; goal_target: string })[]> {
     if (!rounds.length) return Promise.resolve([]);
     return m.query(
       `SELECT t.id AS transaction_id, t.amount::text AS amount, '0' AS refunded,
               r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
-              r.merchant_funded_amount, r.institution_payout_amount, o.min_spend, r.goal_round
+              r.merchant_funded_amount, r.institution_payout_amount, o.min_spend, r.goal_round,
+              COALESCE(r.goal_target, o.goal_target)::text AS goal_target
          FROM unnest($1::uuid[], $2::int[]) AS k(cardholder_offer_id, round)
          JOIN redemption r ON r.cardholder_offer_id = k.cardholder_offer_id AND r.goal_round = k.round
          JOIN transaction t ON t.id = r.transaction_id

@@ -89,7 +89,8 @@ export class GoalProgressService {
     const states = new Map(
       [...enrollments].filter(([, e]) => e.goal).map(([id, e]) => [id, e.goal!]),
     );
-    const plan = planGoalRefunds(counted, states, rounds, new Set(byRound.keys()));
+    const rewarded = new Map([...byRound].map(([k, r]) => [k, Number(r.goal_target)]));
+    const plan = planGoalRefunds(counted, states, rounds, rewarded);
     for (const [id, state] of plan.states) {
       const e = enrollments.get(id)!;
       enrollments.set(id, { ...e, goal: state });

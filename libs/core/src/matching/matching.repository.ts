@@ -334,16 +334,16 @@ export class MatchingRepository {
     await m.query(
       `WITH d AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[])
+                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bigint[])
            AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
                 purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount,
-                goal_round)
+                goal_round, goal_target)
        ), r AS (
          INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
-                                 institution_payout_amount, goal_round)
+                                 institution_payout_amount, goal_round, goal_target)
          SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
-                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round
+                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round, goal_target
            FROM d
          RETURNING id
        )
@@ -367,6 +367,7 @@ export class MatchingRepository {
         rows.map((r) => r.serviceRevenue),
         rows.map((r) => r.institutionPayout),
         rows.map((r) => r.goalRound),
+        rows.map((r) => r.goalTarget),
       ],
     );
   }

@@ -40,8 +40,9 @@ export interface GoalContributionRow {
   currency: string;
   round_units: string;
   round_spend: string;
-  /** The round's live redemption, when the round was rewarded. */
+  /** The round's live redemption, when the round was rewarded, and the target it was rewarded under. */
   redemption_id: string | null;
+  redemption_goal_target: string | null;
 }
 
 /** The simulation's reads (it writes nothing); each an indexed lookup. */
@@ -161,12 +162,14 @@ export class SimulationRepository {
               co.goal_round AS open_round, co.goal_progress::text AS goal_progress, co.goal_spend::text AS goal_spend,
               o.goal_type, o.goal_target::text AS goal_target, o.min_spend::text AS min_spend, o.currency,
               s.units::text AS round_units, s.spend::text AS round_spend,
-              (SELECT r.id FROM redemption r
-                WHERE r.cardholder_offer_id = g.cardholder_offer_id AND r.goal_round = g.round
-                  AND r.status = ANY($2::text[]) LIMIT 1) AS redemption_id
+              lr.id AS redemption_id, COALESCE(lr.goal_target, o.goal_target)::text AS redemption_goal_target
          FROM goal_contribution g
          JOIN cardholder_offer co ON co.id = g.cardholder_offer_id
          JOIN offer o ON o.id = co.offer_id
+         LEFT JOIN LATERAL (
+           SELECT r.id, r.goal_target FROM redemption r
+            WHERE r.cardholder_offer_id = g.cardholder_offer_id AND r.goal_round = g.round
+              AND r.status = ANY($2::text[]) LIMIT 1) lr ON true
          CROSS JOIN LATERAL (
            SELECT sum(x.units) AS units, sum(x.spend) AS spend FROM goal_contribution x
             WHERE x.cardholder_offer_id = g.cardholder_offer_id AND x.round = g.round) s

@@ -350,7 +350,11 @@ export class SimulationService {
           ],
         ]),
         new Map([[roundKey(key), { units: Number(r.round_units), spend: Number(r.round_spend) }]]),
-        new Set(r.redemption_id && r.round !== r.open_round ? [roundKey(key)] : []),
+        new Map(
+          r.redemption_id && r.round !== r.open_round
+            ? [[roundKey(key), Number(r.redemption_goal_target)]]
+            : [],
+        ),
       );
       const taken = units - (plan.contributions[0]?.units ?? units);
       const unit = unitOf(goal);

@@ -22,6 +22,7 @@ export class Redemption {
   institutionPayoutAmount: number;
   /** The goal round this redemption rewards; null for a redemption of a single purchase. */
   @Column('int', { name: 'goal_round', nullable: true }) goalRound: number | null;
+  @Column('bigint', { name: 'goal_target', nullable: true }) goalTarget: string | null;
   @Column('text', { default: 'pending' }) status: SettlementStatus;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'settled_at', nullable: true }) settledAt: Date | null;

@@ -23,6 +23,7 @@ import { WebhookReplayPace1763800600400 } from './1763800600400-webhook-replay-p
 import { CardLifecycle1763800610000 } from './1763800610000-card-lifecycle';
 import { GoalOffers1763800700100 } from './1763800700100-goal-offers';
 import { EnrollmentAddFunctions1763800700500 } from './1763800700500-enrollment-add-functions';
+import { RedemptionGoalTarget1763800700600 } from './1763800700600-redemption-goal-target';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   CardLifecycle1763800610000,
   GoalOffers1763800700100,
   EnrollmentAddFunctions1763800700500,
+  RedemptionGoalTarget1763800700600,
 ];
