@@ -5221,7 +5221,7 @@ export interface operations {
                 cardholder_token: string;
                 /** @description en, es or pt-BR (case-insensitive; a regional tag such as es-MX uses its language). When the program does not offer the language, the program’s first supported language is used. Example: `es`. */
                 locale?: string;
-                /** @description Segment code from your systems. Segment-limited offers appear only on an exact match. Used for this request only: never stored, never logged. Example: `premium`. */
+                /** @description Segment code from your systems. Segment-limited offers appear only on an exact match. Never persisted, never logged (in memory it keys the cached list of live offers). Example: `premium`. */
                 segment?: string;
                 /** @description Offers to return, 1–100; capped by the program’s widget_feed_limit, which is also the default. Example: `10`. */
                 limit?: number;

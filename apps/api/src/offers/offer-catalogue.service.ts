@@ -81,7 +81,8 @@ const MAX_LIVE = 4_000;
  * whenever an offer, its targeting or its merchant changes, or an offer's budget crosses the
  * one-more-redemption line) in the same round trip as its other reads. A version newer than the
  * one loaded makes the request wait for a reload, so a change is visible to the next request
- * after its commit. Time (starts_at/expires_at) is applied per request.
+ * after its commit. Time (starts_at/expires_at): the live offers of a view and segment are kept
+ * until the next start or expiry of one of the view's offers (validUntil), then computed again.
  */
 @Injectable()
 export class OfferCatalogue implements OnApplicationShutdown {

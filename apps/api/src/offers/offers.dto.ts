@@ -50,7 +50,7 @@ export class FeedQueryDto {
   @ApiPropertyOptional({
     example: 'premium',
     description:
-      'Segment code from your systems. Segment-limited offers appear only on an exact match. Used for this request only: never stored, never logged.',
+      'Segment code from your systems. Segment-limited offers appear only on an exact match. Never persisted, never logged (in memory it keys the cached list of live offers).',
   })
   @IsOptional()
   @IsString()

@@ -53,9 +53,12 @@ export const chainRefundedSql = `(SELECT COALESCE(sum(f.amount), 0) FROM transac
 
 /**
  * The statements of the card lifecycle (docs/transactions.md), each set-based, in the caller's
- * transaction. Chains are locked in (institution_id, authorization_ref) order by matching and by
- * the expiry pass alike, before any offer or enrollment, so concurrent chunks serialize on a chain
- * and never deadlock.
+ * transaction. Matching locks its chains (lockChains) in (institution_id, authorization_ref)
+ * order as JavaScript compares strings (code units), so concurrent chunks take them in one order
+ * and serialize on a chain. The expiry pass (expiredChains) orders by SQL, whose text order may
+ * differ, but takes its chains FOR UPDATE SKIP LOCKED: it never waits for a chain a chunk holds.
+ * Both lock chains before any offer or enrollment, so a chunk waiting for a chain the pass holds
+ * holds nothing the pass needs; they never deadlock.
  */
 @Injectable()
 export class CardLifecycleRepository {
