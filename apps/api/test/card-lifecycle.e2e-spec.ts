@@ -559,14 +559,39 @@ describe('card lifecycle', () => {
         const s = await setup({ reward_on: rewardOn });
         const auth = s.record('authorization', 30);
         await s.send(auth);
-        expect(
-          await s.send(
-            s.record('clearing', 30, {
-              original_transaction_ref: auth.transaction_ref,
-              merchant_identifier: uniq('UNKNOWN-'),
-            }),
-          ),
-        ).toBe('matched');
+        const clearing = s.record('clearing', 30, {
+          original_transaction_ref: auth.transaction_ref,
+          merchant_identifier: uniq('UNKNOWN-'),
+        });
+        expect(await s.send(clearing)).toBe('matched');
+        expect(await s.counts()).toEqual(one);
+        // Stored at that merchant too (reporting and the cardholder's purchase history read it).
+        const [t] = await db.query(
+          `SELECT merchant_id FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
+          [s.w.institution.id, clearing.transaction_ref],
+        );
+        expect(t.merchant_id).toBe(s.w.merchants[0].id);
+      },
+    );
+
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: a clearing or void naming a purchase (not an authorization) is recorded, never rewarded',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn }, { max_redemptions_per_cardholder: 5 });
+        const purchase = s.record('purchase', 30);
+        expect(await s.send(purchase)).toBe('matched');
+        const named = { original_transaction_ref: purchase.transaction_ref };
+        const simulated = await api.http
+          .post('/api/v1/transactions/simulate')
+          .set('Authorization', s.w.auth)
+          .send(s.record('clearing', 30, named))
+          .expect(200);
+        expect(simulated.body).toMatchObject({
+          matched: false,
+          lifecycle: { outcome: 'no_change' },
+        });
+        expect(await s.send(s.record('clearing', 30, named))).toBe('unmatched');
+        expect(await s.send(s.record('authorization_reversal', 30, named))).toBe('unmatched');
         expect(await s.counts()).toEqual(one);
       },
     );
@@ -580,6 +605,46 @@ describe('card lifecycle', () => {
         [s.w.institution.id, clearing.transaction_ref],
       );
       expect(t.kind).toBe('purchase');
+      expect(await s.counts()).toEqual(one);
+    });
+  });
+
+  describe('purchase history (audiences, personalization)', () => {
+    it('a cleared card purchase is the cardholder’s purchase: a `new` audience offer pays once', async () => {
+      const s = await setup(
+        {},
+        {
+          max_redemptions_per_cardholder: 5,
+          qualification: { audience: 'new', lookback_days: 90 },
+        },
+      );
+      const first = s.record('authorization', 30);
+      await s.send(first);
+      await s.send(s.record('clearing', 30, { original_transaction_ref: first.transaction_ref }));
+      expect(await s.counts()).toEqual(one);
+      // A week's later card purchase at the same merchant: no longer new.
+      const second = s.record('authorization', 30);
+      await s.send(second);
+      expect(
+        await s.send(
+          s.record('clearing', 30, { original_transaction_ref: second.transaction_ref }),
+        ),
+      ).toBe('unmatched');
+      expect(await s.counts()).toEqual(one);
+    });
+
+    it('a voided swipe is not a purchase: the cardholder is still new', async () => {
+      const s = await setup({}, { qualification: { audience: 'new', lookback_days: 90 } });
+      const voided = s.record('authorization', 30);
+      await s.send(voided);
+      await s.send(
+        s.record('authorization_reversal', 30, {
+          original_transaction_ref: voided.transaction_ref,
+        }),
+      );
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
       expect(await s.counts()).toEqual(one);
     });
   });

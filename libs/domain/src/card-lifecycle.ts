@@ -29,6 +29,13 @@ export function isLifecycleKind(kind: string): kind is LifecycleKind {
   return (LIFECYCLE_KINDS as readonly string[]).includes(kind);
 }
 
+/**
+ * The records that are the cardholder's purchases in their history (new/lapsed audiences,
+ * personalization): plain purchases and card chains' clearings. An authorization is only a hold
+ * and a void moved no money, so a card purchase counts once, when it cleared.
+ */
+export const PURCHASE_KINDS: readonly string[] = ['purchase', 'clearing'];
+
 /** Where a chain stands; `none` before any of its records was processed. */
 export type ChainState = 'none' | 'authorized' | 'cleared' | 'voided' | 'expired';
 export type ChainEvent = 'authorization' | 'clearing' | 'authorization_reversal' | 'expiry';

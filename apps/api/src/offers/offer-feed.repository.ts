@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { OfferTranslation, SortOrder, StoredQualification } from '@app/domain';
+import {
+  PURCHASE_KINDS,
+  type OfferTranslation,
+  type SortOrder,
+  type StoredQualification,
+} from '@app/domain';
 import { CARDHOLDER_SQL, CATALOGUE_SQL, POPULARITY_SQL } from './offer-statements';
 
 /** A feed request's own rows (CARDHOLDER_SQL). */
@@ -84,9 +89,9 @@ export class OfferFeedRepository {
     return this.db.query(
       `SELECT merchant_id, max(transacted_at) AS last FROM transaction
         WHERE institution_id = $1 AND cardholder_token = $2 AND merchant_id = ANY($3::uuid[])
-          AND kind = 'purchase' AND transacted_at < $4
+          AND kind = ANY($5::text[]) AND transacted_at < $4
         GROUP BY merchant_id`,
-      [institutionId, cardholderToken, merchantIds, before],
+      [institutionId, cardholderToken, merchantIds, before, PURCHASE_KINDS],
     );
   }
 }

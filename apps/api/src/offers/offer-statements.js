@@ -7,7 +7,8 @@
  * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
  * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
  * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). Each enrollment
- * carries its goal progress (the open round of a goal offer; 0 for other offers). (A fresh sequence
+ * carries its goal progress (the open round of a goal offer; 0 for other offers). Purchase counts
+ * take plain purchases and cleared card purchases (libs/domain PURCHASE_KINDS). (A fresh sequence
  * shows last_value 1 both before and after its first nextval; is_called tells the two apart.)
  */
 const CARDHOLDER_SQL = `
@@ -21,7 +22,7 @@ const CARDHOLDER_SQL = `
              FROM (SELECT t.merchant_id, count(*)::int AS n
                      FROM transaction t
                     WHERE t.institution_id = $1 AND t.cardholder_token = $2
-                      AND t.merchant_id IS NOT NULL AND t.kind = 'purchase'
+                      AND t.merchant_id IS NOT NULL AND t.kind IN ('purchase', 'clearing')
                     GROUP BY t.merchant_id) h
              JOIN merchant m ON m.id = h.merchant_id)
          END AS history

@@ -101,6 +101,12 @@ export class CardLifecyclePlanner {
         ),
       );
       if (!rows.length) continue; // locked for a refund only
+      // A clearing or void naming a purchase (or any record but an authorization) has no chain to
+      // join: recorded, never rewarded (else a purchase and its "clearing" would earn twice).
+      if (chain.names_other) {
+        for (const r of rows) statuses.set(r.id, 'unmatched');
+        continue;
+      }
       const fold = foldChain(
         chain.reward_on,
         chain.state,

@@ -16,6 +16,8 @@ export interface LockedChain {
   authorization_expiry_days: number;
   /** The merchant its authorization resolved to (a clearing whose own identifier does not resolve uses it). */
   authorization_merchant_id: string | null;
+  /** The ref names a record that is not an authorization (a purchase, a refund…): no chain. */
+  names_other: boolean;
 }
 
 export interface ChainUpdate {
@@ -41,7 +43,10 @@ const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearin
   COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int AS authorization_expiry_days,
   (SELECT a.merchant_id FROM transaction a
     WHERE a.institution_id = c.institution_id AND a.transaction_ref = c.authorization_ref
-      AND a.kind = 'authorization') AS authorization_merchant_id`;
+      AND a.kind = 'authorization') AS authorization_merchant_id,
+  EXISTS (SELECT 1 FROM transaction o
+           WHERE o.institution_id = c.institution_id AND o.transaction_ref = c.authorization_ref
+             AND o.kind <> 'authorization') AS names_other`;
 
 /**
  * The sum of the refunds of a chain: a refund names the chain's clearing or its authorization
@@ -177,6 +182,8 @@ export class CardLifecycleRepository {
     state: ChainState;
     reward_on: RewardOn;
     authorization_expiry_days: number;
+    /** The ref names a record that is not an authorization: no chain (nothing happens). */
+    names_other: boolean;
     live: boolean;
     /** The live redemption (a reconsideration gives it back first), or null. */
     live_redemption: { enrollmentId: string; merchantFunded: number } | null;
@@ -185,12 +192,16 @@ export class CardLifecycleRepository {
       state: ChainState | null;
       reward_on: RewardOn;
       authorization_expiry_days: number;
+      names_other: boolean;
       live_enrollment_id: string | null;
       live_merchant_funded: string | null;
     }[] = await db.query(
       `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
               COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int
                 AS authorization_expiry_days,
+              EXISTS (SELECT 1 FROM transaction o
+                       WHERE o.institution_id = i.institution_id AND o.transaction_ref = $2
+                         AND o.kind <> 'authorization') AS names_other,
               r.cardholder_offer_id AS live_enrollment_id,
               r.merchant_funded_amount AS live_merchant_funded
          FROM (SELECT $1::uuid AS institution_id) i
@@ -204,6 +215,7 @@ export class CardLifecycleRepository {
       reward_on: row?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
       authorization_expiry_days:
         row?.authorization_expiry_days ?? LIFECYCLE_DEFAULTS.authorizationExpiryDays,
+      names_other: row?.names_other ?? false,
       live: !!row?.live_enrollment_id,
       live_redemption: row?.live_enrollment_id
         ? {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
+import { PURCHASE_KINDS } from '@app/domain';
 import type { LifecycleKind, MatchingEnrollment, NewRedemption, OfferTerms } from '@app/domain';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
@@ -215,7 +216,7 @@ export class MatchingRepository {
     return m.query(
       `SELECT k.id, (SELECT max(t.transacted_at) FROM transaction t
                       WHERE t.institution_id = k.institution_id AND t.cardholder_token = k.cardholder_token
-                        AND t.merchant_id = k.merchant_id AND t.kind = 'purchase'
+                        AND t.merchant_id = k.merchant_id AND t.kind = ANY($6::text[])
                         AND t.transacted_at < k.transacted_at) AS last
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[])
            AS k(id, institution_id, cardholder_token, merchant_id, transacted_at)`,
@@ -225,6 +226,7 @@ export class MatchingRepository {
         keys.map((k) => k.cardholder_token),
         keys.map((k) => k.merchant_id),
         keys.map((k) => k.transacted_at),
+        PURCHASE_KINDS,
       ],
     );
   }

@@ -178,11 +178,17 @@ export class MatchingService {
           kept,
           new Set(reversals.map((r) => r.row.redemption_id)),
         );
+      // A decided clearing whose own identifier did not resolve is stored at its authorization's merchant.
+      const merchantOf = new Map(purchases.map((p) => [p.id, p.merchant_id]));
       await this.repo.setStatuses(
         m,
         claimed
           .filter((c) => statuses.has(c.id))
-          .map((c) => ({ id: c.id, status: statuses.get(c.id)!, merchantId: c.merchant_id })),
+          .map((c) => ({
+            id: c.id,
+            status: statuses.get(c.id)!,
+            merchantId: merchantOf.get(c.id) ?? c.merchant_id,
+          })),
       );
       await this.repo.applyBudget(m, deltas.budget);
       t3 = performance.now();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { TransactionEvent } from '@app/domain';
+import { PURCHASE_KINDS, type TransactionEvent } from '@app/domain';
 import { refundedSumSql } from './matching.repository';
 import { OFFER_TERMS_COLUMNS, OfferRow } from './offer-row';
 
@@ -109,9 +109,16 @@ export class SimulationRepository {
     if (!merchantId) return null;
     const rows: { last: Date | null }[] = await this.db.query(
       `SELECT max(transacted_at) AS last FROM transaction
-        WHERE institution_id = $1 AND cardholder_token = $2 AND merchant_id = $3 AND kind = 'purchase'
+        WHERE institution_id = $1 AND cardholder_token = $2 AND merchant_id = $3 AND kind = ANY($6::text[])
           AND transacted_at < $4 AND transaction_ref <> $5`,
-      [institutionId, event.cardholderToken, merchantId, event.transactedAt, event.transactionRef],
+      [
+        institutionId,
+        event.cardholderToken,
+        merchantId,
+        event.transactedAt,
+        event.transactionRef,
+        PURCHASE_KINDS,
+      ],
     );
     return rows[0]?.last ?? null;
   }

@@ -174,9 +174,11 @@ export class SimulationService {
         chain.authorization_expiry_days,
         new Date(),
       );
-    const step = late
-      ? { action: 'ignore' as const }
-      : chainStep(chain.reward_on, chain.state, kind);
+    // A clearing or void naming a record that is not an authorization joins no chain.
+    const step =
+      late || (kind !== 'authorization' && chain.names_other)
+        ? { action: 'ignore' as const }
+        : chainStep(chain.reward_on, chain.state, kind);
     const base = { reward_on: chain.reward_on, chain_state: chain.state, action: step.action };
     if (step.action === 'reverse' || step.action === 'ignore' || kind === 'authorization_reversal')
       return {
