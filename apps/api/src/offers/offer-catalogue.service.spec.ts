@@ -1,6 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { CONFIRM_AFTER_MS, MAX_AGE_MS, OfferCatalogue } from './offer-catalogue.service';
+import {
+  CONFIRM_AFTER_MS,
+  MAX_AGE_MS,
+  MAX_LIVE_PER_INSTITUTION,
+  OfferCatalogue,
+} from './offer-catalogue.service';
 import { OfferFeedRepository } from './offer-feed.repository';
 
 const INST = '11111111-1111-4111-8111-111111111111';
@@ -89,6 +94,21 @@ describe('OfferCatalogue', () => {
     // A new catalogue version: a new list, even within the old one's window.
     rows = [row('a')];
     expect(await ids(undefined, t0 + 1_000, 2n)).toEqual(['a']);
+  });
+
+  it('bounds the live lists per institution: one cycling through segments evicts only its own', async () => {
+    const { db } = fakeDb(() => [row('a'), row('gold', { segments: ['gold'] })]);
+    const c = catalogue(db);
+    const theirs = await c.live(OTHER, 'featured', 1n, 'gold', NOW);
+    const mine = await c.live(INST, 'featured', 1n, 'gold', NOW);
+    for (let i = 0; i < MAX_LIVE_PER_INSTITUTION; i++) {
+      await c.live(INST, 'featured', 1n, `seg-${i}`, NOW);
+    }
+    expect(await c.live(OTHER, 'featured', 1n, 'gold', NOW)).toBe(theirs);
+    // Its own cap still holds: its first list was dropped and is computed again (equal, not kept).
+    const again = await c.live(INST, 'featured', 1n, 'gold', NOW);
+    expect(again).not.toBe(mine);
+    expect(again.offers.map((o) => o.id)).toEqual(mine.offers.map((o) => o.id));
   });
 
   it('reloads before answering when a request saw a newer version', async () => {

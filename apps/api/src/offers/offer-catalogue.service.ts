@@ -54,8 +54,12 @@ interface Snapshot {
   offers: CatalogueOffer[];
   /** Per institution and sort order: the offers it may see, in the program's order. */
   views: Map<string, CatalogueOffer[]>;
-  /** Per institution, sort order and segment: the live offers of that view (see LiveOffers). */
-  live: Map<string, LiveOffers>;
+  /**
+   * Per institution, then per sort order and segment: the live offers of that view (see
+   * LiveOffers). Bounded per institution, so one that cycles through many segments evicts only its
+   * own lists.
+   */
+  live: Map<string, Map<string, LiveOffers>>;
 }
 
 /**
@@ -69,8 +73,11 @@ export const CONFIRM_AFTER_MS = 250;
 export const MAX_AGE_MS = 60_000;
 /** Bound on memoized per-institution views (each is an array of references). */
 const MAX_VIEWS = 2_000;
-/** Bound on memoized live lists (segments are the caller's codes: any number of them). */
-const MAX_LIVE = 4_000;
+/**
+ * Bound on memoized live lists per institution (segments are the caller's codes: any number); the
+ * institutions themselves are the service's authenticated tenants.
+ */
+export const MAX_LIVE_PER_INSTITUTION = 2_000;
 
 /**
  * The live offers (status active, not expired, budget left for one more redemption) with their
@@ -123,8 +130,10 @@ export class OfferCatalogue implements OnApplicationShutdown {
   ): Promise<LiveOffers> {
     const snap = await this.current(observedVersion);
     const view = viewOf(snap, institutionId, order);
-    const key = `${institutionId}|${order}|${segment === undefined ? '' : `=${segment}`}`;
-    const cached = snap.live.get(key);
+    let lists = snap.live.get(institutionId);
+    if (!lists) snap.live.set(institutionId, (lists = new Map()));
+    const key = `${order}|${segment === undefined ? '' : `=${segment}`}`;
+    const cached = lists.get(key);
     if (cached && cached.computedAt <= nowMs && nowMs < cached.validUntil) return cached;
     const { offers, validUntil } = liveForSegment(view, nowMs, segment);
     const live: LiveOffers = {
@@ -134,8 +143,8 @@ export class OfferCatalogue implements OnApplicationShutdown {
       computedAt: nowMs,
       validUntil,
     };
-    if (snap.live.size >= MAX_LIVE) snap.live.clear();
-    snap.live.set(key, live);
+    if (lists.size >= MAX_LIVE_PER_INSTITUTION) lists.clear();
+    lists.set(key, live);
     return live;
   }
 
