@@ -30,7 +30,11 @@ type InsertOutcome = string | null | { error: string };
 
 /** Single posts coalesced per write: enough to pass the commit ceiling, small enough to stay fast. */
 const GROUP = { maxBatch: 500, maxInFlight: 4 };
-/** Committed ids wait at most this long to be enqueued with others (one matching job per chunk). */
+/**
+ * Committed ids wait at most this long to be enqueued with others (one matching job per chunk),
+ * and only when ids come faster than one per 2 ms: a purchase on a quiet api is enqueued at once
+ * (MatchBuffer).
+ */
 const ENQUEUE_DELAY_MS = 50;
 
 /**
