@@ -70,7 +70,9 @@ export class ApiKeyGuard implements CanActivate {
       key.stale = false;
       this.keys
         .touchLastUsed(key.id)
-        .catch((e: Error) => this.logger.warn({ err: e.message }, 'could not record key use'));
+        .catch((e: Error) =>
+          this.logger.warn({ err: e.message, requestId: req.id }, 'could not record key use'),
+        );
     }
 
     const principal: ApiKeyPrincipal = {

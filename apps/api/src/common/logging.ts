@@ -66,8 +66,8 @@ export function loggerParams(config: AppConfig): Params {
  * and redacting the request) and nestjs-pino ran every request in an AsyncLocalStorage context
  * for it, which on this Node turns on a hook for every promise; together about a third of the api's
  * CPU for `GET /api/v1/me` (docs/performance.md). What services log during a request is
- * therefore not bound to the request: a line that needs the request says so itself (the error
- * filter logs the request id).
+ * therefore not bound to the request: a line that needs the request says so itself (`requestId`:
+ * the error filter, the signature check, the API-key guard, CSV uploads).
  */
 export function requestLogging(root: PinoLogger): RequestHandler {
   const lines = pino(

@@ -84,7 +84,8 @@ export class CsvUploadsService implements OnModuleDestroy {
       );
     } catch (e) {
       this.logger.warn(
-        `could not enqueue CSV upload ${uploadId} (${(e as Error).message}); left for the relay`,
+        { uploadId, requestId, err: (e as Error).message },
+        'could not enqueue CSV upload; left for the relay',
       );
     }
   }

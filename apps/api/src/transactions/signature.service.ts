@@ -27,6 +27,7 @@ export class SignatureService {
     institutionId: string,
     header: string | undefined,
     rawBody: Buffer | undefined,
+    requestId?: string,
   ): Promise<void> {
     if (header === undefined) return;
     const m = HEX_SHA256.exec(header.trim());
@@ -42,7 +43,7 @@ export class SignatureService {
       secret = decryptSecret(stored, this.config.secretsKey);
     } catch (e) {
       this.logger.error(
-        { institutionId, err: (e as Error).message },
+        { institutionId, requestId, err: (e as Error).message },
         'signing secret cannot be decrypted',
       );
       throw invalid('The signature cannot be verified.');

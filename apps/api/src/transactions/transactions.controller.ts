@@ -148,7 +148,7 @@ export class TransactionsController {
     @Req() req: Request & { rawBody?: Buffer },
     @Res({ passthrough: true }) res: Response,
   ): Promise<TransactionAcceptedDto | TransactionDuplicateDto> {
-    await this.signatures.verify(key.institutionId, signature, req.rawBody);
+    await this.signatures.verify(key.institutionId, signature, req.rawBody, String(req.id));
     const result = await this.transactions.submit(
       { institutionId: key.institutionId, requestId: String(req.id) },
       body,
@@ -241,7 +241,7 @@ export class TransactionsController {
     @Headers('x-service-signature') signature: string | undefined,
     @Req() req: Request & { rawBody?: Buffer },
   ): Promise<BatchResultDto> {
-    await this.signatures.verify(key.institutionId, signature, req.rawBody);
+    await this.signatures.verify(key.institutionId, signature, req.rawBody, String(req.id));
     return this.transactions.submitBatch(
       { institutionId: key.institutionId, requestId: String(req.id) },
       body,
@@ -310,7 +310,7 @@ export class TransactionsController {
     @Headers('x-service-signature') signature: string | undefined,
     @Req() req: Request & { rawBody?: Buffer },
   ): Promise<SimulationResultDto> {
-    await this.signatures.verify(key.institutionId, signature, req.rawBody);
+    await this.signatures.verify(key.institutionId, signature, req.rawBody, String(req.id));
     return this.transactions.simulate(
       { institutionId: key.institutionId, requestId: String(req.id) },
       body,
