@@ -814,6 +814,82 @@ describe('card lifecycle', () => {
       expect(await s.counts()).toEqual(one);
     });
 
+    it.each([
+      ['clearing', 'the clearing'],
+      ['clearing', 'the authorization'],
+      ['authorization', 'the clearing'],
+      ['authorization', 'the authorization'],
+    ] as [RewardOn, string][])(
+      'reward_on=%s: a refund naming %s finds the chain’s redemption and reverses as matching decides',
+      async (rewardOn, named) => {
+        const s = await setup({ reward_on: rewardOn });
+        const auth = s.record('authorization', 30);
+        const clearing = s.record('clearing', 30, {
+          original_transaction_ref: auth.transaction_ref,
+        });
+        await s.send(auth);
+        await s.send(clearing);
+        const ref = named === 'the clearing' ? clearing.transaction_ref : auth.transaction_ref;
+        const [{ id: redemptionId }] = await db.query(
+          `SELECT id FROM redemption WHERE offer_id = $1 AND status <> 'reversed'`,
+          [s.w.offers[0].id],
+        );
+        const refund = (amount: number) =>
+          s.record('refund', amount, { original_transaction_ref: ref });
+        const keeps = refund(5);
+        expect((await simulate(s, keeps)).refund).toEqual({
+          original_found: true,
+          redemption_id: redemptionId,
+          would_reverse: false,
+        });
+        await s.send(keeps);
+        expect(await s.counts()).toEqual(one);
+        // $25 of the cleared $30 left: another $10 takes it below min_spend ($20).
+        const reverses = refund(10);
+        expect((await simulate(s, reverses)).refund).toEqual({
+          original_found: true,
+          redemption_id: redemptionId,
+          would_reverse: true,
+        });
+        await s.send(reverses);
+        expect(await s.counts()).toEqual(undone);
+      },
+    );
+
+    it('a refund naming a chain’s authorization takes back what its clearing counted toward a goal, as matching does', async () => {
+      const s = await setup({}, { min_spend: 10, goal: { type: 'purchase_count', target: 2 } });
+      const chains = [s.record('authorization', 30), s.record('authorization', 30)];
+      for (const auth of chains) {
+        await s.send(auth);
+        await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      }
+      expect(await s.counts()).toEqual(one);
+      const [{ id: redemptionId }] = await db.query(
+        `SELECT id FROM redemption WHERE offer_id = $1`,
+        [s.w.offers[0].id],
+      );
+      const refund = s.record('refund', 30, {
+        original_transaction_ref: chains[0].transaction_ref,
+      });
+      expect((await simulate(s, refund)).refund).toEqual({
+        original_found: true,
+        redemption_id: null,
+        would_reverse: false,
+        goals: [
+          {
+            offer_id: s.w.offers[0].id,
+            cardholder_offer_id: expect.any(String),
+            unit: 'purchases',
+            takes_back: 1,
+            redemption_id: redemptionId,
+            would_reverse: true,
+          },
+        ],
+      });
+      await s.send(refund);
+      expect(await s.counts()).toEqual(undone);
+    });
+
     it('a purchase has no lifecycle field', async () => {
       const s = await setup({});
       expect((await simulate(s, s.record('purchase', 30))).lifecycle).toBeUndefined();

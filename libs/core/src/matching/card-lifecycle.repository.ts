@@ -50,11 +50,15 @@ const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearin
 
 /**
  * The sum of the refunds of a chain: a refund names the chain's clearing or its authorization
- * (alias c: card_chain; served by the partial index of refunds).
+ * (alias c: card_chain; served by the partial index of refunds). `more`: a further condition on
+ * the refunds (alias f), as refundedSumSql takes.
  */
-export const chainRefundedSql = `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
+export const chainRefundedSumSql = (
+  more = '',
+) => `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
    WHERE f.kind = 'refund' AND f.institution_id = c.institution_id
-     AND f.original_transaction_ref IN (c.authorization_ref, c.clearing_ref))`;
+     AND f.original_transaction_ref IN (c.authorization_ref, c.clearing_ref)${more})`;
+export const chainRefundedSql = chainRefundedSumSql();
 
 /**
  * The statements of the card lifecycle (docs/transactions.md), each set-based, in the caller's

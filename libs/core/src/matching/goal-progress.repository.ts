@@ -9,8 +9,9 @@ import { refundedSumSql, ReversalRow } from './matching.repository';
  * themselves and, for a card chain's record, the chain's clearing (a chain counts toward goals
  * on its clearing, and a refund may name the chain's authorization). Primary keys, card_chain's
  * (institution_id, authorization_ref) and transaction's (institution_id, transaction_ref).
+ * Matching and simulate read contributions through it alike.
  */
-const COUNTED_IDS = `
+export const COUNTED_IDS = `
   counted_ids AS (
     SELECT x.id FROM unnest($1::uuid[]) AS x(id)
     UNION

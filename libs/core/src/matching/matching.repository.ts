@@ -55,6 +55,21 @@ export const refundedSumSql = (institutionId: string, transactionRef: string, mo
        AND f.original_transaction_ref = ${transactionRef}${more})`;
 
 /**
+ * The record a refund stands for (docs/transactions.md), from `t`, the record it names (same
+ * institution, transaction_ref = original_transaction_ref): a purchase stands for itself; a card
+ * chain's clearing or authorization for the chain's rewarded record (the one whose redemption is
+ * live), or for the named record when the chain holds none. `chainJoin` joins the chain as `c`
+ * (none for a purchase, or a clearing that names no authorization). Matching
+ * (purchasesOfRefunds) and simulate read refunds through it alike.
+ */
+export const REFUND_ORIGINAL = {
+  kinds: `t.kind IN ('purchase', 'authorization', 'clearing')`,
+  chainJoin: `LEFT JOIN card_chain c ON t.kind <> 'purchase' AND c.institution_id = t.institution_id
+              AND c.authorization_ref = CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END`,
+  id: `COALESCE(c.rewarded_transaction_id, t.id)`,
+};
+
+/**
  * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
  * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
  * Rows are reached by primary key (the join on unnest), never through the partial index of
@@ -105,12 +120,11 @@ export class MatchingRepository {
     refunds: ClaimedRow[],
   ): Promise<{ id: string; institution_id: string; transaction_ref: string }[]> {
     return m.query(
-      `SELECT COALESCE(c.rewarded_transaction_id, t.id) AS id, t.institution_id, t.transaction_ref
+      `SELECT ${REFUND_ORIGINAL.id} AS id, t.institution_id, t.transaction_ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
          JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
-         LEFT JOIN card_chain c ON t.kind <> 'purchase' AND c.institution_id = t.institution_id
-              AND c.authorization_ref = CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END
-        WHERE t.kind IN ('purchase', 'authorization', 'clearing')`,
+         ${REFUND_ORIGINAL.chainJoin}
+        WHERE ${REFUND_ORIGINAL.kinds}`,
       [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
     );
   }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PURCHASE_KINDS, type TransactionEvent } from '@app/domain';
-import { refundedSumSql } from './matching.repository';
+import { chainRefundedSumSql } from './card-lifecycle.repository';
+import { COUNTED_IDS } from './goal-progress.repository';
+import { REFUND_ORIGINAL, refundedSumSql } from './matching.repository';
 import { OFFER_TERMS_COLUMNS, OfferRow } from './offer-row';
 
 export type SimulationOfferRow = OfferRow & {
@@ -133,9 +135,11 @@ export class SimulationRepository {
   }
 
   /**
-   * The purchase a refund names, its refunds other than this one, its redemption (if any) and the
-   * offer's min_spend. A goal round's redemption is not reported here: its refunds follow the
-   * goal's rule.
+   * The purchase a refund stands for, as matching resolves it (REFUND_ORIGINAL: a card chain's
+   * record stands for the chain's rewarded record), its amount (a chain: the cleared amount) and
+   * its refunds other than this one (a chain: those naming either of its refs), its redemption (if
+   * any) and the offer's min_spend. A goal round's redemption is not reported here: its refunds
+   * follow the goal's rule.
    */
   async purchaseOfRefund(
     institutionId: string,
@@ -143,20 +147,25 @@ export class SimulationRepository {
     refundRef: string,
   ): Promise<RefundedPurchaseRow | undefined> {
     const rows: RefundedPurchaseRow[] = await this.db.query(
-      `SELECT t.id, t.amount::text AS amount,
-              ${refundedSumSql('t.institution_id', 't.transaction_ref', ' AND f.transaction_ref <> $3')}::text AS refunded,
+      `SELECT p.id, COALESCE(c.cleared_amount, p.amount)::text AS amount,
+              (CASE WHEN c.institution_id IS NULL
+                    THEN ${refundedSumSql('p.institution_id', 'p.transaction_ref', ' AND f.transaction_ref <> $3')}
+                    ELSE ${chainRefundedSumSql(' AND f.transaction_ref <> $3')} END)::text AS refunded,
               r.id AS redemption_id, r.status AS redemption_status, r.currency, o.min_spend
          FROM transaction t
-         LEFT JOIN redemption r ON r.transaction_id = t.id AND r.goal_round IS NULL
+         ${REFUND_ORIGINAL.chainJoin}
+         JOIN transaction p ON p.id = ${REFUND_ORIGINAL.id}
+         LEFT JOIN redemption r ON r.transaction_id = p.id AND r.goal_round IS NULL
          LEFT JOIN offer o ON o.id = r.offer_id
-        WHERE t.institution_id = $1 AND t.transaction_ref = $2 AND t.kind = 'purchase'`,
+        WHERE t.institution_id = $1 AND t.transaction_ref = $2 AND ${REFUND_ORIGINAL.kinds}`,
       [institutionId, originalTransactionRef, refundRef],
     );
     return rows[0];
   }
 
   /**
-   * What a purchase counted toward goal offers (goal_contribution primary key), each with its
+   * What a purchase counted toward goal offers (goal_contribution primary key; a card chain's
+   * record: what the chain's clearing counted, COUNTED_IDS as matching reads it), each with its
    * enrollment's open round, its round's totals (goal_contribution_round_idx) and the round's live
    * redemption (redemption_enrollment_idx).
    */
@@ -165,12 +174,14 @@ export class SimulationRepository {
     liveStatuses: readonly string[],
   ): Promise<GoalContributionRow[]> {
     return this.db.query(
-      `SELECT g.cardholder_offer_id, co.offer_id, g.round, g.units::text AS units, g.spend::text AS spend,
+      `WITH ${COUNTED_IDS}
+       SELECT g.cardholder_offer_id, co.offer_id, g.round, g.units::text AS units, g.spend::text AS spend,
               co.goal_round AS open_round, co.goal_progress::text AS goal_progress, co.goal_spend::text AS goal_spend,
               o.goal_type, o.goal_target::text AS goal_target, o.min_spend::text AS min_spend, o.currency,
               s.units::text AS round_units, s.spend::text AS round_spend,
               lr.id AS redemption_id, COALESCE(lr.goal_target, o.goal_target)::text AS redemption_goal_target
-         FROM goal_contribution g
+         FROM counted_ids
+         JOIN goal_contribution g ON g.transaction_id = counted_ids.id
          JOIN cardholder_offer co ON co.id = g.cardholder_offer_id
          JOIN offer o ON o.id = co.offer_id
          LEFT JOIN LATERAL (
@@ -180,9 +191,9 @@ export class SimulationRepository {
          CROSS JOIN LATERAL (
            SELECT sum(x.units) AS units, sum(x.spend) AS spend FROM goal_contribution x
             WHERE x.cardholder_offer_id = g.cardholder_offer_id AND x.round = g.round) s
-        WHERE g.transaction_id = $1 AND o.goal_type IS NOT NULL
+        WHERE o.goal_type IS NOT NULL
         ORDER BY co.offer_id`,
-      [purchaseId, liveStatuses],
+      [[purchaseId], liveStatuses],
     );
   }
 }
