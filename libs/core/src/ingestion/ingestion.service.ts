@@ -32,7 +32,7 @@ type InsertOutcome = string | null | { error: string };
 const GROUP = { maxBatch: 500, maxInFlight: 4 };
 /**
  * Committed ids wait at most this long to be enqueued with others (one matching job per chunk),
- * and only when ids come faster than one per 2 ms: a purchase on a quiet api is enqueued at once
+ * and only when ids come faster than one per 10 ms: a purchase on a quiet api is enqueued at once
  * (MatchBuffer).
  */
 const ENQUEUE_DELAY_MS = 50;

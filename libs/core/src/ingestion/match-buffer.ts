@@ -8,10 +8,11 @@ export type FlushFn = (ids: string[], requestIds: string[]) => Promise<unknown>;
  * chunk leaves at once. Otherwise the next job may leave `perIdMs` per id the previous job
  * carried after it, at most `delayMs` after it: ids that arrive when that time has passed leave
  * at once, ids that arrive sooner wait for it together with whatever comes meanwhile. So a quiet
- * api (a purchase now and then: one-id jobs, 2 ms apart) sends each purchase to matching without
- * waiting, while a stream faster than one id per `perIdMs` grows its jobs until they leave one
- * per `delayMs`, as few and large as before (a matching job has a fixed cost of a few ms in the
- * worker and PostgreSQL). Ids are only ever added after their rows are committed; should the
+ * api (a purchase now and then: one-id jobs, 10 ms apart or more) sends each purchase to matching
+ * without waiting, while a stream faster than one id per `perIdMs` grows its jobs until they leave
+ * one per `delayMs`, as few and large as before (a matching job has a fixed cost of a few ms in
+ * the worker and PostgreSQL). At 2 ms per id, 500 purchases/s left as one-id jobs: six times the
+ * jobs of a fixed 50 ms window, and a backlog of them drained a third slower. Ids are only ever added after their rows are committed; should the
  * process die before a flush, the rows stay `received` and the worker's relay enqueues them.
  */
 export class MatchBuffer {
@@ -25,7 +26,7 @@ export class MatchBuffer {
     private readonly flushFn: FlushFn,
     private readonly delayMs: number,
     private readonly chunk = MATCH_CHUNK,
-    private readonly perIdMs = 2,
+    private readonly perIdMs = 10,
   ) {}
 
   add(ids: readonly string[], requestId?: string): void {
