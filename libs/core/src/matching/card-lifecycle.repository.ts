@@ -37,6 +37,15 @@ export interface ChainUpdate {
 /** A live redemption with what a reversal and a reconsideration need. */
 export type ChainRedemptionRow = ReversalRow & { cashback_amount: string };
 
+/**
+ * Whether a chain's ref names a record that is not an authorization (a purchase, a refund, a
+ * clearing): a clearing or void naming it joins no chain (unique (institution_id, transaction_ref)).
+ */
+const namesOtherSql = (institutionId: string, ref: string) =>
+  `EXISTS (SELECT 1 FROM transaction o
+            WHERE o.institution_id = ${institutionId} AND o.transaction_ref = ${ref}
+              AND o.kind <> 'authorization')`;
+
 const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearing_ref, c.rewarded_transaction_id,
   r.id AS live_redemption_id,
   COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
@@ -44,9 +53,7 @@ const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearin
   (SELECT a.merchant_id FROM transaction a
     WHERE a.institution_id = c.institution_id AND a.transaction_ref = c.authorization_ref
       AND a.kind = 'authorization') AS authorization_merchant_id,
-  EXISTS (SELECT 1 FROM transaction o
-           WHERE o.institution_id = c.institution_id AND o.transaction_ref = c.authorization_ref
-             AND o.kind <> 'authorization') AS names_other`;
+  ${namesOtherSql('c.institution_id', 'c.authorization_ref')} AS names_other`;
 
 /**
  * The sum of the refunds of a chain: a refund names the chain's clearing or its authorization
@@ -203,9 +210,7 @@ export class CardLifecycleRepository {
       `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
               COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int
                 AS authorization_expiry_days,
-              EXISTS (SELECT 1 FROM transaction o
-                       WHERE o.institution_id = i.institution_id AND o.transaction_ref = $2
-                         AND o.kind <> 'authorization') AS names_other,
+              ${namesOtherSql('i.institution_id', '$2')} AS names_other,
               r.cardholder_offer_id AS live_enrollment_id,
               r.merchant_funded_amount AS live_merchant_funded
          FROM (SELECT $1::uuid AS institution_id) i
