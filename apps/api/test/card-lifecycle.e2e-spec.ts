@@ -1,63 +1,35 @@
 // Own BullMQ prefix (no other suite's worker takes these jobs); read at app start.
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-lifecycle-${process.pid}` });
 
-import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MatchingService } from '@app/core';
-import { QUEUES } from '@app/queue';
 import { AuthorizationExpiryTimer } from '../../worker/src/lifecycle/authorization-expiry.timer';
-import {
-  createWorld,
-  DAY,
-  eventually,
-  obliterateQueues,
-  portalLogin,
-  startApi,
-  startWorker,
-  TestApi,
-  uniq,
-} from '@app/testing';
+import { apiAndWorker, createWorld, DAY, eventually, portalLogin, uniq } from '@app/testing';
 
 /** The card lifecycle (authorization, clearing, void): program fields, validation, matching. */
 describe('card lifecycle', () => {
-  let api: TestApi;
-  let worker: INestApplicationContext | undefined;
-  let db: DataSource;
-  const op = () => `Bearer ${api.operatorToken}`;
-
-  beforeAll(async () => {
-    api = await startApi();
-    worker = await startWorker();
-    db = api.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await obliterateQueues(api, [QUEUES.matching]);
-    await api.close();
-  });
+  const ctx = apiAndWorker();
 
   describe('program fields (admin API)', () => {
     it('absent until set (the defaults: clearing, 7 days); set, read back and changed', async () => {
-      const created = await api.http
+      const created = await ctx.api.http
         .post('/admin/api/v1/institutions')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ name: uniq('Bank '), plan: 'growth' })
         .expect(201);
       expect(created.body.program.reward_on).toBeUndefined();
       expect(created.body.program.authorization_expiry_days).toBeUndefined();
-      const patched = await api.http
+      const patched = await ctx.api.http
         .patch(`/admin/api/v1/institutions/${created.body.id}`)
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ program: { reward_on: 'authorization', authorization_expiry_days: 3 } })
         .expect(200);
       expect(patched.body.program).toMatchObject({
         reward_on: 'authorization',
         authorization_expiry_days: 3,
       });
-      const read = await api.http
+      const read = await ctx.api.http
         .get(`/admin/api/v1/institutions/${created.body.id}`)
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .expect(200);
       expect(read.body.program).toMatchObject({
         reward_on: 'authorization',
@@ -72,9 +44,9 @@ describe('card lifecycle', () => {
       [{ authorization_expiry_days: 46 }, 'authorization_expiry_days'],
       [{ authorization_expiry_days: 1.5 }, 'authorization_expiry_days'],
     ])('rejects %j (400 naming %s)', async (program, field) => {
-      const res = await api.http
+      const res = await ctx.api.http
         .post('/admin/api/v1/institutions')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ name: uniq('Bank '), plan: 'growth', program });
       expect(res.status).toBe(400);
       expect(JSON.stringify(res.body)).toContain(field);
@@ -93,19 +65,19 @@ describe('card lifecycle', () => {
     });
 
     it('accepts the three lifecycle types (single and batch)', async () => {
-      const w = await createWorld(api, { merchants: [{}] });
+      const w = await createWorld(ctx.api, { merchants: [{}] });
       for (const over of [
         { transaction_type: 'authorization' },
         { transaction_type: 'clearing', original_transaction_ref: 'auth-1' },
         { transaction_type: 'clearing' },
         { transaction_type: 'authorization_reversal', original_transaction_ref: 'auth-1' },
       ])
-        await api.http
+        await ctx.api.http
           .post('/api/v1/transactions')
           .set('Authorization', w.auth)
           .send(body(over))
           .expect(202);
-      const batch = await api.http
+      const batch = await ctx.api.http
         .post('/api/v1/transactions/batch')
         .set('Authorization', w.auth)
         .send({
@@ -130,8 +102,8 @@ describe('card lifecycle', () => {
         'is only allowed when transaction_type is refund, clearing or authorization_reversal',
       ],
     ])('400 for %s', async (_name, over, message) => {
-      const w = await createWorld(api, { merchants: [{}] });
-      const res = await api.http
+      const w = await createWorld(ctx.api, { merchants: [{}] });
+      const res = await ctx.api.http
         .post('/api/v1/transactions')
         .set('Authorization', w.auth)
         .send(body(over))
@@ -147,9 +119,9 @@ describe('card lifecycle', () => {
 
   /** One merchant, one offer ($5 back on $20 unless overridden), one enrolled cardholder. */
   async function setup(program: Record<string, unknown>, offer: Record<string, unknown> = {}) {
-    const w = await createWorld(api, { program, merchants: [{}], offers: [offer] });
+    const w = await createWorld(ctx.api, { program, merchants: [{}], offers: [offer] });
     const token = `chk_${uniq()}`;
-    await api.http
+    await ctx.api.http
       .post(`/api/v1/offers/${w.offers[0].id}/add`)
       .set('Authorization', w.auth)
       .send({ cardholder_token: token })
@@ -171,7 +143,7 @@ describe('card lifecycle', () => {
     });
     /** Posts and waits until matching processed it; the stored status. */
     const send = async (body: Record<string, unknown>, expected = 202) => {
-      const res = await api.http
+      const res = await ctx.api.http
         .post('/api/v1/transactions')
         .set('Authorization', w.auth)
         .send(body);
@@ -179,7 +151,7 @@ describe('card lifecycle', () => {
       const id = res.body.id as string;
       return eventually(
         async () => {
-          const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+          const [t] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
           return t && t.status !== 'received' ? (t.status as string) : null;
         },
         `transaction ${id} processed`,
@@ -188,7 +160,7 @@ describe('card lifecycle', () => {
     };
     /** Redemptions by status and webhook deliveries by event, for this cardholder. */
     const counts = async () => {
-      const [c] = await db.query(
+      const [c] = await ctx.db.query(
         `SELECT count(*) FILTER (WHERE r.status <> 'reversed')::int AS live,
                 count(*) FILTER (WHERE r.status = 'reversed')::int AS reversed,
                 (SELECT count(*)::int FROM webhook_delivery d JOIN redemption x ON x.id = d.redemption_id
@@ -202,7 +174,7 @@ describe('card lifecycle', () => {
     };
     /** The live redemption's record ref and cashback (major units), or null. */
     const live = async () => {
-      const rows = await db.query(
+      const rows = await ctx.db.query(
         `SELECT t.transaction_ref AS ref, r.cashback_amount::int AS cashback
            FROM redemption r JOIN transaction t ON t.id = r.transaction_id
           WHERE r.institution_id = $1 AND r.cardholder_token = $2 AND r.status <> 'reversed'`,
@@ -211,7 +183,7 @@ describe('card lifecycle', () => {
       return rows.length ? (rows[0] as { ref: string; cashback: number }) : null;
     };
     const chain = async (authRef: string) => {
-      const [c] = await db.query(
+      const [c] = await ctx.db.query(
         `SELECT state FROM card_chain WHERE institution_id = $1 AND authorization_ref = $2`,
         [w.institution.id, authRef],
       );
@@ -334,7 +306,7 @@ describe('card lifecycle', () => {
       const auth = s.record('authorization', 30);
       await s.send(auth);
       expect(await s.counts()).toEqual(one);
-      const timer = worker!.get(AuthorizationExpiryTimer);
+      const timer = ctx.worker.get(AuthorizationExpiryTimer);
       // Not yet: half a day later.
       await timer.pass(new Date(Date.now() + DAY / 2));
       expect(await s.chain(auth.transaction_ref as string)).toBe('authorized');
@@ -355,7 +327,7 @@ describe('card lifecycle', () => {
         { reward_on: 'authorization', authorization_expiry_days: 1 },
         { starts_at: new Date(Date.now() - 10 * DAY).toISOString() },
       );
-      await db.query(
+      await ctx.db.query(
         `UPDATE cardholder_offer SET added_at = now() - interval '5 days' WHERE cardholder_token = $1`,
         [s.token],
       );
@@ -364,7 +336,7 @@ describe('card lifecycle', () => {
       const auth = s.record('authorization', 30, {
         transacted_at: new Date(Date.now() - 2 * DAY).toISOString(),
       });
-      const simulated = await api.http
+      const simulated = await ctx.api.http
         .post('/api/v1/transactions/simulate')
         .set('Authorization', s.w.auth)
         .send(auth)
@@ -384,7 +356,7 @@ describe('card lifecycle', () => {
       const s = await setup({ authorization_expiry_days: 1 });
       const auth = s.record('authorization', 30);
       await s.send(auth);
-      await worker!.get(AuthorizationExpiryTimer).pass(new Date(Date.now() + 1.5 * DAY));
+      await ctx.worker.get(AuthorizationExpiryTimer).pass(new Date(Date.now() + 1.5 * DAY));
       expect(await s.chain(auth.transaction_ref as string)).toBe('expired');
       expect(await s.counts()).toEqual(none);
     });
@@ -428,7 +400,7 @@ describe('card lifecycle', () => {
       const s = await setup({ reward_on: 'authorization' });
       const auth = s.record('authorization', 30);
       const clearing = s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref });
-      await api.http
+      await ctx.api.http
         .post('/api/v1/transactions/batch')
         .set('Authorization', s.w.auth)
         .send({ transactions: [clearing, auth] })
@@ -441,7 +413,7 @@ describe('card lifecycle', () => {
       await eventually(
         async () =>
           (
-            await db.query(
+            await ctx.db.query(
               `SELECT 1 FROM transaction WHERE institution_id = $1 AND status = 'received'`,
               [s.w.institution.id],
             )
@@ -461,25 +433,25 @@ describe('card lifecycle', () => {
         const clearings = Array.from({ length: 12 }, (_, i) =>
           s.record('clearing', 30 + i, { original_transaction_ref: auth.transaction_ref }),
         );
-        await api.http
+        await ctx.api.http
           .post('/api/v1/transactions/batch')
           .set('Authorization', s.w.auth)
           .send({ transactions: clearings })
           .expect(202);
         const ids: string[] = (
-          await db.query(
+          await ctx.db.query(
             `SELECT id FROM transaction WHERE institution_id = $1 AND kind = 'clearing'`,
             [s.w.institution.id],
           )
         ).map((r: { id: string }) => r.id);
         expect(ids).toHaveLength(12);
         // One chunk per clearing, all at once (and the worker's own chunk, whichever claims first).
-        const matching = api.app.get(MatchingService);
+        const matching = ctx.api.app.get(MatchingService);
         await Promise.all(ids.map((id) => matching.matchChunk([id])));
         await eventually(
           async () =>
             (
-              await db.query(
+              await ctx.db.query(
                 `SELECT 1 FROM transaction WHERE institution_id = $1 AND status = 'received'`,
                 [s.w.institution.id],
               )
@@ -495,7 +467,7 @@ describe('card lifecycle', () => {
 
     it('a CSV upload (portal) takes authorizations and clearings like the API', async () => {
       const s = await setup({});
-      const portal = await portalLogin(api, s.w.admin);
+      const portal = await portalLogin(ctx.api, s.w.admin);
       const auth = s.record('authorization', 30);
       const clearing = s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref });
       const columns = [
@@ -529,7 +501,7 @@ describe('card lifecycle', () => {
           60_000,
         ),
       ).toMatchObject({ status: 'completed', accepted: 2 });
-      const rows = await db.query(
+      const rows = await ctx.db.query(
         `SELECT id, kind, original_transaction_ref AS original FROM transaction
           WHERE institution_id = $1 ORDER BY kind`,
         [s.w.institution.id],
@@ -543,7 +515,7 @@ describe('card lifecycle', () => {
       // Also handed to matching here (a chunk as the worker runs it; whichever claims the rows
       // first matches them): run alone, this file's worker does not always get the CSV import's
       // hand-off in time (portal-uploads.e2e covers that path).
-      await api.app.get(MatchingService).matchChunk(rows.map((r: { id: string }) => r.id));
+      await ctx.api.app.get(MatchingService).matchChunk(rows.map((r: { id: string }) => r.id));
       await eventually(
         async () => ((await s.chain(auth.transaction_ref as string)) === 'cleared' ? true : null),
         'chain cleared',
@@ -566,7 +538,7 @@ describe('card lifecycle', () => {
         expect(await s.send(clearing)).toBe('matched');
         expect(await s.counts()).toEqual(one);
         // Stored at that merchant too (reporting and the cardholder's purchase history read it).
-        const [t] = await db.query(
+        const [t] = await ctx.db.query(
           `SELECT merchant_id FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
           [s.w.institution.id, clearing.transaction_ref],
         );
@@ -581,7 +553,7 @@ describe('card lifecycle', () => {
         const purchase = s.record('purchase', 30);
         expect(await s.send(purchase)).toBe('matched');
         const named = { original_transaction_ref: purchase.transaction_ref };
-        const simulated = await api.http
+        const simulated = await ctx.api.http
           .post('/api/v1/transactions/simulate')
           .set('Authorization', s.w.auth)
           .send(s.record('clearing', 30, named))
@@ -600,7 +572,7 @@ describe('card lifecycle', () => {
       const s = await setup({ reward_on: 'authorization' });
       const clearing = s.record('clearing', 30);
       expect(await s.send(clearing)).toBe('matched');
-      const [t] = await db.query(
+      const [t] = await ctx.db.query(
         `SELECT kind FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
         [s.w.institution.id, clearing.transaction_ref],
       );
@@ -694,7 +666,7 @@ describe('card lifecycle', () => {
       );
       const progress = async () =>
         (
-          await api.http
+          await ctx.api.http
             .get('/api/v1/offers')
             .query({ cardholder_token: s.token })
             .set('Authorization', s.w.auth)
@@ -726,7 +698,7 @@ describe('card lifecycle', () => {
   describe('simulate', () => {
     const simulate = async (s: { w: { auth: string } }, body: Record<string, unknown>) =>
       (
-        await api.http
+        await ctx.api.http
           .post('/api/v1/transactions/simulate')
           .set('Authorization', s.w.auth)
           .send(body)
@@ -830,7 +802,7 @@ describe('card lifecycle', () => {
         await s.send(auth);
         await s.send(clearing);
         const ref = named === 'the clearing' ? clearing.transaction_ref : auth.transaction_ref;
-        const [{ id: redemptionId }] = await db.query(
+        const [{ id: redemptionId }] = await ctx.db.query(
           `SELECT id FROM redemption WHERE offer_id = $1 AND status <> 'reversed'`,
           [s.w.offers[0].id],
         );
@@ -864,7 +836,7 @@ describe('card lifecycle', () => {
         await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
       }
       expect(await s.counts()).toEqual(one);
-      const [{ id: redemptionId }] = await db.query(
+      const [{ id: redemptionId }] = await ctx.db.query(
         `SELECT id FROM redemption WHERE offer_id = $1`,
         [s.w.offers[0].id],
       );
@@ -898,14 +870,14 @@ describe('card lifecycle', () => {
 
   describe('settlement', () => {
     const settle = (asOf: Date) =>
-      api.http
+      ctx.api.http
         .post('/admin/api/v1/settlements/run')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ as_of: asOf.toISOString() })
         .expect(200);
     const status = async (institutionId: string) =>
       (
-        await db.query(`SELECT status FROM settlement_entry WHERE institution_id = $1`, [
+        await ctx.db.query(`SELECT status FROM settlement_entry WHERE institution_id = $1`, [
           institutionId,
         ])
       ).map((r: { status: string }) => r.status);
@@ -915,7 +887,7 @@ describe('card lifecycle', () => {
       const auth = s.record('authorization', 30);
       await s.send(auth);
       // As if the swipe were three days old: past the hold, but not cleared.
-      await db.query(
+      await ctx.db.query(
         `UPDATE settlement_entry SET created_at = now() - interval '3 days' WHERE institution_id = $1`,
         [s.w.institution.id],
       );

@@ -1,42 +1,14 @@
 // Own BullMQ prefix (no other suite's worker takes these jobs); read at app start.
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-audience-${process.pid}` });
 
-import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { QUEUES } from '@app/queue';
-import {
-  createWorld,
-  DAY,
-  eventually,
-  obliterateQueues,
-  startApi,
-  startWorker,
-  TestApi,
-  uniq,
-  World,
-} from '@app/testing';
+import { apiAndWorker, createWorld, DAY, eventually, uniq, World } from '@app/testing';
 
 /** Channels, activation windows and audiences: admin API, simulate, matching, feed and add. */
 describe('offer channels, activation window and audience', () => {
-  let api: TestApi;
-  let worker: INestApplicationContext | undefined;
-  let db: DataSource;
-  const op = () => `Bearer ${api.operatorToken}`;
-
-  beforeAll(async () => {
-    api = await startApi();
-    worker = await startWorker();
-    db = api.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await obliterateQueues(api, [QUEUES.matching]);
-    await api.close();
-  });
+  const ctx = apiAndWorker();
 
   async function world(offers: Record<string, unknown>[], program = {}): Promise<World> {
-    return createWorld(api, {
+    return createWorld(ctx.api, {
       program,
       merchants: [{}],
       offers: offers.map((o) => ({
@@ -49,7 +21,7 @@ describe('offer channels, activation window and audience', () => {
   }
 
   const add = (w: World, offerId: string, token: string) =>
-    api.http
+    ctx.api.http
       .post(`/api/v1/offers/${offerId}/add`)
       .set('Authorization', w.auth)
       .send({ cardholder_token: token });
@@ -65,7 +37,7 @@ describe('offer channels, activation window and audience', () => {
   });
 
   async function reasons(w: World, body: Record<string, unknown>) {
-    const res = await api.http
+    const res = await ctx.api.http
       .post('/api/v1/transactions/simulate')
       .set('Authorization', w.auth)
       .send(body)
@@ -81,7 +53,7 @@ describe('offer channels, activation window and audience', () => {
   const processed = (id: string) =>
     eventually(
       async () => {
-        const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+        const [t] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
         return t && t.status !== 'received' ? (t.status as string) : null;
       },
       `transaction ${id} processed`,
@@ -89,13 +61,16 @@ describe('offer channels, activation window and audience', () => {
     );
 
   async function post(w: World, body: Record<string, unknown>): Promise<string> {
-    const res = await api.http.post('/api/v1/transactions').set('Authorization', w.auth).send(body);
+    const res = await ctx.api.http
+      .post('/api/v1/transactions')
+      .set('Authorization', w.auth)
+      .send(body);
     expect(res.status).toBe(202);
     return res.body.id as string;
   }
 
   async function feed(w: World, token: string) {
-    const res = await api.http
+    const res = await ctx.api.http
       .get('/api/v1/offers')
       .query({ cardholder_token: token })
       .set('Authorization', w.auth)
@@ -105,7 +80,7 @@ describe('offer channels, activation window and audience', () => {
 
   /** Back-dates the cardholder's enrollment in the offer (its activation window then runs out). */
   const age = (offerId: string, token: string, days: number) =>
-    db.query(
+    ctx.db.query(
       `UPDATE cardholder_offer SET added_at = now() - $3 * interval '1 day'
         WHERE offer_id = $1 AND cardholder_token = $2 AND status <> 'expired'`,
       [offerId, token, days],
@@ -144,10 +119,10 @@ describe('offer channels, activation window and audience', () => {
       [{ channels: [] }, 'channels'],
       [{ activation_days: 0 }, 'activation_days'],
     ])('rejects %j (400 naming %s)', async (qualification, field) => {
-      const w = await createWorld(api, { merchants: [{}] });
-      const res = await api.http
+      const w = await createWorld(ctx.api, { merchants: [{}] });
+      const res = await ctx.api.http
         .post('/admin/api/v1/offers')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({
           merchant_id: w.merchants[0].id,
           status: 'active',
@@ -193,7 +168,7 @@ describe('offer channels, activation window and audience', () => {
           expected,
         ]);
       }
-      const bad = await api.http
+      const bad = await ctx.api.http
         .post('/api/v1/transactions')
         .set('Authorization', w.auth)
         .send(event(w, 'chk_x', { channel: 'phone' }));
@@ -221,7 +196,7 @@ describe('offer channels, activation window and audience', () => {
       expect(again.status).toBe('added');
       expect(again.cardholder_offer_id).not.toBe(first.cardholder_offer_id);
       expect((await feed(w, token)).offers.find((o) => o.id === offerId)?.added).toBe(true);
-      const rows = await db.query(
+      const rows = await ctx.db.query(
         `SELECT id, status FROM cardholder_offer WHERE offer_id = $1 AND cardholder_token = $2 ORDER BY added_at`,
         [offerId, token],
       );
@@ -283,7 +258,7 @@ describe('offer channels, activation window and audience', () => {
       const won = async (t: string) => {
         const id = await post(w, event(w, t));
         expect(await processed(id)).toBe('matched');
-        const [{ offer_id }] = await db.query(
+        const [{ offer_id }] = await ctx.db.query(
           `SELECT offer_id FROM redemption WHERE transaction_id = $1`,
           [id],
         );
@@ -304,7 +279,7 @@ describe('offer channels, activation window and audience', () => {
       const token = uniq('chk_b');
       await add(w, w.offers[0].id, token).expect(201);
       const t = Date.now();
-      const res = await api.http
+      const res = await ctx.api.http
         .post('/api/v1/transactions/batch')
         .set('Authorization', w.auth)
         .send({
@@ -316,7 +291,7 @@ describe('offer channels, activation window and audience', () => {
         .expect(202);
       expect(res.body.accepted).toBe(2);
       const rows = await eventually(async () => {
-        const r: { transacted_at: Date; status: string }[] = await db.query(
+        const r: { transacted_at: Date; status: string }[] = await ctx.db.query(
           `SELECT transacted_at, status FROM transaction WHERE cardholder_token = $1 ORDER BY transacted_at`,
           [token],
         );
@@ -328,7 +303,7 @@ describe('offer channels, activation window and audience', () => {
 
   describe('history batches', () => {
     const batch = (w: World, transactions: Record<string, unknown>[], history: unknown = true) =>
-      api.http
+      ctx.api.http
         .post('/api/v1/transactions/batch')
         .set('Authorization', w.auth)
         .send({ history, transactions });
@@ -362,7 +337,7 @@ describe('offer channels, activation window and audience', () => {
 
       const again = await batch(w, items).expect(202);
       expect(again.body).toMatchObject({ accepted: 0, duplicates: 2, duplicate_indexes: [0, 1] });
-      const stored = await db.query(
+      const stored = await ctx.db.query(
         `SELECT status, history, merchant_id FROM transaction WHERE cardholder_token = $1 ORDER BY transacted_at`,
         [token],
       );
@@ -376,7 +351,7 @@ describe('offer channels, activation window and audience', () => {
         event(w, token, { transacted_at: new Date(Date.now() + 3000).toISOString() }),
       );
       expect(await processed(live)).toBe('matched');
-      const redemptions = await db.query(
+      const redemptions = await ctx.db.query(
         `SELECT r.transaction_id, r.offer_id FROM redemption r JOIN transaction t ON t.id = r.transaction_id WHERE t.cardholder_token = $1`,
         [token],
       );
@@ -396,14 +371,14 @@ describe('offer channels, activation window and audience', () => {
       const token = uniq('chk_w');
       for (const o of w.offers) await add(w, o.id, token).expect(201);
       const body = event(w, token, { transacted_at: new Date(Date.now() + 1000).toISOString() });
-      const sim = await api.http
+      const sim = await ctx.api.http
         .post('/api/v1/transactions/simulate')
         .set('Authorization', w.auth)
         .send(body)
         .expect(200);
       const id = await post(w, body);
       expect(await processed(id)).toBe('matched');
-      const [{ offer_id }] = await db.query(
+      const [{ offer_id }] = await ctx.db.query(
         `SELECT offer_id FROM redemption WHERE transaction_id = $1`,
         [id],
       );
@@ -434,7 +409,7 @@ describe('offer channels, activation window and audience', () => {
       expect(redeemed).toBe(lower);
       const none = await reasons(w, event(w, uniq('chk_none')));
       expect(Object.values(none).every((r) => (r as string[]).includes('not_enrolled'))).toBe(true);
-      const res = await api.http
+      const res = await ctx.api.http
         .post('/api/v1/transactions/simulate')
         .set('Authorization', w.auth)
         .send(event(w, uniq('chk_none')))

@@ -1,20 +1,7 @@
 // Own BullMQ prefix (no other suite's worker takes these jobs); read at app start.
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-goals-${process.pid}` });
 
-import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { QUEUES } from '@app/queue';
-import {
-  createWorld,
-  DAY,
-  eventually,
-  obliterateQueues,
-  startApi,
-  startWorker,
-  TestApi,
-  uniq,
-  World,
-} from '@app/testing';
+import { apiAndWorker, createWorld, DAY, eventually, uniq, World } from '@app/testing';
 
 /**
  * Goal offers (purchase_count, cumulative_spend) through the public API and the worker: admin
@@ -22,25 +9,10 @@ import {
  * concurrent purchases, feed progress and simulate.
  */
 describe('goal offers', () => {
-  let api: TestApi;
-  let worker: INestApplicationContext | undefined;
-  let db: DataSource;
-  const op = () => `Bearer ${api.operatorToken}`;
-
-  beforeAll(async () => {
-    api = await startApi();
-    worker = await startWorker();
-    db = api.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await obliterateQueues(api, [QUEUES.matching]);
-    await api.close();
-  });
+  const ctx = apiAndWorker();
 
   async function world(offers: Record<string, unknown>[]): Promise<World> {
-    return createWorld(api, {
+    return createWorld(ctx.api, {
       merchants: [{}],
       offers: offers.map((o) => ({
         min_spend: 10,
@@ -52,7 +24,7 @@ describe('goal offers', () => {
   }
 
   const add = (w: World, offerId: string, token: string) =>
-    api.http
+    ctx.api.http
       .post(`/api/v1/offers/${offerId}/add`)
       .set('Authorization', w.auth)
       .send({ cardholder_token: token })
@@ -71,7 +43,7 @@ describe('goal offers', () => {
   const processed = (id: string) =>
     eventually(
       async () => {
-        const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+        const [t] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
         return t && t.status !== 'received' ? (t.status as string) : null;
       },
       `transaction ${id} processed`,
@@ -85,7 +57,10 @@ describe('goal offers', () => {
     over: Record<string, unknown> = {},
   ): Promise<{ id: string; ref: string }> {
     const body = event(w, token, over);
-    const res = await api.http.post('/api/v1/transactions').set('Authorization', w.auth).send(body);
+    const res = await ctx.api.http
+      .post('/api/v1/transactions')
+      .set('Authorization', w.auth)
+      .send(body);
     expect(res.status).toBe(202);
     await processed(res.body.id);
     return { id: res.body.id as string, ref: body.transaction_ref as string };
@@ -100,7 +75,7 @@ describe('goal offers', () => {
 
   /** Redemptions, settlement entries and webhook deliveries of an offer, and its budget. */
   async function ledger(offerId: string) {
-    const [row] = await db.query(
+    const [row] = await ctx.db.query(
       `SELECT (SELECT count(*) FROM redemption WHERE offer_id = $1)::int AS redemptions,
               (SELECT count(*) FROM redemption WHERE offer_id = $1 AND status = 'reversed')::int AS reversed,
               (SELECT count(*) FROM settlement_entry WHERE offer_id = $1)::int AS entries,
@@ -115,7 +90,7 @@ describe('goal offers', () => {
   }
 
   const redemptions = (offerId: string) =>
-    db.query(
+    ctx.db.query(
       `SELECT transaction_id, purchase_amount::int AS purchase, cashback_amount::int AS cashback, status, goal_round
          FROM redemption WHERE offer_id = $1 ORDER BY created_at, goal_round`,
       [offerId],
@@ -123,7 +98,7 @@ describe('goal offers', () => {
 
   const enrollment = async (offerId: string, token: string) =>
     (
-      await db.query(
+      await ctx.db.query(
         `SELECT status, redemption_count, goal_round, goal_progress::int AS goal_progress, goal_spend::int AS goal_spend
            FROM cardholder_offer WHERE offer_id = $1 AND cardholder_token = $2 AND status <> 'expired'`,
         [offerId, token],
@@ -131,7 +106,7 @@ describe('goal offers', () => {
     )[0];
 
   async function progress(w: World, token: string, offerId: string) {
-    const res = await api.http
+    const res = await ctx.api.http
       .get('/api/v1/offers')
       .query({ cardholder_token: token })
       .set('Authorization', w.auth)
@@ -151,13 +126,13 @@ describe('goal offers', () => {
         { type: 'cumulative_spend', target: 100.55 },
         null,
       ]);
-      const [{ goal_target }] = await db.query(`SELECT goal_target FROM offer WHERE id = $1`, [
+      const [{ goal_target }] = await ctx.db.query(`SELECT goal_target FROM offer WHERE id = $1`, [
         w.offers[1].id,
       ]);
       expect(goal_target).toBe('10055');
-      const res = await api.http
+      const res = await ctx.api.http
         .patch(`/admin/api/v1/offers/${w.offers[0].id}`)
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ goal: null })
         .expect(200);
       expect(res.body.goal).toBeNull();
@@ -168,7 +143,10 @@ describe('goal offers', () => {
       const offer = w.offers[0].id;
       await add(w, offer, `chk_${uniq()}`);
       const patch = (goal: unknown) =>
-        api.http.patch(`/admin/api/v1/offers/${offer}`).set('Authorization', op()).send({ goal });
+        ctx.api.http
+          .patch(`/admin/api/v1/offers/${offer}`)
+          .set('Authorization', ctx.op())
+          .send({ goal });
       expect((await patch({ type: 'purchase_count', target: 4 })).body.goal).toEqual({
         type: 'purchase_count',
         target: 4,
@@ -189,10 +167,10 @@ describe('goal offers', () => {
       [{ target: 3 }],
       ['three'],
     ])('rejects goal %j: 400 naming goal', async (goal) => {
-      const w = await createWorld(api, { merchants: [{}] });
-      const res = await api.http
+      const w = await createWorld(ctx.api, { merchants: [{}] });
+      const res = await ctx.api.http
         .post('/admin/api/v1/offers')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({
           merchant_id: w.merchants[0].id,
           status: 'active',
@@ -243,7 +221,9 @@ describe('goal offers', () => {
       goal_round: 2,
       goal_progress: 0,
     });
-    const [{ status }] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [third.id]);
+    const [{ status }] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [
+      third.id,
+    ]);
     expect(status).toBe('matched');
   });
 
@@ -277,7 +257,7 @@ describe('goal offers', () => {
     await add(w, offer, token);
     const a = await buy(w, token);
     await buy(w, token);
-    const simulated = await api.http
+    const simulated = await ctx.api.http
       .post('/api/v1/transactions/simulate')
       .set('Authorization', w.auth)
       .send(
@@ -308,7 +288,7 @@ describe('goal offers', () => {
     const b = await buy(w, token);
     await buy(w, token);
     expect(await ledger(offer)).toMatchObject({ redemptions: 1, budget_used: 500 });
-    const simulated = await api.http
+    const simulated = await ctx.api.http
       .post('/api/v1/transactions/simulate')
       .set('Authorization', w.auth)
       .send(
@@ -319,9 +299,10 @@ describe('goal offers', () => {
         }),
       )
       .expect(200);
-    const [{ id: redemptionId }] = await db.query(`SELECT id FROM redemption WHERE offer_id = $1`, [
-      offer,
-    ]);
+    const [{ id: redemptionId }] = await ctx.db.query(
+      `SELECT id FROM redemption WHERE offer_id = $1`,
+      [offer],
+    );
     expect(simulated.body.refund).toEqual({
       original_found: true,
       redemption_id: null,
@@ -346,7 +327,7 @@ describe('goal offers', () => {
       reversed_webhooks: 1,
       budget_used: 0,
     });
-    const [entry] = await db.query(
+    const [entry] = await ctx.db.query(
       `SELECT e.status, e.clawback_amount FROM settlement_entry e WHERE e.offer_id = $1`,
       [offer],
     );
@@ -370,7 +351,7 @@ describe('goal offers', () => {
   });
 
   it('a settled round that a refund takes below its target is reversed with a clawback of the payout', async () => {
-    const w = await createWorld(api, {
+    const w = await createWorld(ctx.api, {
       program: { settlement_hold_days: 0 },
       merchants: [{}],
       offers: [
@@ -387,9 +368,9 @@ describe('goal offers', () => {
     await add(w, offer, token);
     const a = await buy(w, token, { amount: 30 });
     await buy(w, token, { amount: 30 });
-    await api.http
+    await ctx.api.http
       .post('/admin/api/v1/settlements/run')
-      .set('Authorization', op())
+      .set('Authorization', ctx.op())
       .send({})
       .expect(200);
     expect((await redemptions(offer))[0].status).toBe('settled');
@@ -397,7 +378,7 @@ describe('goal offers', () => {
     expect(await ledger(offer)).toMatchObject({ reversed: 0 });
     await refund(w, token, a.ref, 10); // 45 < 50: reversed
     expect(await ledger(offer)).toMatchObject({ reversed: 1, reversed_webhooks: 1 });
-    const [entry] = await db.query(
+    const [entry] = await ctx.db.query(
       `SELECT status, clawback_amount FROM settlement_entry WHERE offer_id = $1`,
       [offer],
     );
@@ -411,7 +392,7 @@ describe('goal offers', () => {
   });
 
   it('a rewarded round keeps the target it was paid under: a later target change neither reverses nor spares it (simulate agrees)', async () => {
-    const w = await createWorld(api, {
+    const w = await createWorld(ctx.api, {
       program: { settlement_hold_days: 0 },
       merchants: [{}],
       offers: [
@@ -431,14 +412,14 @@ describe('goal offers', () => {
     });
     const [raised, lowered] = w.offers.map((o) => o.id);
     const setTarget = (offer: string, target: number) =>
-      api.http
+      ctx.api.http
         .patch(`/admin/api/v1/offers/${offer}`)
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ goal: { type: 'cumulative_spend', target } })
         .expect(200);
     const simulateRefund = async (token: string, ref: string, amount: number) =>
       (
-        await api.http
+        await ctx.api.http
           .post('/api/v1/transactions/simulate')
           .set('Authorization', w.auth)
           .send(
@@ -453,9 +434,9 @@ describe('goal offers', () => {
     await add(w, lowered, t2);
     const b = await buy(w, t2, { amount: 110 });
     await buy(w, t2, { amount: 110 }); // $220 ≥ $200: rewarded
-    await api.http
+    await ctx.api.http
       .post('/admin/api/v1/settlements/run')
-      .set('Authorization', op())
+      .set('Authorization', ctx.op())
       .send({})
       .expect(200);
     expect((await redemptions(raised))[0].status).toBe('settled');
@@ -555,7 +536,7 @@ describe('goal offers', () => {
   it.each(['clearing', 'authorization'])(
     'reward_on %s: a card chain (authorization, then clearing) counts once toward a goal, on its clearing',
     async (rewardOn) => {
-      const w = await createWorld(api, {
+      const w = await createWorld(ctx.api, {
         program: { reward_on: rewardOn },
         merchants: [{}],
         offers: [
@@ -578,7 +559,7 @@ describe('goal offers', () => {
         });
         return { auth, clearing };
       };
-      const simulated = await api.http
+      const simulated = await ctx.api.http
         .post('/api/v1/transactions/simulate')
         .set('Authorization', w.auth)
         .send(event(w, token, { transaction_type: 'authorization' }))
@@ -617,7 +598,7 @@ describe('goal offers', () => {
     await add(w, offer, token);
     const simulate = async () =>
       (
-        await api.http
+        await ctx.api.http
           .post('/api/v1/transactions/simulate')
           .set('Authorization', w.auth)
           .send(event(w, token))
@@ -649,7 +630,7 @@ describe('goal offers', () => {
     const t0 = Date.now() + 1_000;
     const ids = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
-        const res = await api.http
+        const res = await ctx.api.http
           .post('/api/v1/transactions')
           .set('Authorization', w.auth)
           .send(event(w, token, { transacted_at: new Date(t0 + i).toISOString() }));
@@ -664,7 +645,7 @@ describe('goal offers', () => {
       completed: 1,
       budget_used: 500,
     });
-    const [{ n }] = await db.query(
+    const [{ n }] = await ctx.db.query(
       `SELECT count(*)::int AS n FROM goal_contribution c JOIN cardholder_offer co ON co.id = c.cardholder_offer_id
         WHERE co.offer_id = $1`,
       [offer],

@@ -1,20 +1,8 @@
 // Own BullMQ prefix (no other suite's worker takes these jobs); read at app start.
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-qualification-${process.pid}` });
 
-import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { localTime } from '@app/domain';
-import { QUEUES } from '@app/queue';
-import {
-  createWorld,
-  eventually,
-  obliterateQueues,
-  startApi,
-  startWorker,
-  TestApi,
-  uniq,
-  World,
-} from '@app/testing';
+import { apiAndWorker, createWorld, eventually, uniq, World } from '@app/testing';
 
 const ZONE = 'America/Sao_Paulo'; // UTC−3 all year: local hours are 3 hours behind UTC
 const hhmm = (minutes: number) => {
@@ -23,28 +11,13 @@ const hhmm = (minutes: number) => {
 };
 
 describe('offer qualification rules (admin API, simulate, matching)', () => {
-  let api: TestApi;
-  let worker: INestApplicationContext | undefined;
-  let db: DataSource;
-  const op = () => `Bearer ${api.operatorToken}`;
-
-  beforeAll(async () => {
-    api = await startApi();
-    worker = await startWorker();
-    db = api.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await obliterateQueues(api, [QUEUES.matching]);
-    await api.close();
-  });
+  const ctx = apiAndWorker();
 
   /** A purchase a second from now, in São Paulo's local time. */
   const at = () => new Date(Date.now() + 1000);
 
   async function world(offers: Record<string, unknown>[], timeZone = ZONE): Promise<World> {
-    return createWorld(api, {
+    return createWorld(ctx.api, {
       program: { time_zone: timeZone },
       merchants: [{}],
       offers: offers.map((o) => ({ min_spend: 20, cashback_amount: 5, ...o })),
@@ -53,7 +26,7 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
 
   async function enrollAll(w: World, token: string): Promise<void> {
     for (const o of w.offers)
-      await api.http
+      await ctx.api.http
         .post(`/api/v1/offers/${o.id}/add`)
         .set('Authorization', w.auth)
         .send({ cardholder_token: token })
@@ -72,7 +45,7 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
   });
 
   async function reasons(w: World, body: Record<string, unknown>) {
-    const res = await api.http
+    const res = await ctx.api.http
       .post('/api/v1/transactions/simulate')
       .set('Authorization', w.auth)
       .send(body)
@@ -87,13 +60,13 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
 
   describe('admin API', () => {
     it('program time_zone: an IANA name (absent until set = UTC); anything else is 400', async () => {
-      const plain = await createWorld(api, {});
+      const plain = await createWorld(ctx.api, {});
       expect(plain.institution.program).not.toHaveProperty('time_zone');
-      const w = await createWorld(api, { program: { time_zone: ZONE } });
+      const w = await createWorld(ctx.api, { program: { time_zone: ZONE } });
       expect(w.institution.program).toMatchObject({ time_zone: ZONE });
-      const bad = await api.http
+      const bad = await ctx.api.http
         .post('/admin/api/v1/institutions')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ name: uniq('Bank '), plan: 'growth', program: { time_zone: 'Mars/Olympus' } });
       expect(bad.status).toBe(400);
       expect(JSON.stringify(bad.body)).toContain('time_zone');
@@ -116,9 +89,9 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
         time_of_day: { from: '22:00', to: '02:00' },
         networks: ['visa', 'elo'],
       });
-      const cleared = await api.http
+      const cleared = await ctx.api.http
         .patch(`/admin/api/v1/offers/${w.offers[0].id}`)
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({ qualification: null })
         .expect(200);
       expect(cleared.body.qualification).toBeNull();
@@ -134,7 +107,7 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
         },
         { priority: 1 },
       ]);
-      const feed = await api.http
+      const feed = await ctx.api.http
         .get('/api/v1/offers')
         .query({ cardholder_token: uniq('chk_') })
         .set('Authorization', w.auth)
@@ -161,10 +134,10 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
       [{ max_spend: -1 }, 'max_spend'],
       [{ networks: [] }, 'networks'],
     ])('rejects %j (400 naming %s)', async (qualification, field) => {
-      const w = await createWorld(api, { merchants: [{}] });
-      const res = await api.http
+      const w = await createWorld(ctx.api, { merchants: [{}] });
+      const res = await ctx.api.http
         .post('/admin/api/v1/offers')
-        .set('Authorization', op())
+        .set('Authorization', ctx.op())
         .send({
           merchant_id: w.merchants[0].id,
           status: 'active',
@@ -223,7 +196,7 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
     const processed = (id: string) =>
       eventually(
         async () => {
-          const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+          const [t] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
           return t && t.status !== 'received' ? (t.status as string) : null;
         },
         `transaction ${id} processed`,
@@ -231,7 +204,7 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
       );
 
     async function post(w: World, body: Record<string, unknown>) {
-      const res = await api.http
+      const res = await ctx.api.http
         .post('/api/v1/transactions')
         .set('Authorization', w.auth)
         .send(body);
@@ -264,7 +237,7 @@ describe('offer qualification rules (admin API, simulate, matching)', () => {
         const id = await post(w, event(w, token, over));
         expect([over, await processed(id)]).toEqual([over, expected]);
       }
-      const [{ n }] = await db.query(
+      const [{ n }] = await ctx.db.query(
         `SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`,
         [w.offers[0].id],
       );

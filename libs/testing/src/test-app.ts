@@ -1,8 +1,11 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { QUEUES } from '@app/queue';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApiApp } from '../../../apps/api/src/app.factory';
+import { obliterateQueues } from './webhook-fixtures';
 
 export interface TestApi {
   app: NestExpressApplication;
@@ -35,4 +38,34 @@ export async function startWorker(): Promise<INestApplicationContext> {
   ctx.enableShutdownHooks();
   await ctx.init();
   return ctx;
+}
+
+/** An api and a worker in this process, for the tests of one e2e file. */
+export interface ApiAndWorker {
+  api: TestApi;
+  worker: INestApplicationContext;
+  db: DataSource;
+  /** The operator's Authorization header value. */
+  op(): string;
+}
+
+/**
+ * Starts an api and a worker before the file's tests; after them closes the worker, empties the
+ * matching queue (the file's own prefix) and closes the api. The fields are set once beforeAll ran:
+ * read them inside tests and hooks.
+ */
+export function apiAndWorker(): ApiAndWorker {
+  const t = { op: () => `Bearer ${t.api.operatorToken}` } as ApiAndWorker;
+  beforeAll(async () => {
+    t.api = await startApi();
+    t.worker = await startWorker();
+    t.db = t.api.app.get(DataSource);
+  });
+  afterAll(async () => {
+    await t.worker?.close();
+    if (!t.api) return;
+    await obliterateQueues(t.api, [QUEUES.matching]);
+    await t.api.close();
+  });
+  return t;
 }
