@@ -1,0 +1,31 @@
+import { createHmac } from 'crypto';
+import { deriveKey } from './derived-keys';
+
+// RFC 5869 with an empty salt: PRK = HMAC(zeros, IKM), OKM = HMAC(PRK, info || 0x01) for 32 bytes.
+function hkdfByHand(ikm: Buffer, info: string): Buffer {
+  const prk = createHmac('sha256', Buffer.alloc(32)).update(ikm).digest();
+  return createHmac('sha256', prk)
+    .update(Buffer.concat([Buffer.from(info), Buffer.from([1])]))
+    .digest();
+}
+
+describe('deriveKey', () => {
+  const secretsKey = Buffer.alloc(32, 7);
+
+  it('is HKDF-SHA256 with an empty salt and info "plo/v1/<purpose>"', () => {
+    expect(deriveKey(secretsKey, 'cursor-mac')).toEqual(
+      hkdfByHand(secretsKey, 'plo/v1/cursor-mac'),
+    );
+  });
+
+  it('gives each purpose its own 32-byte key, never the secrets key itself', () => {
+    const keys = [
+      deriveKey(secretsKey, 'secrets-encryption'),
+      deriveKey(secretsKey, 'cursor-mac'),
+      deriveKey(secretsKey, 'csrf-mac'),
+      deriveKey(secretsKey, 'holdout/8d3f0c1e-4a55-4c1b-9d2e-3f4a5b6c7d8e'),
+    ].map((k) => k.toString('hex'));
+    expect(new Set([...keys, secretsKey.toString('hex')]).size).toBe(5);
+    for (const k of keys) expect(k).toHaveLength(64);
+  });
+});
