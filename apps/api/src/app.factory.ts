@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
@@ -7,6 +7,7 @@ import helmet from 'helmet';
 import { Logger, PARAMS_PROVIDER_TOKEN, type Params } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { existsSync } from 'fs';
+import type { Server } from 'http';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
@@ -21,6 +22,7 @@ import { requestId } from './common/request-id';
 import { precomputedHeaders } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import { setupSwagger } from './docs/swagger';
+import { METRICS_OFF_WARNING, metricsAccess } from './operations/metrics-access';
 import { mountQueueDashboard } from './operations/queue-dashboard';
 import { serveWidgetBundle } from './widget/widget-assets';
 import { earlierShapeDeprecation } from './transactions/deprecation';
@@ -49,6 +51,8 @@ export async function createApiApp(
   );
   const config = app.get(AppConfig);
   if (options.logger !== false) app.useLogger(new ApiLogger(app.get(Logger)));
+  applyHttpTimeouts(app.getHttpServer() as Server, config.http);
+  if (metricsAccess(config) === 'off') new NestLogger('Metrics').warn(METRICS_OFF_WARNING);
   app.enableShutdownHooks();
   app.set('trust proxy', config.trustProxy ? parseTrustProxy(config.trustProxy) : false);
   app.disable('x-powered-by');
@@ -114,6 +118,20 @@ function jsonBody(limit: string): express.RequestHandler {
   });
   return (req, res, next) =>
     parse(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
+}
+
+/**
+ * Closes connections that hold a socket without sending a request (headers), that send a request
+ * too slowly, or that stay idle between requests. Node checks the first two every
+ * connectionsCheckingInterval (30 s by default), read at listen: a quarter of the shorter timeout
+ * keeps the close within 125% of it.
+ */
+export function applyHttpTimeouts(server: Server, http: AppConfig['http']): void {
+  server.headersTimeout = http.headersTimeoutMs;
+  server.requestTimeout = http.requestTimeoutMs;
+  server.keepAliveTimeout = http.keepAliveTimeoutMs;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
+    Math.min(30_000, Math.max(50, Math.floor(http.headersTimeoutMs / 4)));
 }
 
 function parseTrustProxy(value: string): string | number | boolean {

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
 import request from 'supertest';
@@ -81,6 +82,73 @@ describe('operators: queue dashboard and metrics', () => {
         expect(res.body).toMatchObject({ error: 'not_found' });
       } finally {
         await separate.close();
+      }
+    });
+
+    /** An api started with these variables set (config is read at start), then restored. */
+    async function apiWith(env: Record<string, string>): Promise<TestApi> {
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, env);
+      try {
+        return await startApi();
+      } finally {
+        for (const [k, v] of Object.entries(saved))
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+      }
+    }
+
+    it('with METRICS_TOKEN set, /metrics on the public port needs it as a bearer token', async () => {
+      const token = 'metrics-token-0123456789abcdef-0123';
+      const guarded = await apiWith({ METRICS_TOKEN: token });
+      try {
+        const none = await guarded.http.get('/metrics').expect(401);
+        expect(none.body).toMatchObject({ error: 'unauthorized' });
+        await guarded.http.get('/metrics').set('Authorization', `Bearer ${token}x`).expect(401);
+        await guarded.http
+          .get('/metrics')
+          .set('Authorization', `Bearer ${api.operatorToken}`)
+          .expect(401);
+        const ok = await guarded.http
+          .get('/metrics')
+          .set('Authorization', `Bearer ${token}`)
+          .expect(200);
+        expect(ok.text).toContain('queue_jobs');
+      } finally {
+        await guarded.close();
+      }
+    });
+
+    it('in production without METRICS_PORT or METRICS_TOKEN: 404, and a start-up warning says how to enable it', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn');
+      let warnings: string[] = [];
+      const prod = await apiWith({ NODE_ENV: 'production' }).finally(() => {
+        warnings = warn.mock.calls.map((c) => String(c[0]));
+        warn.mockRestore();
+      });
+      try {
+        expect(warnings).toContainEqual(
+          expect.stringMatching(
+            /\/metrics on PORT answers 404[\s\S]*METRICS_TOKEN[\s\S]*METRICS_PORT/,
+          ),
+        );
+        const res = await prod.http.get('/metrics').expect(404);
+        expect(res.body).toMatchObject({ error: 'not_found' });
+        await prod.http
+          .get('/metrics')
+          .set('Authorization', `Bearer ${api.operatorToken}`)
+          .expect(404);
+      } finally {
+        await prod.close();
+      }
+      const withToken = await apiWith({ NODE_ENV: 'production', METRICS_TOKEN: 'p'.repeat(32) });
+      try {
+        await withToken.http
+          .get('/metrics')
+          .set('Authorization', `Bearer ${'p'.repeat(32)}`)
+          .expect(200);
+      } finally {
+        await withToken.close();
       }
     });
 

@@ -11,6 +11,10 @@ export class AppConfig {
   readonly port: number;
   /** The api's separate metrics port; undefined = /metrics on the public port. */
   readonly metricsPort?: number;
+  /** Bearer token that /metrics on PORT requires when set. */
+  readonly metricsToken?: string;
+  /** The api's HTTP server timeouts (Node's headersTimeout, requestTimeout, keepAliveTimeout). */
+  readonly http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   readonly secretsKey: Buffer;
   readonly operatorToken: string;
   readonly webhook: {
@@ -48,6 +52,12 @@ export class AppConfig {
     this.redisUrl = env.REDIS_URL;
     this.port = env.PORT;
     this.metricsPort = env.METRICS_PORT;
+    this.metricsToken = env.METRICS_TOKEN;
+    this.http = {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    };
     this.secretsKey = decodeKey(env.SECRETS_KEY!);
     this.operatorToken = env.OPERATOR_TOKEN!;
     this.webhook = {

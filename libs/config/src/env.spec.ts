@@ -15,6 +15,12 @@ describe('configuration', () => {
     expect(env.REDIS_URL).toBe('redis://localhost:6379');
     expect(env.WEBHOOK_RETRY_BASE_MS).toBe(30_000);
     expect(env.WEBHOOK_ALLOW_PRIVATE_URLS).toBe(false);
+    expect(env.METRICS_TOKEN).toBeUndefined();
+    expect([
+      env.HTTP_HEADERS_TIMEOUT_MS,
+      env.HTTP_REQUEST_TIMEOUT_MS,
+      env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    ]).toEqual([10_000, 60_000, 65_000]);
   });
 
   it('converts numbers and booleans', () => {
@@ -38,6 +44,14 @@ describe('configuration', () => {
     [{ OPERATOR_TOKEN: 'short' }, 'OPERATOR_TOKEN'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
     [{ WEBHOOK_RETRY_BASE_MS: '0' }, 'WEBHOOK_RETRY_BASE_MS'],
+    [{ METRICS_TOKEN: 'x'.repeat(31) }, 'METRICS_TOKEN'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: 'soon' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '50' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
+      'HTTP_HEADERS_TIMEOUT_MS',
+    ],
   ])('names the bad variable: %j', (override, name) => {
     expect(() => validateEnv({ ...good, ...override })).toThrow(ConfigError);
     try {

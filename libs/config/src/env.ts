@@ -183,6 +183,38 @@ export class EnvVars {
   @Max(65535)
   METRICS_PORT?: number;
 
+  /**
+   * Bearer token for /metrics on PORT (`Authorization: Bearer <METRICS_TOKEN>`, else 401). In
+   * production, /metrics on PORT answers 404 unless METRICS_PORT or METRICS_TOKEN is set.
+   */
+  @IsOptional()
+  @Matches(/^\S{32,}$/, { message: 'METRICS_TOKEN must be at least 32 characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  /**
+   * A connection whose request headers are not complete this long after it opened is answered 408
+   * and closed (silent new connections included). At most HTTP_REQUEST_TIMEOUT_MS.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer number of milliseconds' })
+  @Min(100)
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  /** A request not fully received this long after it started is answered 408 and closed. */
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer number of milliseconds' })
+  @Min(100)
+  HTTP_REQUEST_TIMEOUT_MS = 60_000;
+
+  /**
+   * An idle keep-alive connection is closed after this. Keep it above the load balancer's idle
+   * timeout (60 s on the usual ones), so the balancer, not the api, closes idle connections.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer number of milliseconds' })
+  @Min(100)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
   /** The worker's own /health and /metrics listener; 0 turns it off. */
   @Transform(toInt)
   @IsInt({ message: 'WORKER_HEALTH_PORT must be an integer' })
@@ -217,12 +249,13 @@ export function validateEnv(raw: Record<string, string | undefined>): EnvVars {
   );
   const env = plainToInstance(EnvVars, defined, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length) {
-    throw new ConfigError(
-      errors.map((e) =>
-        Object.values(e.constraints ?? { invalid: `${e.property} is invalid` }).join('; '),
-      ),
-    );
+  const problems = errors.map((e) =>
+    Object.values(e.constraints ?? { invalid: `${e.property} is invalid` }).join('; '),
+  );
+  if (!problems.length && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    // Node refuses a headers timeout above the request timeout.
+    problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  if (problems.length) throw new ConfigError(problems);
   return env;
 }

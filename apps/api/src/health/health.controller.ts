@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Inject, Res } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
   ApiOkResponse,
@@ -12,7 +12,7 @@ import { AppConfig } from '@app/config';
 import { HealthRepository } from '@app/db';
 import { REDIS } from '@app/queue';
 import { register } from 'prom-client';
-import { ApiError } from '../common/api-error';
+import { checkMetricsAccess } from '../operations/metrics-access';
 
 @ApiTags('Operations')
 @Controller()
@@ -67,9 +67,11 @@ export class HealthController {
 
   @Get('metrics')
   @ApiExcludeEndpoint()
-  metrics(@Res({ passthrough: true }) res: Response): Promise<string> {
-    // With METRICS_PORT the metrics live on that port only.
-    if (this.config.metricsPort) throw ApiError.notFound('not_found', 'Not found.');
+  metrics(
+    @Headers('authorization') authorization: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<string> {
+    checkMetricsAccess(this.config, authorization);
     res.type(register.contentType);
     return register.metrics();
   }
