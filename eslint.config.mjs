@@ -60,14 +60,10 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  // The embeddable widget runs in browsers; its browser tests pass functions into the page.
+  // The embeddable widget runs in browsers.
   {
     files: ['widget/src/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
-  },
-  {
-    files: ['widget/test/**/*.js'],
-    languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],

@@ -82,42 +82,30 @@ const steps = [
       ? (passed++, true)
       : (failed++, false),
 ];
-// The portal's browser tests (Playwright, Debian's Chromium); their JSON report gives the counts.
-if (existsSync(join(root, 'portal', 'playwright.config.ts'))) {
-  steps.push(() => {
-    const file = join(out, 'portal-results.json');
-    rmSync(file, { force: true });
-    const ok = run('portal browser tests', process.execPath, [
-      require.resolve('@playwright/test/cli'),
-      'test',
-      '-c',
-      join('portal', 'playwright.config.ts'),
-    ]);
-    if (existsSync(file)) {
-      const { stats, errors = [] } = JSON.parse(readFileSync(file, 'utf8'));
-      passed += stats.expected + stats.flaky;
-      // A failing global setup runs no test: it still counts as a failure.
-      failed += stats.unexpected + errors.length;
-    } else if (!ok) failed += 1;
-    return ok;
-  });
+// The browser tests of the portal and of the widget (Playwright, Debian's Chromium); each
+// config's JSON report gives the counts.
+function playwright(title, config, results) {
+  const file = join(out, results);
+  rmSync(file, { force: true });
+  const ok = run(title, process.execPath, [
+    require.resolve('@playwright/test/cli'),
+    'test',
+    '-c',
+    config,
+  ]);
+  if (existsSync(file)) {
+    const { stats, errors = [] } = JSON.parse(readFileSync(file, 'utf8'));
+    passed += stats.expected + stats.flaky;
+    // A failing global setup runs no test: it still counts as a failure.
+    failed += stats.unexpected + errors.length;
+  } else if (!ok) failed += 1;
+  return ok;
 }
-
-if (existsSync(join(root, 'widget', 'test', 'run.js'))) {
-  steps.push(() => {
-    const file = join(out, 'widget-results.json');
-    const ok = run('widget browser tests', process.execPath, [
-      join(root, 'widget', 'test', 'run.js'),
-      file,
-    ]);
-    if (existsSync(file)) {
-      const r = JSON.parse(readFileSync(file, 'utf8'));
-      passed += r.passed;
-      failed += r.failed;
-    } else if (!ok) failed += 1;
-    return ok;
-  });
-}
+for (const [title, config, results] of [
+  ['portal browser tests', join('portal', 'playwright.config.ts'), 'portal-results.json'],
+  ['widget browser tests', join('widget', 'playwright.config.ts'), 'widget-results.json'],
+])
+  if (existsSync(join(root, config))) steps.push(() => playwright(title, config, results));
 
 let ok = true;
 for (const step of steps) ok = step() && ok;
