@@ -1,4 +1,5 @@
 import { html, LitElement, nothing, PropertyValues, TemplateResult } from 'lit';
+import { textOnAccent, toHex, type Rgb } from '../../libs/domain/src/text-on-accent';
 import { date, money, percent, Qualification, terms } from './format';
 import { Lang, resolveLang, Strings, stringsFor } from './strings';
 import { styles } from './styles';
@@ -269,6 +270,14 @@ export class OffersWidget extends LitElement {
       if (value) root.style.setProperty(name, value);
       else root.style.removeProperty(name);
     }
+    // Button text: the page's --offers-on-accent (or the palette's) only when legible on the
+    // accent in force (the page's own accent in dark mode too), else black or white.
+    const computed = getComputedStyle(root);
+    const accent = cssRgb(computed.getPropertyValue('--_accent'));
+    if (accent) {
+      const text = textOnAccent(accent, cssRgb(computed.getPropertyValue('--_on-accent')));
+      root.style.setProperty('--_button-text', toHex(text));
+    } else root.style.removeProperty('--_button-text');
   }
 
   private body(s: Strings): TemplateResult {
@@ -376,6 +385,28 @@ export class OffersWidget extends LitElement {
       <span>${text}</span>
     </div>`;
   }
+}
+
+let canvas: CanvasRenderingContext2D | null | undefined;
+
+/**
+ * Any CSS colour (named, hsl(), oklch(), display-p3…) as the sRGB a browser paints it: one canvas
+ * pixel filled with it. Null when the value is not a colour (fillStyle then stays unchanged).
+ */
+function cssRgb(value: string): Rgb | null {
+  const v = value.trim();
+  canvas ??= document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+  if (!v || !canvas) return null;
+  canvas.fillStyle = '#000000';
+  canvas.fillStyle = v;
+  const first = String(canvas.fillStyle);
+  canvas.fillStyle = '#ffffff';
+  canvas.fillStyle = v;
+  if (first !== String(canvas.fillStyle)) return null;
+  canvas.clearRect(0, 0, 1, 1);
+  canvas.fillRect(0, 0, 1, 1);
+  const [r, g, b] = canvas.getImageData(0, 0, 1, 1).data;
+  return [r, g, b];
 }
 
 async function errorCode(res: Response): Promise<string> {

@@ -3,8 +3,9 @@ import { css } from 'lit';
 /**
  * Themable through CSS custom properties set by the host page on the element:
  * --offers-accent, --offers-surface, --offers-text, --offers-radius, --offers-font (and
- * --offers-muted, --offers-border). The institution's defaults from the portal come next
- * (--i-*, set by the element), then the built-in light or dark palette.
+ * --offers-muted, --offers-border, --offers-on-accent). The institution's defaults from the portal
+ * come next (--i-*, set by the element), then the built-in light or dark palette. Button text
+ * is --_button-text, set by the element: --_on-accent when legible on --_accent, else black or white.
  */
 export const styles = css`
   :host {
@@ -146,7 +147,7 @@ export const styles = css`
     border-radius: calc(var(--_radius) * 0.75);
     border: 1px solid var(--_accent);
     background: var(--_accent);
-    color: var(--_on-accent);
+    color: var(--_button-text, var(--_on-accent));
     padding: 8px 16px;
     min-height: 40px;
     min-width: 44px;
