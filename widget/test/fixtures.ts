@@ -136,6 +136,8 @@ function hostServer({ apiBase, apiKey }: World) {
       if (url.pathname === '/') {
         const token = state.tokenOverride ?? (await mint());
         const locale = url.searchParams.get('locale');
+        // ?accent=%23rrggbb: the page sets --offers-accent (from a style sheet: the CSP allows no inline style).
+        const accent = url.searchParams.get('accent');
         res.writeHead(200, {
           'content-type': 'text/html; charset=utf-8',
           'content-security-policy': `default-src 'none'; script-src 'self' ${apiBase}; connect-src 'self' ${apiBase}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`,
@@ -144,7 +146,7 @@ function hostServer({ apiBase, apiKey }: World) {
 <html lang="en">
 <head><meta charset="utf-8"><title>Demo Bank – Offers</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/host.css"></head>
+<link rel="stylesheet" href="/host.css">${accent ? `<link rel="stylesheet" href="/accent.css?accent=${encodeURIComponent(accent)}">` : ''}</head>
 <body><main><h1>Demo Bank</h1><h2>Your cashback offers</h2>
 <script type="module" src="${apiBase}/widget/v1/offers-widget.js"></script>
 <offers-widget session-token="${token}"${locale ? ` locale="${locale}"` : ''}></offers-widget>
@@ -165,6 +167,11 @@ w.addEventListener('offers-widget:session-expired', async (e) => {
         res.end(`body{margin:0;font-family:system-ui,sans-serif;background:#f3f4f7;color:#1a1c21}
 main{max-width:960px;margin:0 auto;padding:24px}
 @media (prefers-color-scheme: dark){body{background:#0f1115;color:#eef0f4}}`);
+      } else if (url.pathname === '/accent.css') {
+        const accent = url.searchParams.get('accent') ?? '';
+        if (!/^#[0-9a-f]{6}$/i.test(accent)) return void res.writeHead(400).end();
+        res.writeHead(200, { 'content-type': 'text/css' });
+        res.end(`offers-widget{--offers-accent:${accent}}`);
       } else if (url.pathname === '/favicon.ico') {
         res.writeHead(204).end();
       } else if (url.pathname === '/session') {

@@ -234,7 +234,12 @@ export default async function globalSetup() {
     await stop(api);
     if (process.env.UPDATE_DOC_SCREENSHOTS === '1') {
       mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true });
-      for (const f of ['widget-light.png', 'widget-dark.png', 'widget-phone.png']) {
+      for (const f of [
+        'widget-light.png',
+        'widget-dark.png',
+        'widget-dark-accent.png',
+        'widget-phone.png',
+      ]) {
         const file = join(root, 'test-output', 'screenshots', f);
         if (existsSync(file)) copyFileSync(file, join(root, 'docs', 'screenshots', f));
       }

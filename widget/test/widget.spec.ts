@@ -4,6 +4,7 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { gzipSync } from 'zlib';
+import type { Page } from '@playwright/test';
 import {
   call,
   expect,
@@ -22,6 +23,22 @@ import {
 const BUDGET_GZIP_BYTES = 25 * 1024;
 const DAY = 86_400_000;
 const { apiBase, apiKey, operatorToken, institutionId, offerIds, admin } = world();
+
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's violations on the page (the context must bypass the host page's CSP). */
+async function axeViolations(page: Page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return (r.violations as { id: string; impact: string; nodes: unknown[] }[]).map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.length,
+    }));
+  });
+}
 
 /** The feed request only (not the bundle files beside it). */
 const feedUrl = (url: URL) => url.origin === apiBase && url.pathname === '/widget/v1/offers';
@@ -188,7 +205,6 @@ test('passes axe-core (no serious or critical violation), light and dark, with o
       201,
       'add',
     );
-  const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   for (const colorScheme of ['light', 'dark'] as const) {
     // axe is injected by the test (bypassCSP: the host page's CSP rightly forbids it).
     const p = await open({ colorScheme, bypassCSP: true });
@@ -196,22 +212,39 @@ test('passes axe-core (no serious or critical violation), light and dark, with o
     await waitForCards(p.page, 3);
     await p.page.locator('offers-widget article').nth(2).getByRole('button').click();
     await p.page.locator('offers-widget .error').waitFor();
-    await p.page.evaluate(axe);
-    const violations = await p.page.evaluate(async () => {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return (r.violations as { id: string; impact: string; nodes: unknown[] }[]).map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.length,
-      }));
-    });
+    const violations = await axeViolations(p.page);
     await p.context.close();
     test
       .info()
       .annotations.push({ type: `axe ${colorScheme}`, description: JSON.stringify(violations) });
     const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(bad, `axe ${colorScheme}: serious or critical violations`).toEqual([]);
+  }
+});
+
+test("passes axe-core in dark mode with a page's light, mid and dark accent (button text legible on each)", async ({
+  host,
+  open,
+}) => {
+  host.state.cardholder = 'ch-accents';
+  for (const accent of ['#ffd54f', '#0a58d0', '#1e1b4b']) {
+    const p = await open({ colorScheme: 'dark', bypassCSP: true });
+    await p.page.goto(`${host.origin}/?accent=${encodeURIComponent(accent)}`);
+    await waitForCards(p.page, 3);
+    const button = p.page.locator('offers-widget article').first().getByRole('button');
+    await expect(button, 'the page accent in force').toHaveCSS(
+      'background-color',
+      `rgb(${[1, 3, 5].map((i) => parseInt(accent.slice(i, i + 2), 16)).join(', ')})`,
+    );
+    const violations = await axeViolations(p.page);
+    if (accent === '#0a58d0')
+      await p.page.screenshot({ path: join(shots, 'widget-dark-accent.png'), fullPage: true });
+    await p.context.close();
+    test
+      .info()
+      .annotations.push({ type: `axe ${accent}`, description: JSON.stringify(violations) });
+    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(bad, `axe dark, accent ${accent}: serious or critical violations`).toEqual([]);
   }
 });
 
