@@ -468,6 +468,7 @@ describe('GET /api/v1/offers (feed)', () => {
     it.each([
       ['an e-mail address', 'jane.doe@example.com'],
       ['a card number', '4111 1111 1111 1111'],
+      ['a card number behind a prefix', 'chk_4000000000000002'],
     ])('400 pii_rejected for %s as cardholder_token', async (_, token) => {
       const res = await feed(w, { cardholder_token: token }).expect(400);
       expect(res.body).toMatchObject({

@@ -298,6 +298,9 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
         ['cardholder_token', 'jane.doe@example.com'],
         ['card_token', '4111 1111 1111 1111'],
         ['instrument_token', '5500-0000-0000-0004'],
+        // A valid card number behind dots or a prefix.
+        ['card_token', '4000.0000.0000.0002'],
+        ['cardholder_token', 'chk_4000000000000002'],
       ]) {
         const body = event(world, { [field]: value });
         if (field === 'instrument_token') delete body.card_token;

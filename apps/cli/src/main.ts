@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError } from '@app/config';
+import { countCardLikeTokensCommand } from './count-card-like-tokens.command';
 import { migrate } from './migrate.command';
 import { writeOpenApi } from './openapi.command';
 import { seedDemo } from './seed-demo.command';
@@ -8,9 +9,10 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   migrate,
   'seed-demo': seedDemo,
   openapi: writeOpenApi,
+  'count-card-like-tokens': countCardLikeTokensCommand,
 };
 
-/** Operator commands: `node dist/apps/cli/main.js <migrate|seed-demo|openapi>` (wrapped by npm scripts). */
+/** Operator commands: `node dist/apps/cli/main.js <command>` (wrapped by npm scripts). */
 async function main(): Promise<void> {
   const [name, ...args] = process.argv.slice(2);
   const command = COMMANDS[name ?? ''];

@@ -1,5 +1,5 @@
 import { CURRENCY_PATTERN, fitsCurrency } from './money';
-import { piiProblem, PiiField } from './pii';
+import { piiProblems } from './pii';
 import { textProblem } from './text';
 import { parseTransactedAt } from './timestamp';
 import { Channel, CHANNELS } from './qualification';
@@ -215,14 +215,12 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   const cardholderToken = str(raw, 'cardholder_token', 256, c, true);
   const cardToken = str(raw, 'card_token', 256, c);
   const instrumentToken = str(raw, 'instrument_token', 256, c);
-  for (const [field, value] of [
-    ['cardholder_token', cardholderToken],
-    ['card_token', cardToken],
-    ['instrument_token', instrumentToken],
-  ] as [PiiField, string | null][]) {
-    const problem = piiProblem(field, value);
-    if (problem) c.add(field, `pii_rejected: ${problem}`, 'pii_rejected');
-  }
+  for (const { field, message } of piiProblems({
+    cardholder_token: cardholderToken,
+    card_token: cardToken,
+    instrument_token: instrumentToken,
+  }))
+    c.add(field, `pii_rejected: ${message}`, 'pii_rejected');
   if (!present(raw, 'card_token') && !present(raw, 'instrument_token')) {
     c.add('instrument_token', 'one of card_token or instrument_token is required');
   } else if (cardToken && instrumentToken && cardToken !== instrumentToken) {

@@ -11,7 +11,7 @@ import {
 import { ApiError } from '../common/api-error';
 import { EngagementRecorder } from './engagement-recorder.service';
 import { AddOfferDto, EnrollmentResultDto } from './offers.dto';
-import { rejectPii } from './pii';
+import { rejectPii } from '../common/pii';
 import { EnrollmentFactsRow, EnrollmentsRepository } from './enrollments.repository';
 
 /** PostgreSQL lock_not_available: the cardholder's lock was not granted within its timeout. */

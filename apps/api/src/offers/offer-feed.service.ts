@@ -23,7 +23,7 @@ import { EngagementRecorder } from './engagement-recorder.service';
 import { CatalogueOffer, LiveOffers, OfferCatalogue } from './offer-catalogue.service';
 import { OfferPopularity } from './offer-popularity.service';
 import { FeedOfferDto, FeedQueryDto, FeedResponseDto } from './offers.dto';
-import { rejectPii } from './pii';
+import { rejectPii } from '../common/pii';
 import { OfferFeedRepository } from './offer-feed.repository';
 
 /** GET /api/v1/offers: the offers a cardholder may see, in the program's order or by affinity. */

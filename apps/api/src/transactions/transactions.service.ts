@@ -2,6 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { IngestionService, SimulationResult, SimulationService } from '@app/core';
 import { FieldError, parseTransactionEvent, TransactionEvent } from '@app/domain';
 import { ApiError } from '../common/api-error';
+import { piiRejected } from '../common/pii';
 import {
   BatchResultDto,
   TransactionAcceptedDto,
@@ -92,12 +93,7 @@ export class TransactionsService {
 function errorFor(errors: FieldError[]): ApiError {
   const details = errors.map(({ field, message }) => ({ field, message }));
   if (errors.some((e) => e.code === 'pii_rejected')) {
-    return new ApiError(
-      HttpStatus.BAD_REQUEST,
-      'pii_rejected',
-      'A token field holds what looks like personal data (an e-mail address or a card number); send opaque tokens only.',
-      details,
-    );
+    return piiRejected(details);
   }
   // A foreign institution_id is the security signal: it wins over any other field error.
   if (errors.some((e) => e.code === 'institution_mismatch')) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { sealSession, SESSION_TTL_DEFAULT_SECONDS, sessionKey } from '@app/domain';
-import { rejectPii } from '../offers/pii';
+import { rejectPii } from '../common/pii';
 import { CardholderSessionDto, CreateCardholderSessionDto } from './widget.dto';
 
 /** Mints cardholder sessions (see libs/domain cardholder-session for what the token is). */
