@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run call it (`npm test`):
-// format check, lint, type check, OpenAPI lint, link check, unit tests, build (and the typed client),
+// format check, lint, type check, OpenAPI lint, link check, unit tests, the Kubernetes manifests,
+// build (and the typed client),
 // OpenAPI drift check, e2e tests and the README's quick start against real PostgreSQL and
 // Redis (and, when present, the portal's browser tests). Prints one closing line
 // "N passed, N failed" counting every test that ran.
@@ -38,6 +39,19 @@ function jest(project, extra = []) {
   return ok;
 }
 
+/** A node script that writes {passed, failed} to the file named by its last argument. */
+function counted(title, args) {
+  const file = join(out, `${title.replace(/\W+/g, '-').toLowerCase()}.json`);
+  rmSync(file, { force: true });
+  const ok = run(title, process.execPath, [...args, file]);
+  if (existsSync(file)) {
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+    passed += r.passed;
+    failed += r.failed;
+  } else if (!ok) failed += 1;
+  return ok;
+}
+
 const steps = [
   () =>
     run('format check (prettier)', process.execPath, [
@@ -65,6 +79,8 @@ const steps = [
       ? (passed++, true)
       : (failed++, false),
   () => jest('unit'),
+  // The Kubernetes manifests: both overlays rendered by kubectl and every object checked offline.
+  () => counted('Kubernetes manifests', [join(root, 'scripts', 'check-kubernetes.mjs')]),
   () => run('build', 'npm', ['run', 'build']) || (failed++, false),
   // The generated TypeScript client compiles on its own (its e2e test then drives the api).
   () =>

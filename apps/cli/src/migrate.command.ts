@@ -2,9 +2,18 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '@app/config';
 import { dataSourceOptions, ensureDatabase, runMigrationsLocked } from '@app/db';
 
-/** Creates the database when missing, then applies pending migrations under the advisory lock. */
-export async function migrate(): Promise<void> {
+/** How long `migrate --wait` waits for another process (the deploy's migration Job) to migrate. */
+const WAIT_MS = 15 * 60_000;
+const POLL_MS = 2_000;
+
+/**
+ * Creates the database when missing, then applies pending migrations under the advisory lock.
+ * `--wait` applies nothing: it returns once every migration this build knows is applied (by the
+ * migration Job of the same image), so a new version's pods start only on their schema.
+ */
+export async function migrate(args: string[] = []): Promise<void> {
   const config = loadConfig();
+  if (args.includes('--wait')) return waitForSchema(config.databaseUrl);
   if (await ensureDatabase(config.databaseUrl))
     process.stdout.write(`created database ${new URL(config.databaseUrl).pathname.slice(1)}\n`);
   const ds = await new DataSource(dataSourceOptions(config.databaseUrl)).initialize();
@@ -17,5 +26,34 @@ export async function migrate(): Promise<void> {
     );
   } finally {
     await ds.destroy();
+  }
+}
+
+async function waitForSchema(url: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  let ds: DataSource | undefined;
+  let said = false;
+  try {
+    for (;;) {
+      let pending: string | false;
+      try {
+        ds ??= await new DataSource(dataSourceOptions(url, { extra: { max: 1 } })).initialize();
+        pending = (await ds.showMigrations()) && 'behind this build';
+      } catch (e) {
+        pending = `unreachable (${(e as Error).message})`;
+        await ds?.destroy().catch(() => undefined);
+        ds = undefined;
+      }
+      if (pending === false) {
+        process.stdout.write('database schema is up to date\n');
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`the schema was not migrated in time: ${pending}`);
+      if (!said) process.stdout.write(`waiting for the migration Job: schema ${pending}\n`);
+      said = true;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  } finally {
+    await ds?.destroy().catch(() => undefined);
   }
 }
