@@ -109,7 +109,7 @@ async function checkOverlay(name, dir, { production }) {
   ]);
   const envProblems = settings()
     .filter((s) => !keys.has(s))
-    .map((s) => `${s} is in neither the ConfigMap nor the Secret`);
+    .map((s) => `${s} is in neither deploy/kubernetes/base/configmap.yaml nor secret.yaml`);
   for (const key of keys)
     if (!settings().includes(key)) envProblems.push(`${key} is not a setting of libs/config`);
   for (const [id, o] of podSpecs(objects)) {

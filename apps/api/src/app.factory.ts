@@ -7,7 +7,7 @@ import helmet from 'helmet';
 import { Logger, PARAMS_PROVIDER_TOKEN, type Params } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { existsSync } from 'fs';
-import type { Server } from 'http';
+import type { IncomingMessage, Server, ServerResponse } from 'http';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
@@ -52,6 +52,7 @@ export async function createApiApp(
   const config = app.get(AppConfig);
   if (options.logger !== false) app.useLogger(new ApiLogger(app.get(Logger)));
   applyHttpTimeouts(app.getHttpServer() as Server, config.http);
+  closeConnectionsOnDrain(app.getHttpServer() as Server);
   if (metricsAccess(config) === 'off') new NestLogger('Metrics').warn(METRICS_OFF_WARNING);
   app.enableShutdownHooks();
   app.set('trust proxy', config.trustProxy ? parseTrustProxy(config.trustProxy) : false);
@@ -132,6 +133,28 @@ export function applyHttpTimeouts(server: Server, http: AppConfig['http']): void
   server.keepAliveTimeout = http.keepAliveTimeoutMs;
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     Math.min(30_000, Math.max(50, Math.floor(http.headersTimeoutMs / 4)));
+}
+
+/**
+ * Once the listener closes (SIGTERM: Nest closes the server), every answer not yet sent closes its
+ * connection (`Connection: close`), so keep-alive clients such as the load balancer reconnect to
+ * another pod and the process ends when the requests in flight are answered, not an idle
+ * HTTP_KEEP_ALIVE_TIMEOUT_MS later (longer than a pod's grace period).
+ */
+export function closeConnectionsOnDrain(server: Server): void {
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (draining) return void (res.shouldKeepAlive = false);
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  const close = server.close.bind(server);
+  server.close = (callback?: (err?: Error) => void) => {
+    draining = true;
+    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    return close(callback);
+  };
 }
 
 function parseTrustProxy(value: string): string | number | boolean {
