@@ -2,12 +2,10 @@ import {
   Column,
   CreateDateColumn,
   Entity,
-  OneToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { Plan } from '@app/domain';
-import type { Program } from './program.entity';
+import { DEFAULT_EVENT_TYPES, type Plan } from '@app/domain';
 
 /** Per-institution overrides of requests per minute, by scope group. */
 export interface RateLimitOverrides {
@@ -52,10 +50,13 @@ export class Institution {
   @Column('timestamptz', { name: 'webhook_client_cert_expires_at', nullable: true })
   webhookClientCertExpiresAt: Date | null;
   /** Event types delivered to the webhook URL (webhook.test is sent on request only). */
-  @Column('text', { name: 'webhook_event_types', array: true })
+  @Column('text', {
+    name: 'webhook_event_types',
+    array: true,
+    default: () => `ARRAY[${DEFAULT_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}]`,
+  })
   webhookEventTypes: string[];
   @Column('jsonb', { name: 'rate_limits', default: {} }) rateLimits: RateLimitOverrides;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
-  @OneToOne('Program', (p: Program) => p.institution) program?: Program;
 }

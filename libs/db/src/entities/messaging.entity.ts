@@ -1,20 +1,58 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import type {
   DeliveryStatus,
-  EngagementKind,
   ReplayStatus,
   UploadStatus,
   WebhookErrorClass,
   WebhookEventType,
 } from '@app/domain';
+import type { PortalUser } from './access.entity';
+import type { Institution } from './institution.entity';
+import type { Redemption } from './redemption.entity';
+import { NOT_SYNCED } from './schema-allow-list';
 
 /** One event to send to an institution's webhook URL; also the outbox row for its queue job. */
 @Entity('webhook_delivery')
+@Unique('webhook_delivery_event_unique', ['redemptionId', 'event'])
+@Index('webhook_delivery_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
+@Index('webhook_delivery_status_idx', ['institutionId', 'status', 'createdAt', 'id'], NOT_SYNCED)
+@Index('webhook_delivery_event_idx', ['institutionId', 'event', 'createdAt', 'id'], NOT_SYNCED)
+@Index('webhook_delivery_offer_idx', { synchronize: false })
+// Outbox: deliveries committed but not yet handed to the queue.
+@Index('webhook_delivery_unqueued_idx', ['createdAt'], {
+  where: "(status = 'pending') AND (enqueued_at IS NULL)",
+})
+@Index('webhook_delivery_due_idx', ['nextAttemptAt'], { where: "status = 'pending'" })
+@Index('webhook_delivery_last_attempt_idx', ['institutionId', 'lastAttemptAt'], {
+  where: "status = ANY (ARRAY['delivered', 'failed'])",
+})
+// A replay walks one institution's failed deliveries, a resumed URL its pending ones, in order.
+@Index('webhook_delivery_failed_idx', ['institutionId', 'createdAt', 'id'], {
+  where: "status = 'failed'",
+})
+@Index('webhook_delivery_pending_idx', ['institutionId', 'createdAt', 'id'], {
+  where: "status = 'pending'",
+})
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   /** Null only for a `webhook.test` event. */
   @Column('uuid', { name: 'redemption_id', nullable: true }) redemptionId: string | null;
+  @ManyToOne('Redemption')
+  @JoinColumn({ name: 'redemption_id' })
+  redemption?: Redemption | null;
   @Column('text') event: WebhookEventType;
   @Column('jsonb') payload: Record<string, unknown>;
   @Column('text', { default: 'pending' }) status: DeliveryStatus;
@@ -37,9 +75,13 @@ export class WebhookDelivery {
 }
 
 @Entity('webhook_attempt')
+@Unique('webhook_attempt_number_unique', ['deliveryId', 'attemptNumber'])
 export class WebhookAttempt {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'delivery_id' }) deliveryId: string;
+  @ManyToOne(() => WebhookDelivery, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'delivery_id' })
+  delivery?: WebhookDelivery;
   @Column('int', { name: 'attempt_number' }) attemptNumber: number;
   @Column('text') trigger: 'automatic' | 'manual';
   @Column('text', { nullable: true }) url: string | null;
@@ -57,9 +99,18 @@ export class WebhookAttempt {
 
 /** A bulk redelivery of the failed deliveries created in [since, until), paced by the worker. */
 @Entity('webhook_replay')
+@Index('webhook_replay_institution_idx', ['institutionId', 'createdAt'], NOT_SYNCED)
+// At most one running replay per institution.
+@Index('webhook_replay_running_idx', ['institutionId'], {
+  unique: true,
+  where: "status = 'running'",
+})
 export class WebhookReplay {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   @Column('timestamptz') since: Date;
   @Column('timestamptz') until: Date;
   @Column('text', { default: 'running' }) status: ReplayStatus;
@@ -77,9 +128,15 @@ export class WebhookReplay {
 }
 
 @Entity('inbox_message')
+@Unique('inbox_message_dedupe_unique', ['institutionId', 'dedupeKey'])
+@Index('inbox_message_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
+@Index('inbox_message_unread_idx', ['institutionId'], { where: 'read_at IS NULL' })
 export class InboxMessage {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   /** e.g. webhook.failed, api_key.expiring */
   @Column('text') kind: string;
   @Column('text') title: string;
@@ -96,10 +153,20 @@ export interface InvalidLine {
 }
 
 @Entity('csv_upload')
+@Index('csv_upload_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
+@Index('csv_upload_pending_idx', ['createdAt'], {
+  where: "status = ANY (ARRAY['queued', 'processing'])",
+})
 export class CsvUpload {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   @Column('uuid', { name: 'uploaded_by_user_id', nullable: true }) uploadedByUserId: string | null;
+  @ManyToOne('PortalUser', { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'uploaded_by_user_id' })
+  uploadedByUser?: PortalUser | null;
   @Column('text') filename: string;
   @Column('int', { name: 'size_bytes' }) sizeBytes: number;
   @Column('bytea', { nullable: true, select: false }) content: Buffer | null;
@@ -116,14 +183,6 @@ export class CsvUpload {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
-}
-
-@Entity('engagement_event')
-export class EngagementEvent {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint' }) id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
-  @Column('text') kind: EngagementKind;
-  @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
-  @Column('uuid', { name: 'offer_id', nullable: true }) offerId: string | null;
-  @Column('timestamptz', { name: 'occurred_at', default: () => 'now()' }) occurredAt: Date;
+  /** Past purchases for audiences and personalization (stored, never matched). */
+  @Column('boolean', { default: false }) history: boolean;
 }

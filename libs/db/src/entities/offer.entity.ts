@@ -2,22 +2,33 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { OfferStatus, RewardType } from '@app/domain';
+import type { OfferStatus, RewardType, StoredQualification } from '@app/domain';
+import type { Institution } from './institution.entity';
+import type { Merchant } from './merchant.entity';
 import { numeric } from './transformers';
 
 export type OfferTranslations = Record<string, { title: string; description: string }>;
 
 /** Money columns are integer minor units of `currency`. */
 @Entity('offer')
+@Index('offer_live_idx', ['expiresAt', 'startsAt'], { where: "status = 'active'" })
+@Index('offer_merchant_idx', ['merchantId'])
 export class Offer {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'merchant_id' }) merchantId: string;
+  @ManyToOne('Merchant')
+  @JoinColumn({ name: 'merchant_id' })
+  merchant?: Merchant;
   @Column('text') status: OfferStatus;
   @Column('jsonb') translations: OfferTranslations;
-  @Column('bigint', { name: 'min_spend', transformer: numeric }) minSpend: number;
+  @Column('bigint', { name: 'min_spend', default: 0, transformer: numeric }) minSpend: number;
   @Column('text', { name: 'reward_type', default: 'fixed' }) rewardType: RewardType;
   /** Fixed reward, or the cap of a percent reward. */
   @Column('bigint', { name: 'cashback_amount', transformer: numeric }) cashbackAmount: number;
@@ -50,12 +61,22 @@ export class Offer {
   /** Purchases, or minor units of `currency` for cumulative_spend. */
   @Column('bigint', { name: 'goal_target', nullable: true, transformer: numeric }) goalTarget:
     number | null;
+  /** Terms beyond amount and dates (days, hours, channels, audience...); null = none. */
+  @Column('jsonb', { nullable: true }) qualification: StoredQualification | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
 
+/** The institutions a targeted offer is offered to. */
 @Entity('offer_target')
+@Index('offer_target_institution_idx', ['institutionId', 'offerId'])
 export class OfferTarget {
-  @Column('uuid', { name: 'offer_id', primary: true }) offerId: string;
-  @Column('uuid', { name: 'institution_id', primary: true }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'offer_id' }) offerId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne(() => Offer, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'offer_id' })
+  offer?: Offer;
+  @ManyToOne('Institution', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
 }

@@ -3,8 +3,9 @@ import {
   CreateDateColumn,
   Entity,
   JoinColumn,
-  OneToOne,
+  ManyToOne,
   PrimaryGeneratedColumn,
+  Unique,
   UpdateDateColumn,
 } from 'typeorm';
 import { PROGRAM_DEFAULTS, type Locale, type SortOrder } from '@app/domain';
@@ -12,10 +13,13 @@ import type { Institution } from './institution.entity';
 
 /** An institution's offer program: one per institution. */
 @Entity('program')
+@Unique('program_institution_id_key', ['institutionId'])
 export class Program {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
-  @OneToOne('Institution', (i: Institution) => i.program, { onDelete: 'CASCADE' })
+  // Many-to-one with a unique key rather than TypeORM's one-to-one, whose unique constraint
+  // would carry a generated name instead of the schema's.
+  @ManyToOne('Institution', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
   /** Ordered: the first is the default language. */
@@ -34,7 +38,7 @@ export class Program {
     name: 'service_share_rate',
     precision: 5,
     scale: 4,
-    default: PROGRAM_DEFAULTS.serviceShareRate,
+    default: () => PROGRAM_DEFAULTS.serviceShareRate,
     transformer: { to: (v: number) => v, from: (v: string) => Number(v) },
   })
   serviceShareRate: number;

@@ -1,15 +1,43 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import type { SettlementStatus } from '@app/domain';
+import type { CardholderOffer } from './cardholder-offer.entity';
+import type { Institution } from './institution.entity';
+import type { Offer } from './offer.entity';
+import { NOT_SYNCED } from './schema-allow-list';
+import type { Transaction } from './transaction.entity';
 import { numeric } from './transformers';
 
 /** A qualifying purchase: at most one per transaction. Amounts in minor units of `currency`. */
 @Entity('redemption')
+@Unique('redemption_transaction_unique', ['transactionId'])
+@Index('redemption_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
+@Index('redemption_enrollment_idx', ['cardholderOfferId'])
 export class Redemption {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   @Column('uuid', { name: 'transaction_id' }) transactionId: string;
+  @ManyToOne('Transaction')
+  @JoinColumn({ name: 'transaction_id' })
+  transaction?: Transaction;
   @Column('uuid', { name: 'cardholder_offer_id' }) cardholderOfferId: string;
+  @ManyToOne('CardholderOffer')
+  @JoinColumn({ name: 'cardholder_offer_id' })
+  cardholderOffer?: CardholderOffer;
   @Column('uuid', { name: 'offer_id' }) offerId: string;
+  @ManyToOne('Offer')
+  @JoinColumn({ name: 'offer_id' })
+  offer?: Offer;
   @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
   @Column('char', { length: 3 }) currency: string;
   @Column('bigint', { name: 'purchase_amount', transformer: numeric }) purchaseAmount: number;
@@ -22,6 +50,7 @@ export class Redemption {
   institutionPayoutAmount: number;
   /** The goal round this redemption rewards; null for a redemption of a single purchase. */
   @Column('int', { name: 'goal_round', nullable: true }) goalRound: number | null;
+  /** The round's target when it was rewarded (the offer's may change later). */
   @Column('bigint', { name: 'goal_target', nullable: true }) goalTarget: string | null;
   @Column('text', { default: 'pending' }) status: SettlementStatus;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;

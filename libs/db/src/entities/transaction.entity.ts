@@ -1,6 +1,18 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
+import type { Institution } from './institution.entity';
+import { NOT_SYNCED } from './schema-allow-list';
 import { numeric } from './transformers';
 import type {
+  ChainState,
   InstrumentTypeValue,
   MerchantIdentifierTypeValue,
   TransactionSource,
@@ -13,9 +25,21 @@ export type { TransactionSource } from '@app/domain';
 
 /** A posted transaction event. `amount` is the decimal as sent (its currency may be unknown). */
 @Entity('transaction')
+@Unique('transaction_ref_unique', ['institutionId', 'transactionRef'])
+// The relay finds rows committed but never matched (Redis down, crash before enqueue).
+@Index('transaction_unprocessed_idx', ['receivedAt'], { where: "status = 'received'" })
+// Personalization reads a cardholder's history per merchant.
+@Index('transaction_cardholder_idx', ['institutionId', 'cardholderToken', 'merchantId'])
+@Index('transaction_refund_of_idx', ['institutionId', 'originalTransactionRef'], {
+  where: "kind = 'refund'",
+})
+@Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
 export class Transaction {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   @Column('text', { name: 'transaction_ref' }) transactionRef: string;
   @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
   @Column('text', { name: 'instrument_token', nullable: true }) instrumentToken: string | null;
@@ -41,4 +65,57 @@ export class Transaction {
     string | null;
   @Column('text', { default: 'received' }) status: TransactionStatus;
   @Column('timestamptz', { name: 'processed_at', nullable: true }) processedAt: Date | null;
+  /** Why matching gave up on this row (status match_failed), and when. */
+  @Column('text', { name: 'match_error', nullable: true }) matchError: string | null;
+  @Column('timestamptz', { name: 'match_failed_at', nullable: true }) matchFailedAt: Date | null;
+  /** A past purchase stored for audiences and personalization: never matched. */
+  @Column('boolean', { default: false }) history: boolean;
+}
+
+/**
+ * A card purchase's lifecycle (authorization, clearing, void, expiry), keyed by its
+ * authorization's reference: the state and the transaction that was rewarded.
+ */
+@Entity('card_chain')
+@Index('card_chain_expiry_idx', ['expiresAt'], { where: "state = 'authorized'" })
+@Index('card_chain_rewarded_idx', ['rewardedTransactionId'], {
+  unique: true,
+  where: 'rewarded_transaction_id IS NOT NULL',
+})
+// A refund may name a clearing: it is found by (institution, clearing ref).
+@Index('card_chain_clearing_idx', ['institutionId', 'clearingRef'], {
+  where: 'clearing_ref IS NOT NULL',
+})
+export class CardChain {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('text', { name: 'authorization_ref' }) authorizationRef: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
+  @Column('text', { default: 'none' }) state: ChainState;
+  @Column('numeric', {
+    name: 'authorization_amount',
+    precision: 20,
+    scale: 4,
+    nullable: true,
+    transformer: numeric,
+  })
+  authorizationAmount: number | null;
+  @Column('text', { name: 'clearing_ref', nullable: true }) clearingRef: string | null;
+  @Column('numeric', {
+    name: 'cleared_amount',
+    precision: 20,
+    scale: 4,
+    nullable: true,
+    transformer: numeric,
+  })
+  clearedAmount: number | null;
+  @Column('timestamptz', { name: 'cleared_at', nullable: true }) clearedAt: Date | null;
+  @Column('uuid', { name: 'rewarded_transaction_id', nullable: true })
+  rewardedTransactionId: string | null;
+  @ManyToOne(() => Transaction)
+  @JoinColumn({ name: 'rewarded_transaction_id' })
+  rewardedTransaction?: Transaction | null;
+  @Column('timestamptz', { name: 'expires_at', nullable: true }) expiresAt: Date | null;
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
 }

@@ -1,0 +1,61 @@
+import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import type { EngagementKind } from '@app/domain';
+import { VIEWER_CHUNK_BITS } from '../migrations/1763800500200-funnel-viewer-bitmaps';
+import { NOT_SYNCED } from './schema-allow-list';
+
+// The funnel: raw widget events, and the rollups a trigger on engagement_event keeps (hourly
+// counts; distinct viewers as bitmaps over per-institution cardholder numbers). No foreign keys:
+// events are written on the hot path and kept apart from the records they count.
+
+@Entity('engagement_event')
+@Index('engagement_event_funnel_idx', ['institutionId', 'kind', 'occurredAt'], NOT_SYNCED)
+export class EngagementEvent {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('text') kind: EngagementKind;
+  @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
+  @Column('uuid', { name: 'offer_id', nullable: true }) offerId: string | null;
+  @Column('timestamptz', { name: 'occurred_at', default: () => 'now()' }) occurredAt: Date;
+}
+
+/** Events per institution, kind and UTC hour. */
+@Entity('engagement_hourly')
+export class EngagementHourly {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('text') kind: EngagementKind;
+  @PrimaryColumn('timestamptz') hour: Date;
+  @Column('bigint') count: string;
+}
+
+/** The next cardholder number of an institution. */
+@Entity('engagement_number_counter')
+export class EngagementNumberCounter {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @Column('int') next: number;
+}
+
+/** A viewing cardholder's number within its institution: its bit in the viewer bitmaps. */
+@Entity('engagement_cardholder_number')
+export class EngagementCardholderNumber {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('text', { name: 'cardholder_token' }) cardholderToken: string;
+  @Column('int') n: number;
+}
+
+/** Who viewed the widget in a UTC hour: bit n % VIEWER_CHUNK_BITS of chunk n / VIEWER_CHUNK_BITS. */
+@Entity('engagement_viewers_hourly')
+export class EngagementViewersHourly {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('timestamptz') hour: Date;
+  @PrimaryColumn('int') chunk: number;
+  @Column({ type: 'bit', length: VIEWER_CHUNK_BITS }) bits: string;
+}
+
+/** The same per UTC day. */
+@Entity('engagement_viewers_daily')
+export class EngagementViewersDaily {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('date') day: string;
+  @PrimaryColumn('int') chunk: number;
+  @Column({ type: 'bit', length: VIEWER_CHUNK_BITS }) bits: string;
+}

@@ -1,0 +1,182 @@
+/**
+ * What the migrations create that a TypeORM entity cannot express, each with why. The entity
+ * test (apps/api/test/entities-schema.e2e-spec.ts) compares every table of the migrated schema
+ * with the entities and accepts a difference only when it is listed here; an entry that no longer
+ * matches the schema fails the test too, so this list cannot rot.
+ *
+ * - `index`: an index TypeORM cannot declare (a DESC key, an INCLUDE column, an expression key).
+ *   The entity still names it with `synchronize: false` (see `notSynced`), so that TypeORM leaves
+ *   it alone; `definition` is the index as `pg_get_indexdef` prints it, without the schema.
+ * - `trigger` (on `table`), `function`, `sequence` (one not owned by a column): TypeORM has no
+ *   decorator for them; they live in the migrations only.
+ * - `table-options`: storage parameters (`ALTER TABLE ... SET (...)`), `definition` as
+ *   pg_class.reloptions lists them.
+ * - `partitioned-table`: a partitioned table's entity is marked `synchronize: false` (TypeORM
+ *   cannot create partitions); its partitions have no entity.
+ */
+import type { IndexOptions } from 'typeorm';
+
+/**
+ * For `@Index(name, fields, NOT_SYNCED)`: an index TypeORM must leave alone (listed below). The
+ * decorator honours `synchronize: false` with fields too; only its typing omits it.
+ */
+export const NOT_SYNCED = { synchronize: false } as IndexOptions;
+
+export interface SchemaAllowance {
+  kind: 'index' | 'trigger' | 'function' | 'sequence' | 'table-options' | 'partitioned-table';
+  name: string;
+  table?: string;
+  definition?: string;
+  why: string;
+}
+
+const DESC =
+  'DESC keys (newest first, the keyset order of its listing): TypeORM indexes are ascending';
+
+export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
+  // ------------------------------------------------------------------ indexes
+  {
+    kind: 'index',
+    name: 'merchant_lower_name_idx',
+    definition: 'CREATE INDEX merchant_lower_name_idx ON merchant USING btree (lower(name))',
+    why: 'an expression key (case-insensitive merchant search): TypeORM indexes list columns only',
+  },
+  {
+    kind: 'index',
+    name: 'portal_user_email_key',
+    definition:
+      'CREATE UNIQUE INDEX portal_user_email_key ON portal_user USING btree (lower(email))',
+    why: 'a unique expression key (one portal user per e-mail, case-insensitive): TypeORM indexes list columns only',
+  },
+  {
+    kind: 'index',
+    name: 'engagement_event_funnel_idx',
+    definition:
+      'CREATE INDEX engagement_event_funnel_idx ON engagement_event USING btree (institution_id, kind, occurred_at) INCLUDE (cardholder_token)',
+    why: 'an INCLUDE column (index-only funnel counts): TypeORM has no INCLUDE',
+  },
+  {
+    kind: 'index',
+    name: 'webhook_delivery_offer_idx',
+    definition:
+      "CREATE INDEX webhook_delivery_offer_idx ON webhook_delivery USING btree (institution_id, ((payload ->> 'offer_id'::text)), created_at DESC, id DESC)",
+    why: `an expression key (deliveries searched by the payload's offer) and ${DESC}`,
+  },
+  ...(
+    [
+      ['redemption_report_idx', 'redemption', 'institution_id, created_at DESC, id DESC'],
+      [
+        'settlement_entry_report_idx',
+        'settlement_entry',
+        'institution_id, created_at DESC, id DESC',
+      ],
+      [
+        'settlement_entry_status_report_idx',
+        'settlement_entry',
+        'institution_id, status, created_at DESC, id DESC',
+      ],
+      ['api_key_institution_idx', 'api_key', 'institution_id, created_at DESC'],
+      ['security_event_report_idx', 'security_event', 'institution_id, created_at DESC, id DESC'],
+      [
+        'webhook_delivery_report_idx',
+        'webhook_delivery',
+        'institution_id, created_at DESC, id DESC',
+      ],
+      [
+        'webhook_delivery_status_idx',
+        'webhook_delivery',
+        'institution_id, status, created_at DESC, id DESC',
+      ],
+      [
+        'webhook_delivery_event_idx',
+        'webhook_delivery',
+        'institution_id, event, created_at DESC, id DESC',
+      ],
+      ['inbox_message_report_idx', 'inbox_message', 'institution_id, created_at DESC, id DESC'],
+      ['csv_upload_report_idx', 'csv_upload', 'institution_id, created_at DESC, id DESC'],
+      ['webhook_replay_institution_idx', 'webhook_replay', 'institution_id, created_at DESC'],
+    ] as const
+  ).map(([name, table, keys]): SchemaAllowance => ({
+    kind: 'index',
+    name,
+    definition: `CREATE INDEX ${name} ON ${table} USING btree (${keys})`,
+    why: DESC,
+  })),
+  {
+    kind: 'index',
+    name: 'transaction_match_failed_idx',
+    definition:
+      "CREATE INDEX transaction_match_failed_idx ON transaction USING btree (match_failed_at DESC, id DESC) WHERE (status = 'match_failed'::text)",
+    why: DESC,
+  },
+
+  // ------------------------------------------------------------------ triggers and their functions
+  ...(
+    [
+      ['offer_catalogue_insert_delete', 'offer'],
+      ['offer_catalogue_update', 'offer'],
+      ['offer_target_catalogue', 'offer_target'],
+      ['merchant_catalogue', 'merchant'],
+    ] as const
+  ).map(([name, table]): SchemaAllowance => ({
+    kind: 'trigger',
+    name,
+    table,
+    why: 'bumps offer_catalogue_version at commit when what the feed shows may have changed, whatever code or SQL changed it (the api reloads its in-memory offers)',
+  })),
+  {
+    kind: 'function',
+    name: 'offer_catalogue_bump',
+    why: 'the catalogue triggers’ function',
+  },
+  {
+    kind: 'sequence',
+    name: 'offer_catalogue_version',
+    why: 'the feed’s catalogue version, read with each feed request: no column owns it',
+  },
+  {
+    kind: 'trigger',
+    name: 'webhook_delivery_outbox_notify',
+    table: 'webhook_delivery',
+    why: 'notifies webhook_outbox at commit so that the worker’s relay enqueues new deliveries at once',
+  },
+  { kind: 'function', name: 'webhook_outbox_notify', why: 'the outbox trigger’s function' },
+  ...(
+    [
+      ['api_key_auth_changed', 'api_key'],
+      ['institution_auth_changed', 'institution'],
+    ] as const
+  ).map(([name, table]): SchemaAllowance => ({
+    kind: 'trigger',
+    name,
+    table,
+    why: 'notifies auth_changed at commit on any change that can refuse or reshape a key, so that every api process drops its authentication cache',
+  })),
+  { kind: 'function', name: 'auth_changed_notify', why: 'the auth_changed triggers’ function' },
+  {
+    kind: 'trigger',
+    name: 'engagement_rollup',
+    table: 'engagement_event',
+    why: 'keeps the funnel rollups (engagement_hourly, cardholder numbers, viewer bitmaps) in the statement that inserts the events',
+  },
+  { kind: 'function', name: 'engagement_rollup', why: 'the rollup trigger’s function' },
+  // ------------------------------------------------------------------ functions called by the code
+  {
+    kind: 'function',
+    name: 'cardholder_active_offers',
+    why: 'the one definition of the offers that count toward max_active_offers, used by the add and by enrollment_insert_unchanged',
+  },
+  {
+    kind: 'function',
+    name: 'enrollment_insert_unchanged',
+    why: 'the add’s insert under the cardholder’s advisory lock, in one round trip',
+  },
+  // ------------------------------------------------------------------ storage parameters
+  {
+    kind: 'table-options',
+    name: 'engagement_event',
+    table: 'engagement_event',
+    definition: 'parallel_workers=0',
+    why: 'no parallel plans for the funnel’s index range scans (a Gather only added start-up time): TypeORM has no storage parameters',
+  },
+];
