@@ -1,7 +1,9 @@
 // Own BullMQ prefix (no other suite's worker takes these jobs); read at app start.
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-goals-${process.pid}` });
 
+import { MatchingService } from '@app/core';
 import { apiAndWorker, createWorld, DAY, eventually, uniq, World } from '@app/testing';
+import { MatchingProcessor } from '../../worker/src/matching/matching.processor';
 
 /**
  * Goal offers (purchase_count, cumulative_spend) through the public API and the worker: admin
@@ -225,6 +227,34 @@ describe('goal offers', () => {
       third.id,
     ]);
     expect(status).toBe('matched');
+  });
+
+  it("matching's stats (the worker's `chunk matched` line) say a purchase counted toward an open round, not unmatched", async () => {
+    const w = await world([{ goal: { type: 'purchase_count', target: 3 } }]);
+    const token = `chk_${uniq()}`;
+    await add(w, w.offers[0].id, token);
+    // The worker's queue paused, this test runs the chunk itself and reads its stats.
+    const queue = ctx.worker.get(MatchingProcessor).worker;
+    await queue.pause();
+    try {
+      const counted = await ctx.api.http
+        .post('/api/v1/transactions')
+        .set('Authorization', w.auth)
+        .send(event(w, token))
+        .expect(202);
+      const stranger = await ctx.api.http
+        .post('/api/v1/transactions')
+        .set('Authorization', w.auth)
+        .send(event(w, `chk_${uniq()}`))
+        .expect(202);
+      const stats = await ctx.worker
+        .get(MatchingService)
+        .matchChunk([counted.body.id, stranger.body.id]);
+      expect(stats).toMatchObject({ claimed: 2, matched: 0, countedTowardGoal: 1, unmatched: 1 });
+    } finally {
+      queue.resume();
+    }
+    expect(await progress(w, token, w.offers[0].id)).toMatchObject({ current: 1 });
   });
 
   it('a second round starts from zero while max_redemptions_per_cardholder allows', async () => {

@@ -30,7 +30,7 @@ export const ingestedTransactions = () =>
 export const matchedTransactions = () =>
   counter(
     'matching_transactions_total',
-    'Transactions processed by matching: matched, unmatched, merchant_unresolved, refund',
+    'Transactions processed by matching: matched, goal_counted, unmatched, merchant_unresolved, refund',
     ['result'],
   );
 

@@ -65,6 +65,33 @@ describe('requestLogging', () => {
     expect(JSON.stringify(lines)).not.toContain('secret');
   });
 
+  it("expected 4xx at info: the portal's session probe without a session, a favicon not found", () => {
+    const lines: Record<string, unknown>[] = [];
+    const mw = requestLogging(rootInto(lines));
+    for (const [url, status] of [
+      ['/portal/api/me', 401],
+      ['/favicon.ico', 404],
+      ['/portal/favicon.ico', 404],
+      // Any other 4xx, on the same paths too, stays at warn.
+      ['/portal/api/me', 403],
+      ['/portal/api/api-keys', 401],
+      ['/favicon.ico.bak', 404],
+    ] as const) {
+      const { req, res } = request(url, status);
+      mw(req, res, () => undefined);
+      Object.assign(res, { writableEnded: true });
+      res.emit('finish');
+    }
+    expect(lines.map((l) => [(l.req as { path: string }).path, l.level])).toEqual([
+      ['/portal/api/me', 30],
+      ['/favicon.ico', 30],
+      ['/portal/favicon.ico', 30],
+      ['/portal/api/me', 40],
+      ['/portal/api/api-keys', 40],
+      ['/favicon.ico.bak', 40],
+    ]);
+  });
+
   it('a response the client closed before it was ended is `request aborted`, the rest unchanged', () => {
     const lines: Record<string, unknown>[] = [];
     const mw = requestLogging(rootInto(lines));

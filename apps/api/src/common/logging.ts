@@ -29,6 +29,17 @@ export const REDACT_PATHS = [
 /** Paths whose requests write no completion line (probes and scrapes). */
 const UNLOGGED_PATHS = new Set(['/health', '/ready', '/metrics']);
 
+/**
+ * 4xx answers that are part of normal use, logged at info instead of warn: the portal's session
+ * probe without a session (every visit before sign-in) and a browser's favicon request.
+ */
+export function expectedClientError(path: string, status: number): boolean {
+  return (
+    (status === 401 && path === '/portal/api/me') ||
+    (status === 404 && path.endsWith('/favicon.ico'))
+  );
+}
+
 const pathOf = (req: IncomingMessage & { originalUrl?: string }) =>
   (req.originalUrl ?? req.url ?? '').split('?')[0];
 
@@ -60,7 +71,7 @@ export function loggerParams(config: AppConfig): Params {
 
 /**
  * The completion line of every request (pino-http's lines: `request completed` at info, warn for
- * 4xx, or `request aborted` when the client went away before the response was ended; `request
+ * 4xx but the expected ones above, or `request aborted` when the client went away before the response was ended; `request
  * errored` with an error for 5xx), written by a logger without redaction: its fields are fixed
  * and hold nothing to redact. pino-http built a child logger per request (serializing
  * and redacting the request) and nestjs-pino ran every request in an AsyncLocalStorage context
@@ -85,8 +96,9 @@ export function requestLogging(root: PinoLogger): RequestHandler {
       res.removeListener('finish', complete);
       res.removeListener('error', complete);
       const status = res.statusCode;
+      const path = pathOf(req);
       const fields = {
-        req: { id: req.id, method: req.method, path: pathOf(req) },
+        req: { id: req.id, method: req.method, path },
         res: { statusCode: status },
       };
       const responseTime = Date.now() - started;
@@ -98,7 +110,8 @@ export function requestLogging(root: PinoLogger): RequestHandler {
       // pino-http's wording: a response that was never ended (the client went away first) is aborted.
       const msg =
         !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
-      if (status >= 400) lines.warn({ ...fields, responseTime }, msg);
+      if (status >= 400 && !expectedClientError(path, status))
+        lines.warn({ ...fields, responseTime }, msg);
       else lines.info({ ...fields, responseTime }, msg);
     };
     res.on('close', complete);

@@ -62,6 +62,7 @@ export class MatchingProcessor extends WorkerHost implements OnApplicationBootst
       const stats = await this.matching.matchChunk(ids);
       const results = matchedTransactions();
       results.inc({ result: 'matched' }, stats.matched);
+      results.inc({ result: 'goal_counted' }, stats.countedTowardGoal);
       results.inc({ result: 'unmatched' }, stats.unmatched);
       results.inc({ result: 'merchant_unresolved' }, stats.merchantUnresolved);
       results.inc({ result: 'refund' }, stats.refunds);

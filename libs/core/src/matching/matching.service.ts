@@ -23,6 +23,9 @@ export interface MatchStats {
   claimed: number;
   /** Purchases by outcome. */
   matched: number;
+  /** Counted toward a goal offer's round without completing it (stored `unmatched`: no reward yet). */
+  countedTowardGoal: number;
+  /** No offer took them. */
   unmatched: number;
   merchantUnresolved: number;
   refunds: number;
@@ -83,6 +86,7 @@ export class MatchingService {
       requested: ids.length,
       claimed: 0,
       matched: 0,
+      countedTowardGoal: 0,
       unmatched: 0,
       merchantUnresolved: 0,
       refunds: 0,
@@ -196,7 +200,12 @@ export class MatchingService {
       stats.matched = allocation.redemptions.length + kept.size;
       stats.reversed = reversals.length;
       stats.merchantUnresolved = purchases.length - resolved.length;
-      stats.unmatched = resolved.length - stats.matched;
+      stats.countedTowardGoal = new Set(
+        allocation.contributions
+          .map((c) => c.transactionId)
+          .filter((id) => statuses.get(id) === 'unmatched'),
+      ).size;
+      stats.unmatched = resolved.length - stats.matched - stats.countedTowardGoal;
     });
     if (stats.claimed) {
       const r = (x: number) => Math.round(x * 10) / 10;
