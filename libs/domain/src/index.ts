@@ -7,6 +7,7 @@ export * from './settlement-state';
 export * from './record-statuses';
 export * from './accounts';
 export * from './cursor';
+export * from './budget';
 export * from './offer-feed';
 export * from './program-defaults';
 export * from './matching';

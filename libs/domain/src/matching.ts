@@ -3,6 +3,7 @@ import { comparePreference } from './winner';
 import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
 import { activationExpired } from './enrollment-activation';
 import { audienceMatches } from './audience';
+import { budgetTakes } from './budget';
 import {
   afterCount,
   countPurchase,
@@ -230,8 +231,7 @@ export function evaluateOffer(
     reasons.push('audience_mismatch');
   if (enrollment && enrollment.redemptionCount >= offer.maxRedemptionsPerCardholder)
     reasons.push('redemption_limit_reached');
-  if (offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal)
-    reasons.push('budget_exhausted');
+  if (!budgetTakes(offer, reward.merchantFunded)) reasons.push('budget_exhausted');
   return {
     offerId: offer.id,
     enrollmentId: enrollment?.id ?? null,
@@ -268,7 +268,7 @@ export function evaluateCandidate(
   const reward = computeReward(offer, count.roundSpend, serviceShareRate);
   const reasons: NoMatchReason[] = !count.reached
     ? ['goal_not_reached']
-    : offer.budgetTotal !== null && offer.budgetUsed + reward.merchantFunded > offer.budgetTotal
+    : !budgetTakes(offer, reward.merchantFunded)
       ? ['budget_exhausted']
       : [];
   return { ...e, qualifies: reasons.length === 0, reasons, reward, goal: count };

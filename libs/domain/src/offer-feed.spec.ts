@@ -7,7 +7,6 @@ import {
   effectiveFeedLimit,
   EnrollmentFacts,
   FeedOffer,
-  hasBudgetForOneMore,
   isLiveAt,
   liveForSegment,
   localize,
@@ -70,14 +69,6 @@ describe('eligibility', () => {
     expect(segmentAllows(['gold'], null)).toBe(false);
     expect(segmentAllows(['gold'], 'silver')).toBe(false);
     expect(segmentAllows(['gold'], 'GOLD')).toBe(false);
-  });
-
-  it('budget must take one more redemption at its largest (cashback + fee); null is unlimited', () => {
-    const base = { cashbackAmount: 500, merchantFeeAmount: 100 };
-    expect(hasBudgetForOneMore({ ...base, budgetTotal: null, budgetUsed: 1e9 })).toBe(true);
-    expect(hasBudgetForOneMore({ ...base, budgetTotal: 10_000, budgetUsed: 9_400 })).toBe(true);
-    expect(hasBudgetForOneMore({ ...base, budgetTotal: 10_000, budgetUsed: 9_401 })).toBe(false);
-    expect(hasBudgetForOneMore({ ...base, budgetTotal: 599, budgetUsed: 0 })).toBe(false);
   });
 
   it('redeemed to the limit: status redeemed, or the count at the per-cardholder maximum', () => {

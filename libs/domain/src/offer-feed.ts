@@ -4,6 +4,7 @@
  * the decision of an add. The api service feeds these functions rows and request values; every
  * rule that can be stated without a database lives here and is unit-tested here.
  */
+import { hasBudgetForOneMore } from './budget';
 import { toMajor } from './money';
 
 /** The languages a program may offer (program.supported_locales) and the feed answers in. */
@@ -66,22 +67,6 @@ export function segmentAllows(
   segment: string | undefined | null,
 ): boolean {
   return segments.length === 0 || (segment != null && segments.includes(segment));
-}
-
-/**
- * Budget left for one more redemption: the budget (merchant-funded cap, null = unlimited) must
- * still take the largest merchant-funded amount one redemption can cost, cashback_amount (the
- * fixed reward, or the cap of a percent reward) plus the merchant fee.
- */
-export function hasBudgetForOneMore(o: {
-  budgetTotal: number | null;
-  budgetUsed: number;
-  cashbackAmount: number;
-  merchantFeeAmount: number;
-}): boolean {
-  return (
-    o.budgetTotal === null || o.budgetTotal - o.budgetUsed >= o.cashbackAmount + o.merchantFeeAmount
-  );
 }
 
 /** The cardholder has used this offer up: redeemed to the per-cardholder limit. */
