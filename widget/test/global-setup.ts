@@ -2,12 +2,16 @@
 // api on a free port and makes the institution every test shows (an admin, an API key and three
 // offers in en/es/pt-BR, made through the admin API as an operator would). Tests read it from
 // WIDGET_TEST_WORLD (fixtures.ts); the returned function stops the api.
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import { copyFileSync, existsSync, mkdirSync } from 'fs';
-import net from 'net';
 import { join } from 'path';
-import { Client } from 'pg';
+import {
+  ensureBuilt,
+  freePort,
+  resetDatabase,
+  startBuilt,
+  stopChild,
+} from '../../libs/testing/src/built-apps';
 import { call, must, SECRETS_KEY, type World } from './fixtures';
 
 const root = join(__dirname, '..', '..');
@@ -17,73 +21,6 @@ const DB = process.env.PORTAL_TEST_DATABASE_URL
   : 'postgres://postgres:postgres@127.0.0.1:5432/offers_test_widget_browser';
 const PASSWORD = 'correct horse battery staple';
 const DAY = 86_400_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function ensureBuilt() {
-  const need = ['dist/apps/api/main.js', 'dist/apps/cli/main.js', 'dist/widget/offers-widget.js'];
-  if (need.every((f) => existsSync(join(root, f)))) return;
-  process.stdout.write('building…\n');
-  const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('build failed');
-}
-
-async function resetDatabase(env: NodeJS.ProcessEnv) {
-  const admin = new URL(DB);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const c = new Client({ connectionString: admin.toString() });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await c.query(`CREATE DATABASE "${name}"`);
-  await c.end();
-  const r = spawnSync(process.execPath, [join(root, 'dist/apps/cli/main.js'), 'migrate'], {
-    cwd: root,
-    env,
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) throw new Error(`migrate failed: ${r.stderr || r.stdout}`);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function startApi(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'dist/apps/api/main.js')], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`api exited: ${output.slice(-2000)}`);
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return child;
-    if (Date.now() > deadline) throw new Error(`api did not start: ${output.slice(-2000)}`);
-    await sleep(200);
-  }
-}
-
-function stop(c: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (c.exitCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill('SIGTERM');
-    setTimeout(() => c.kill('SIGKILL'), 8000).unref();
-  });
-}
 
 // name, category, reward type, cap, percent, min spend, then title and description in en, es, pt-BR
 const SEED = [
@@ -198,7 +135,7 @@ async function seed(
 }
 
 export default async function globalSetup() {
-  ensureBuilt();
+  ensureBuilt(['dist/apps/api/main.js', 'dist/apps/cli/main.js', 'dist/widget/offers-widget.js']);
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -215,7 +152,7 @@ export default async function globalSetup() {
     QUEUE_PREFIX: `widget-browser-${process.pid}`,
   };
   await resetDatabase(env);
-  const api = await startApi(env, port);
+  const api = await startBuilt('api', env);
   try {
     // The api's own origin is localhost, the host page's 127.0.0.1: two origins, one machine.
     const apiBase = `http://localhost:${port}`;
@@ -227,11 +164,11 @@ export default async function globalSetup() {
     // Read by the fixtures in every worker process.
     process.env.WIDGET_TEST_WORLD = JSON.stringify(world);
   } catch (e) {
-    await stop(api);
+    await stopChild(api);
     throw e;
   }
   return async () => {
-    await stop(api);
+    await stopChild(api);
     if (process.env.UPDATE_DOC_SCREENSHOTS === '1') {
       mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true });
       for (const f of [
