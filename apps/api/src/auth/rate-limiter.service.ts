@@ -14,56 +14,57 @@ export interface RateDecision {
 }
 
 const WINDOW_MS = 60_000;
-/**
- * A process takes at most this share of a limit from Redis at once (a lease) and spends it
- * locally: limits of 400/min and more cost one Redis round trip per limit/200 requests instead of
- * one per request. Leased tokens are counted in Redis when taken, so every process together never
- * admits more than the limit; the price is that tokens a process leased but did not spend by the
- * end of the minute are lost (at most limit/200 per process and key). Lower limits (the reporting
- * 60/min) take one token per request, as before.
- */
-export const LEASE_SHARE = 200;
 
 /**
  * Sliding-window counter (the weighted two-window approximation): the count of the current
  * one-minute window plus the previous window's count weighted by how much of it still overlaps
- * the last 60 s. One Lua call, atomic across api processes, two small keys per key and group; it
- * grants up to ARGV[4] tokens (a lease), as many as fit under the limit.
+ * the last 60 s. One Lua call per request on one hash per key and group (`rl:{<bucket>}`: the
+ * braces are its Redis Cluster hash tag), so the check and the count are one atomic step across
+ * every api process: a burst is admitted exactly up to the limit. (Tokens leased to processes in
+ * batches, as before, were lost when concurrent requests of one process each took a lease and
+ * overwrote the others': 300–311 of 400 admitted in a burst.)
  * rate-limiter-flexible offers fixed windows and token buckets but no sliding window, hence the
- * script.
+ * script. ARGV: window start, weight of the previous window, limit, window length.
  */
 const SCRIPT = `
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
-local limit = tonumber(ARGV[1])
-local room = limit - math.floor(prev * tonumber(ARGV[2])) - cur
-if room <= 0 then
-  return {0, cur, prev}
+local ws = tonumber(ARGV[1])
+local h = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
+local w = tonumber(h[1])
+local cur = tonumber(h[2]) or 0
+local prev = tonumber(h[3]) or 0
+if w == nil then
+  cur, prev = 0, 0
+elseif w < ws then
+  if w == ws - tonumber(ARGV[4]) then prev = cur else prev = 0 end
+  cur = 0
+else
+  -- this process's clock is behind another's: count in the window already started
+  ws = w
 end
-local take = math.min(room, tonumber(ARGV[4]))
-cur = redis.call('INCRBY', KEYS[1], take)
-if cur == take then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2) end
-return {take, cur, prev}
+local allowed = 0
+if math.floor(prev * tonumber(ARGV[2])) + cur < tonumber(ARGV[3]) then
+  allowed = 1
+  cur = cur + 1
+end
+redis.call('HSET', KEYS[1], 'w', ws, 'c', cur, 'p', prev)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) * 2)
+return {allowed, cur, prev}
 `;
-
-/** Tokens of one bucket leased by this process for the window starting at windowStart. */
-interface Lease {
-  windowStart: number;
-  left: number;
-  cur: number;
-  prev: number;
-}
 
 type SlidingWindowRedis = Redis & {
   slidingWindowHit(
-    cur: string,
-    prev: string,
-    limit: number,
+    key: string,
+    windowStart: number,
     weight: string,
+    limit: number,
     windowMs: number,
-    want: number,
   ): Promise<[number, number, number]>;
 };
+
+/** The Redis key of a bucket's counters: one key, its own hash slot in a cluster. */
+export function rateLimitKey(bucket: string): string {
+  return `rl:{${bucket}}`;
+}
 
 @Injectable()
 export class RateLimiterService {
@@ -71,10 +72,8 @@ export class RateLimiterService {
   private readonly outage = new OutageLog(new Logger('RateLimiter'), 'rate limiter (Redis)');
 
   constructor(@Inject(REDIS) private readonly redis: Redis) {
-    this.redis.defineCommand('slidingWindowHit', { numberOfKeys: 2, lua: SCRIPT });
+    this.redis.defineCommand('slidingWindowHit', { numberOfKeys: 1, lua: SCRIPT });
   }
-
-  private readonly leases = new Map<string, Lease>();
 
   /**
    * Counts one request; rejects while Redis is unreachable (callers then let the request through
@@ -95,28 +94,14 @@ export class RateLimiterService {
     const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
     const elapsed = now - windowStart;
     const weight = (WINDOW_MS - elapsed) / WINDOW_MS;
-    const leaseSize = Math.floor(limit / LEASE_SHARE);
-    const key = `${bucket}:${limit}`;
-    const lease = leaseSize > 1 ? this.leases.get(key) : undefined;
-    if (lease && lease.windowStart === windowStart && lease.left > 0) {
-      lease.left--;
-      return this.decision(true, limit, lease.cur - lease.left, lease.prev, weight, elapsed);
-    }
-    const [granted, cur, prev] = await (this.redis as SlidingWindowRedis).slidingWindowHit(
-      `rl:{${bucket}}:${windowStart}`,
-      `rl:{${bucket}}:${windowStart - WINDOW_MS}`,
-      limit,
+    const [allowed, cur, prev] = await (this.redis as SlidingWindowRedis).slidingWindowHit(
+      rateLimitKey(bucket),
+      windowStart,
       weight.toFixed(6),
+      limit,
       WINDOW_MS,
-      Math.max(1, leaseSize),
     );
-    if (leaseSize > 1) {
-      if (this.leases.size > 10_000) this.leases.clear();
-      this.leases.set(key, { windowStart, left: Math.max(0, granted - 1), cur, prev });
-    }
-    // Unspent tokens of this process's lease are not counted as used in the headers.
-    const used = granted > 0 ? cur - (granted - 1) : cur;
-    return this.decision(granted > 0, limit, used, prev, weight, elapsed);
+    return this.decision(allowed === 1, limit, cur, prev, weight, elapsed);
   }
 
   private decision(
