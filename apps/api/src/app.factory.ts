@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'http';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { runMigrationsLocked } from '@app/db';
+import { keysUpgradedAt, runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
 import { bodyParserError } from './common/error-mapping';
 import { PrebuiltPrototypesAdapter } from './common/express-adapter';
@@ -91,6 +91,8 @@ export async function createApiApp(
   if (config.migrationsRunOnBoot) {
     await runMigrationsLocked(app.get(DataSource));
   }
+  // MACs made with SECRETS_KEY itself (the previous release's) are accepted for 24 h from here.
+  config.keys.upgradedAt(await keysUpgradedAt(app.get(DataSource)));
   // Last of the middleware, where nestjs-pino's pino-http ran: the same requests get a line.
   const { pinoHttp } = app.get<Params>(PARAMS_PROVIDER_TOKEN);
   app.use(requestLogging((pinoHttp as { logger: PinoLogger }).logger));

@@ -105,17 +105,20 @@ describe('portal sessions', () => {
 
   it('a successful login resets the failure count and is recorded', async () => {
     const w = await createWorld(api);
-    await api.http
-      .post('/portal/api/auth/login')
-      .send({ email: w.admin.email, password: 'wrong password!' })
-      .expect(401);
+    const wrong = () =>
+      api.http
+        .post('/portal/api/auth/login')
+        .send({ email: w.admin.email, password: 'wrong password!' })
+        .expect(401);
+    await wrong();
+    await api.http.post('/portal/api/auth/login').send(w.admin).expect(200);
+    // The failure before the success is forgotten: four more still leave the login open (five
+    // in a row would lock it).
+    for (let i = 0; i < 4; i++) await wrong();
     await api.http.post('/portal/api/auth/login').send(w.admin).expect(200);
     const [u] = await api.app
       .get(DataSource)
-      .query(`SELECT failed_login_count, last_login_at FROM portal_user WHERE email = $1`, [
-        w.admin.email,
-      ]);
-    expect(u.failed_login_count).toBe(0);
+      .query(`SELECT last_login_at FROM portal_user WHERE email = $1`, [w.admin.email]);
     expect(u.last_login_at).toBeInstanceOf(Date);
   });
 });

@@ -343,7 +343,7 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       signed = await createWorld(api, { merchants: [{}] });
       await db.query(`UPDATE institution SET webhook_secret_encrypted = $2 WHERE id = $1`, [
         signed.institution.id,
-        encryptSecret(secret, api.app.get(AppConfig).secretsKey),
+        encryptSecret(secret, api.app.get(AppConfig).keys),
       ]);
     });
 

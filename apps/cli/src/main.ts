@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigError } from '@app/config';
 import { countCardLikeTokensCommand } from './count-card-like-tokens.command';
 import { migrate } from './migrate.command';
+import { reencrypt } from './reencrypt.command';
 import { writeOpenApi } from './openapi.command';
 import { seedDemo } from './seed-demo.command';
 
@@ -10,6 +11,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   'seed-demo': seedDemo,
   openapi: writeOpenApi,
   'count-card-like-tokens': countCardLikeTokensCommand,
+  reencrypt,
 };
 
 /** Operator commands: `node dist/apps/cli/main.js <command>` (wrapped by npm scripts). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'crypto';
 import { appendFileSync, existsSync } from 'fs';
 import { resolve } from 'path';
+import { KeyRing } from './derived-keys';
 import { EnvVars, validateEnv } from './env';
 
 /** Typed, validated configuration. Built once per process by loadConfig(). */
@@ -16,6 +17,8 @@ export class AppConfig {
   /** The api's HTTP server timeouts (Node's headersTimeout, requestTimeout, keepAliveTimeout). */
   readonly http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   readonly secretsKey: Buffer;
+  /** The per-purpose keys derived from secretsKey (docs/operations.md, "Keys"). */
+  readonly keys: KeyRing;
   readonly operatorToken: string;
   readonly webhook: {
     allowPrivateUrls: boolean;
@@ -59,6 +62,7 @@ export class AppConfig {
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     };
     this.secretsKey = decodeKey(env.SECRETS_KEY!);
+    this.keys = new KeyRing(this.secretsKey);
     this.operatorToken = env.OPERATOR_TOKEN!;
     this.webhook = {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,

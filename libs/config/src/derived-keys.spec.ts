@@ -1,5 +1,5 @@
 import { createHmac } from 'crypto';
-import { deriveKey } from './derived-keys';
+import { deriveKey, KeyRing, LEGACY_MAC_GRACE_MS } from './derived-keys';
 
 // RFC 5869 with an empty salt: PRK = HMAC(zeros, IKM), OKM = HMAC(PRK, info || 0x01) for 32 bytes.
 function hkdfByHand(ikm: Buffer, info: string): Buffer {
@@ -27,5 +27,34 @@ describe('deriveKey', () => {
     ].map((k) => k.toString('hex'));
     expect(new Set([...keys, secretsKey.toString('hex')]).size).toBe(5);
     for (const k of keys) expect(k).toHaveLength(64);
+  });
+});
+
+describe('KeyRing', () => {
+  const ring = new KeyRing(Buffer.alloc(32, 7));
+
+  it('holds the derived keys of secrets-encryption, cursor-mac and csrf-mac', () => {
+    expect(ring.secretsEncryption).toEqual(deriveKey(ring.legacy, 'secrets-encryption'));
+    expect(ring.cursorMac).toEqual(deriveKey(ring.legacy, 'cursor-mac'));
+    expect(ring.csrfMac).toEqual(deriveKey(ring.legacy, 'csrf-mac'));
+  });
+
+  it('verifies MACs with SECRETS_KEY itself too for 24 h after the upgrade, then with the derived key only', () => {
+    const upgraded = Date.UTC(2026, 10, 26, 12);
+    ring.upgradedAt(new Date(upgraded));
+    expect(ring.macVerifiers('cursor-mac', upgraded + 1)).toEqual([ring.cursorMac, ring.legacy]);
+    expect(ring.macVerifiers('csrf-mac', upgraded + LEGACY_MAC_GRACE_MS - 1)).toEqual([
+      ring.csrfMac,
+      ring.legacy,
+    ]);
+    expect(ring.macVerifiers('cursor-mac', upgraded + LEGACY_MAC_GRACE_MS)).toEqual([
+      ring.cursorMac,
+    ]);
+    ring.upgradedAt(null);
+    expect(ring.macVerifiers('csrf-mac', upgraded)).toEqual([ring.csrfMac]);
+  });
+
+  it('decrypts stored secrets with the derived key, then SECRETS_KEY (until reencrypt)', () => {
+    expect(ring.secretDecryptors).toEqual([ring.secretsEncryption, ring.legacy]);
   });
 });

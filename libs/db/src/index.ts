@@ -7,3 +7,4 @@ export * from './sql';
 export * from './keyset';
 export * from './pg-listener';
 export * from './health.repository';
+export * from './key-derivation';

@@ -26,7 +26,7 @@ export class InstitutionsService {
     private readonly keyCache: ApiKeyCache,
     config: AppConfig,
   ) {
-    this.keyset = new Keyset(config.secretsKey, 'admin:institutions');
+    this.keyset = new Keyset(config.keys, 'admin:institutions');
   }
 
   async create(dto: CreateInstitutionDto): Promise<InstitutionDto> {

@@ -80,7 +80,7 @@ export class MatchFailuresAdminController {
     private readonly failures: MatchFailuresService,
     config: AppConfig,
   ) {
-    this.keyset = new Keyset(config.secretsKey, 'admin:match-failures');
+    this.keyset = new Keyset(config.keys, 'admin:match-failures');
   }
 
   @Get()

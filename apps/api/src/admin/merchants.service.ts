@@ -15,7 +15,7 @@ export class MerchantsService {
     private readonly repo: MerchantsRepository,
     config: AppConfig,
   ) {
-    this.keyset = new Keyset(config.secretsKey, 'admin:merchants');
+    this.keyset = new Keyset(config.keys, 'admin:merchants');
   }
 
   async create(dto: CreateMerchantDto): Promise<MerchantDto> {

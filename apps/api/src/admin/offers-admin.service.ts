@@ -33,7 +33,7 @@ export class OffersAdminService {
     private readonly repo: OffersRepository,
     config: AppConfig,
   ) {
-    this.keyset = new Keyset(config.secretsKey, 'admin:offers');
+    this.keyset = new Keyset(config.keys, 'admin:offers');
   }
 
   async create(dto: CreateOfferDto): Promise<AdminOfferDto> {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { KeyRing } from '@app/config';
 import { CursorKey, decodeCursor, encodeCursor } from '@app/domain';
 import { ApiError } from './api-error';
 
@@ -39,16 +40,22 @@ export interface Page<T> {
   pagination: { limit: number; next_cursor: string | null };
 }
 
-/** Keyset paging helpers over (created_at, id), newest first. */
+/**
+ * Keyset paging helpers over (created_at, id), newest first. Cursors are MACed with the
+ * `cursor-mac` key; for 24 h after the upgrade one MACed with SECRETS_KEY itself still opens.
+ */
 export class Keyset {
   constructor(
-    private readonly secret: Buffer,
+    private readonly keys: KeyRing,
     private readonly scope: string,
   ) {}
 
   decode(cursor: string | undefined): CursorKey | null {
     if (cursor === undefined) return null;
-    const key = decodeCursor(this.secret, this.scope, cursor);
+    let key: CursorKey | null = null;
+    for (const secret of this.keys.macVerifiers('cursor-mac')) {
+      key ??= decodeCursor(secret, this.scope, cursor);
+    }
     if (!key)
       throw ApiError.validation([
         { field: 'cursor', message: 'is not a valid cursor for this list' },
@@ -74,7 +81,7 @@ export class Keyset {
         limit,
         next_cursor:
           more && last
-            ? encodeCursor(this.secret, this.scope, { t: last.cursor_t, id: last.id })
+            ? encodeCursor(this.keys.cursorMac, this.scope, { t: last.cursor_t, id: last.id })
             : null,
       },
     };

@@ -97,7 +97,7 @@ export class CsvUploadsService implements OnModuleDestroy {
   }
 
   async list(institutionId: string, limit: number, cursor?: string): Promise<UploadPageDto> {
-    const keyset = new Keyset(this.config.secretsKey, `portal:uploads:${institutionId}`);
+    const keyset = new Keyset(this.config.keys, `portal:uploads:${institutionId}`);
     const rows = await this.repo.listPage(institutionId, keyset.decode(cursor), limit);
     return keyset.page(rows, limit, summary);
   }

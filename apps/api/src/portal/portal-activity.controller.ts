@@ -52,7 +52,7 @@ export class PortalActivityController {
     @Query() q: PageQuery,
   ): Promise<SecurityEventPageDto> {
     const inst = req.portalUser!.institutionId;
-    const keyset = new Keyset(this.config.secretsKey, `portal:security:${inst}`);
+    const keyset = new Keyset(this.config.keys, `portal:security:${inst}`);
     const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
     const rows = await this.activity.securityEvents(inst, after, limit);
@@ -83,7 +83,7 @@ export class PortalActivityController {
   async inbox(@Req() req: Request, @Query() q: InboxQueryDto): Promise<InboxPageDto> {
     const inst = req.portalUser!.institutionId;
     const keyset = new Keyset(
-      this.config.secretsKey,
+      this.config.keys,
       `portal:inbox:${inst}:${q.unread ? 'unread' : 'all'}`,
     );
     const after = keyset.decode(q.cursor);

@@ -93,7 +93,7 @@ export class PortalKeysController {
   })
   async list(@Req() req: Request, @Query() q: PageQuery): Promise<PortalApiKeyPageDto> {
     const inst = req.portalUser!.institutionId;
-    const keyset = new Keyset(this.config.secretsKey, `portal:api-keys:${inst}`);
+    const keyset = new Keyset(this.config.keys, `portal:api-keys:${inst}`);
     const after = keyset.decode(q.cursor);
     const limit = q.limit ?? 100;
     const rows = await this.repo.listPage(inst, after, limit);

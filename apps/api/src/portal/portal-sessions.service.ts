@@ -121,14 +121,21 @@ export class PortalSessionsService {
     await this.repo.revoke(sessionId);
   }
 
-  /** The CSRF token is a MAC of the session token: nothing more to store, useless without the cookie. */
-  csrfFor(sessionToken: string): string {
-    return createHmac('sha256', this.config.secretsKey)
-      .update(`csrf:${sessionToken}`)
-      .digest('base64url');
+  /**
+   * The CSRF token is a MAC of the session token under the `csrf-mac` key: nothing more to store,
+   * useless without the cookie.
+   */
+  csrfFor(sessionToken: string, key = this.config.keys.csrfMac): string {
+    return createHmac('sha256', key).update(`csrf:${sessionToken}`).digest('base64url');
   }
 
+  /** Also accepts, for 24 h after the upgrade, a token MACed with SECRETS_KEY itself (an open tab's). */
   csrfMatches(sessionToken: string, header: string | undefined): boolean {
-    return !!header && safeEqual(header, this.csrfFor(sessionToken));
+    return (
+      !!header &&
+      this.config.keys
+        .macVerifiers('csrf-mac')
+        .some((key) => safeEqual(header, this.csrfFor(sessionToken, key)))
+    );
   }
 }

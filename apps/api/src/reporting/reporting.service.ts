@@ -86,7 +86,7 @@ export class ReportingService {
   }
 
   private keyset(institutionId: string, list: string): Keyset {
-    return new Keyset(this.config.secretsKey, `${institutionId}:${list}`);
+    return new Keyset(this.config.keys, `${institutionId}:${list}`);
   }
 }
 

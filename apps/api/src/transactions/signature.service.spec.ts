@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { AppConfig } from '@app/config';
+import { type AppConfig, KeyRing } from '@app/config';
 import { SignatureService } from './signature.service';
 import type { SigningSecretRepository } from './signing-secret.repository';
 
@@ -11,7 +11,7 @@ describe('SignatureService', () => {
     const secrets = { findEncrypted: async () => 'not-an-encrypted-secret' };
     const svc = new SignatureService(
       secrets as unknown as SigningSecretRepository,
-      { secretsKey: Buffer.alloc(32, 1) } as AppConfig,
+      { keys: new KeyRing(Buffer.alloc(32, 1)) } as AppConfig,
     );
     await expect(
       svc.verify('inst-1', 'a'.repeat(64), Buffer.from('{}'), 'req-42'),

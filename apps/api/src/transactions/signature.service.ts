@@ -40,7 +40,7 @@ export class SignatureService {
       );
     let secret: string;
     try {
-      secret = decryptSecret(stored, this.config.secretsKey);
+      secret = decryptSecret(stored, this.config.keys);
     } catch (e) {
       this.logger.error(
         { institutionId, requestId, err: (e as Error).message },

@@ -1,12 +1,12 @@
-import { AppConfig } from '@app/config';
+import { AppConfig, KeyRing } from '@app/config';
 import { encryptSecret } from '../secrets';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookOutbox } from './webhook-outbox';
 import { ClaimResult } from './webhook-store';
 
-const key = Buffer.alloc(32, 7);
+const key = new KeyRing(Buffer.alloc(32, 7));
 const config = {
-  secretsKey: key,
+  keys: key,
   webhook: {
     allowPrivateUrls: true,
     retryBaseMs: 50,

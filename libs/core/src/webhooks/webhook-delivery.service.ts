@@ -117,7 +117,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     if (!d.secretEncrypted) return this.skip(d, 'no_signing_secret');
     let secret: string;
     try {
-      secret = decryptSecret(d.secretEncrypted, this.config.secretsKey);
+      secret = decryptSecret(d.secretEncrypted, this.config.keys);
     } catch {
       this.logger.error(
         `delivery ${d.id}: the institution's signing secret cannot be decrypted (SECRETS_KEY changed?)`,
@@ -137,7 +137,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     const previousSecrets: string[] = [];
     if (d.previousSecretEncrypted) {
       try {
-        previousSecrets.push(decryptSecret(d.previousSecretEncrypted, this.config.secretsKey));
+        previousSecrets.push(decryptSecret(d.previousSecretEncrypted, this.config.keys));
       } catch {
         this.logger.warn(`delivery ${d.id}: the previous signing secret cannot be decrypted`);
       }
@@ -146,7 +146,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     let custom: { name: string; value: string }[] = [];
     if (d.headersEncrypted) {
       try {
-        custom = JSON.parse(decryptSecret(d.headersEncrypted, this.config.secretsKey));
+        custom = JSON.parse(decryptSecret(d.headersEncrypted, this.config.keys));
       } catch {
         this.logger.error(
           `delivery ${d.id}: the custom headers cannot be decrypted; sent without them`,
@@ -180,8 +180,8 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     if (d.clientCertEncrypted && d.clientKeyEncrypted) {
       try {
         tls = {
-          cert: decryptSecret(d.clientCertEncrypted, this.config.secretsKey),
-          key: decryptSecret(d.clientKeyEncrypted, this.config.secretsKey),
+          cert: decryptSecret(d.clientCertEncrypted, this.config.keys),
+          key: decryptSecret(d.clientKeyEncrypted, this.config.keys),
         };
       } catch {
         this.logger.error(`delivery ${d.id}: the client certificate cannot be decrypted`);

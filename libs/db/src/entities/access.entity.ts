@@ -65,8 +65,6 @@ export class PortalUser {
   @Column('text') email: string;
   @Column('text', { name: 'password_hash', select: false }) passwordHash: string;
   @Column('text') role: PortalRole;
-  @Column('int', { name: 'failed_login_count', default: 0 }) failedLoginCount: number;
-  @Column('timestamptz', { name: 'locked_until', nullable: true }) lockedUntil: Date | null;
   @Column('timestamptz', { name: 'last_login_at', nullable: true }) lastLoginAt: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

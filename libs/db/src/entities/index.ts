@@ -16,6 +16,7 @@ import {
   EngagementViewersHourly,
 } from './engagement.entity';
 import { Institution } from './institution.entity';
+import { KeyDerivation } from './key-derivation.entity';
 import { Merchant, MerchantIdentifier } from './merchant.entity';
 import {
   CsvUpload,
@@ -35,6 +36,7 @@ export * from './access.entity';
 export * from './cardholder-offer.entity';
 export * from './engagement.entity';
 export * from './institution.entity';
+export * from './key-derivation.entity';
 export * from './merchant.entity';
 export * from './messaging.entity';
 export * from './offer.entity';
@@ -82,4 +84,5 @@ export const ENTITIES = [
   EngagementCardholderNumber,
   EngagementViewersHourly,
   EngagementViewersDaily,
+  KeyDerivation,
 ];

@@ -24,6 +24,8 @@ import { CardLifecycle1763800610000 } from './1763800610000-card-lifecycle';
 import { GoalOffers1763800700100 } from './1763800700100-goal-offers';
 import { EnrollmentAddFunctions1763800700500 } from './1763800700500-enrollment-add-functions';
 import { RedemptionGoalTarget1763800700600 } from './1763800700600-redemption-goal-target';
+import { PortalUserDropLockoutColumns1795699994852 } from './1795699994852-portal-user-drop-lockout-columns';
+import { KeyDerivation1795699994853 } from './1795699994853-key-derivation';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -55,4 +57,6 @@ export const MIGRATIONS = [
   GoalOffers1763800700100,
   EnrollmentAddFunctions1763800700500,
   RedemptionGoalTarget1763800700600,
+  PortalUserDropLockoutColumns1795699994852,
+  KeyDerivation1795699994853,
 ];

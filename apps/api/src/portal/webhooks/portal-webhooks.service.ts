@@ -79,7 +79,7 @@ export class PortalWebhooksService {
       event_types: row?.webhook_event_types ?? [],
       custom_headers: row?.webhook_headers_encrypted
         ? (
-            JSON.parse(decryptSecret(row.webhook_headers_encrypted, this.config.secretsKey)) as {
+            JSON.parse(decryptSecret(row.webhook_headers_encrypted, this.config.keys)) as {
               name: string;
             }[]
           ).map((h) => h.name)
@@ -144,7 +144,7 @@ export class PortalWebhooksService {
     const check = checkCustomHeaders(headers);
     if (!check.ok) throw ApiError.validation(check.errors, 'The custom headers are not allowed.');
     const stored = check.headers.length
-      ? encryptSecret(JSON.stringify(check.headers), this.config.secretsKey)
+      ? encryptSecret(JSON.stringify(check.headers), this.config.keys)
       : null;
     return this.change(
       p,
@@ -179,8 +179,8 @@ export class PortalWebhooksService {
       },
       (m) =>
         this.repo.setClientCertificate(m, p.institutionId, {
-          certificateEncrypted: encryptSecret(certificate, this.config.secretsKey),
-          keyEncrypted: encryptSecret(privateKey, this.config.secretsKey),
+          certificateEncrypted: encryptSecret(certificate, this.config.keys),
+          keyEncrypted: encryptSecret(privateKey, this.config.keys),
           subject: check.subject,
           expiresAt: check.expiresAt,
         }),
@@ -284,7 +284,7 @@ export class PortalWebhooksService {
     overlapSeconds: number,
   ): Promise<SigningSecretDto> {
     const secret = generateWebhookSecret();
-    const stored = encryptSecret(secret, this.config.secretsKey);
+    const stored = encryptSecret(secret, this.config.keys);
     const previousUntil = await this.db.transaction(async (m) => {
       const until = await this.repo.rotateSecret(m, p.institutionId, stored, overlapSeconds);
       await this.security.record(
@@ -324,7 +324,7 @@ export class PortalWebhooksService {
   }
 
   async list(institutionId: string, q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
-    const keyset = new Keyset(this.config.secretsKey, `portal:webhook-deliveries:${institutionId}`);
+    const keyset = new Keyset(this.config.keys, `portal:webhook-deliveries:${institutionId}`);
     const limit = q.limit ?? 100;
     const rows = await this.store.listDeliveries(institutionId, {
       status: q.status,
