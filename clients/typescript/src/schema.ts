@@ -279,7 +279,7 @@ export interface paths {
         head?: never;
         /**
          * Change an offer (status, rewards, window, budget, segments, targeting)
-         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay.
+         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.
          */
         patch: operations["adminUpdateOffer"];
         trace?: never;
@@ -1272,6 +1272,11 @@ export interface components {
              *     }
              */
             goal: components["schemas"]["GoalDto"] | null;
+            /**
+             * @description Share of eligible cardholders held out, as sent (0 = no holdout)
+             * @example 10
+             */
+            holdout_percent: number;
             /** @example c5d8... */
             id: string;
             /** @example [] */
@@ -1450,6 +1455,12 @@ export interface components {
              *     }
              */
             goal?: components["schemas"]["GoalDto"] | null;
+            /**
+             * @description Share of eligible cardholders held out (never shown the offer, never rewarded) to measure lift: 0-50 with at most one decimal (docs/lift.md). Fixed once a cardholder added the offer or it has been active at or after starts_at (409 `holdout_locked`)
+             * @default 0
+             * @example 10
+             */
+            holdout_percent: number;
             /**
              * @description Institutions the offer is shown to; empty or absent = every institution
              * @example []
@@ -3279,6 +3290,12 @@ export interface components {
              */
             goal?: components["schemas"]["GoalDto"] | null;
             /**
+             * @description Share of eligible cardholders held out (never shown the offer, never rewarded) to measure lift: 0-50 with at most one decimal (docs/lift.md). Fixed once a cardholder added the offer or it has been active at or after starts_at (409 `holdout_locked`)
+             * @default 0
+             * @example 10
+             */
+            holdout_percent: number;
+            /**
              * @description Institutions the offer is shown to; empty or absent = every institution
              * @example []
              */
@@ -4842,6 +4859,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description `holdout_locked`: the holdout cannot change any more */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "holdout_locked";
                     };
                 };
             };

@@ -17,3 +17,4 @@ export * from './logging';
 export * from './mail/institution-mailer';
 export * from './uploads/csv-uploads.repository';
 export * from './metrics';
+export * from './holdout-keys';

@@ -38,3 +38,6 @@ export * from './keys';
 export * from './chunk-deltas';
 export * from './purchase-to-match';
 export * from './redemption-records';
+export * from './holdout';
+export * from './lift-statistics';
+export * from './lift';

@@ -378,6 +378,21 @@ describe('decideEnrollment', () => {
     expect(decideEnrollment(facts())).toEqual({ outcome: 'add' });
   });
 
+  it('a cardholder in the holdout gets offer_not_found, before already_added and offer_unavailable', () => {
+    const heldOut = () => true;
+    const notFound = { outcome: 'refused', error: 'offer_not_found' };
+    expect(decideEnrollment(facts({ heldOut }))).toEqual(notFound);
+    expect(decideEnrollment(facts({ heldOut, existingEnrollmentId: 'e1' }))).toEqual(notFound);
+    expect(decideEnrollment(facts({ heldOut }, { status: 'paused' }))).toEqual(notFound);
+    expect(decideEnrollment(facts({ heldOut: () => false }))).toEqual({ outcome: 'add' });
+  });
+
+  it('asks about the holdout only for an offer the institution has', () => {
+    const heldOut = jest.fn(() => true);
+    decideEnrollment({ ...facts({ heldOut }), offer: null });
+    expect(heldOut).not.toHaveBeenCalled();
+  });
+
   it('an enrollment whose activation window is over is replaced by a new add', () => {
     expect(
       decideEnrollment(facts({ existingEnrollmentId: 'co-1', existingExpired: true })),

@@ -446,6 +446,11 @@ export interface EnrollmentFacts {
     cashbackAmount: number;
     merchantFeeAmount: number;
   } | null;
+  /**
+   * Whether the cardholder is in the offer's holdout (docs/lift.md); asked only for an offer that
+   * exists and is offered to the institution, so the HMAC is computed only when it can matter.
+   */
+  heldOut?: () => boolean;
   /** The cardholder's enrollment in this offer, if any. */
   existingEnrollmentId: string | null;
   /**
@@ -469,7 +474,8 @@ export type EnrollmentDecision =
   | { outcome: 'refused'; error: EnrollmentError };
 
 /**
- * The add, in this order: unknown offer → 404; an existing enrollment → already_added (the add is
+ * The add, in this order: unknown offer, or the cardholder in its holdout → 404 (the same answer,
+ * so a holdout cannot be told from an offer the institution does not have); an existing enrollment → already_added (the add is
  * idempotent: a retry gets the answer of the first call, whatever changed since), unless its
  * activation window is over (then the add is decided like a first one and, when it succeeds,
  * replaces that enrollment with a new one); an offer that
@@ -479,7 +485,7 @@ export type EnrollmentDecision =
  */
 export function decideEnrollment(f: EnrollmentFacts): EnrollmentDecision {
   const o = f.offer;
-  if (!o) return { outcome: 'refused', error: 'offer_not_found' };
+  if (!o || f.heldOut?.()) return { outcome: 'refused', error: 'offer_not_found' };
   if (f.existingEnrollmentId && !f.existingExpired)
     return { outcome: 'already_added', cardholderOfferId: f.existingEnrollmentId };
   if (o.status !== 'active' || !isLiveAt(o, f.nowMs) || !hasBudgetForOneMore(o))

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -68,10 +69,14 @@ export class OffersAdminController {
     operationId: 'adminUpdateOffer',
     summary: 'Change an offer (status, rewards, window, budget, segments, targeting)',
     description:
-      'Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay.',
+      'Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.',
   })
   @ApiOkResponse({ type: AdminOfferDto })
   @ApiNotFoundResponse({ description: '`offer_not_found`', type: ErrorResponseDto })
+  @ApiConflictResponse({
+    description: '`holdout_locked`: the holdout cannot change any more',
+    type: ErrorResponseDto,
+  })
   update(@Param('id', uuidPipe) id: string, @Body() dto: UpdateOfferDto): Promise<AdminOfferDto> {
     return this.offers.update(id, dto);
   }

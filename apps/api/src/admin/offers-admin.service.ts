@@ -5,6 +5,8 @@ import {
   Audience,
   Channel,
   fitsCurrency,
+  holdoutBpsOf,
+  holdoutPercentOf,
   qualificationTerms,
   StoredQualification,
   toMajor,
@@ -41,6 +43,7 @@ export class OffersAdminService {
     this.check({ ...dto, reward_type: rewardType }, dto.currency);
     checkQualification(dto.qualification);
     checkGoal(dto.goal, dto.currency);
+    const holdoutBps = parseHoldout(dto.holdout_percent) ?? 0;
     const id = await this.db.transaction(async (m) => {
       await this.checkReferences(m, dto.merchant_id, dto.institution_ids);
       const offerId = await this.repo.insert(
@@ -64,6 +67,7 @@ export class OffersAdminService {
           qualification: toStored(dto.qualification, dto.currency),
           goal_type: dto.goal?.type ?? null,
           goal_target: goalTarget(dto.goal, dto.currency),
+          holdout_bps: holdoutBps,
         },
         m,
       );
@@ -96,6 +100,9 @@ export class OffersAdminService {
       this.check(merged, c);
       checkQualification(dto.qualification);
       checkGoal(dto.goal, c);
+      const holdoutBps = parseHoldout(dto.holdout_percent);
+      if (holdoutBps !== null && holdoutBps !== cur.holdout_bps)
+        await this.checkHoldoutChange(m, cur);
       if (dto.goal !== undefined && (dto.goal?.type ?? null) !== cur.goal_type)
         await this.checkGoalChange(m, id);
       if (dto.budget_total != null && toMinor(dto.budget_total, c) < Number(cur.budget_used)) {
@@ -132,6 +139,7 @@ export class OffersAdminService {
           setGoal: dto.goal !== undefined,
           goal_type: dto.goal?.type ?? null,
           goal_target: goalTarget(dto.goal, c),
+          holdout_bps: holdoutBps,
         },
         m,
       );
@@ -203,6 +211,18 @@ export class OffersAdminService {
       ]);
   }
 
+  /**
+   * The holdout is fixed once anyone added the offer or it has been active at or after starts_at:
+   * changing it then would mix cardholders assigned under two shares and break the comparison.
+   */
+  private async checkHoldoutChange(m: EntityManager, cur: OfferRow): Promise<void> {
+    if (cur.went_live || (await this.repo.anyEnrollment(cur.id, m)))
+      throw ApiError.conflict(
+        'holdout_locked',
+        'holdout_percent cannot change once a cardholder added the offer or it has been live; create a new offer instead.',
+      );
+  }
+
   private async checkReferences(
     m: EntityManager,
     merchantId: string,
@@ -249,9 +269,24 @@ function toDto(r: OfferRow): AdminOfferDto {
                 ? toMajor(r.goal_target, c)
                 : Number(r.goal_target),
           },
+    holdout_percent: holdoutPercentOf(r.holdout_bps),
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
+}
+
+/** holdout_percent in basis points (null when absent); 400 when out of range or too precise. */
+function parseHoldout(percent: number | undefined): number | null {
+  if (percent === undefined) return null;
+  const bps = holdoutBpsOf(percent);
+  if (bps === null)
+    throw ApiError.validation([
+      {
+        field: 'holdout_percent',
+        message: 'must be a number from 0 to 50 with at most one decimal',
+      },
+    ]);
+  return bps;
 }
 
 /** The admin object as stored: the same names, max_spend in minor units; empty rules dropped. */

@@ -230,6 +230,18 @@ export class CreateOfferDto {
   @ValidateNested()
   @Type(() => GoalDto)
   goal?: GoalDto | null;
+
+  @ApiPropertyOptional({
+    example: 10,
+    default: 0,
+    minimum: 0,
+    maximum: 50,
+    description:
+      'Share of eligible cardholders held out (never shown the offer, never rewarded) to measure lift: 0-50 with at most one decimal (docs/lift.md). Fixed once a cardholder added the offer or it has been active at or after starts_at (409 `holdout_locked`)',
+  })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  holdout_percent?: number;
 }
 
 /** Every field optional; merchant and currency are fixed once the offer exists. */
@@ -282,6 +294,11 @@ export class AdminOfferDto {
     description: 'The goal of a goal offer (target in major units for cumulative_spend), or null',
   })
   goal: GoalDto | null;
+  @ApiProperty({
+    example: 10,
+    description: 'Share of eligible cardholders held out, as sent (0 = no holdout)',
+  })
+  holdout_percent: number;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) updated_at: string;
 }

@@ -25,6 +25,9 @@ export interface OfferRow {
   qualification: StoredQualification | null;
   goal_type: string | null;
   goal_target: string | null;
+  holdout_bps: number;
+  /** Active at or after starts_at at some time: has_been_live, or active and started now. */
+  went_live: boolean;
   created_at: Date;
   updated_at: Date;
   cursor_t: string;
@@ -51,6 +54,7 @@ export interface NewOffer {
   qualification: string | null;
   goal_type: string | null;
   goal_target: number | null;
+  holdout_bps: number;
 }
 
 /**
@@ -79,10 +83,13 @@ export interface OfferChanges {
   setGoal: boolean;
   goal_type: string | null;
   goal_target: number | null;
+  /** null keeps the holdout. */
+  holdout_bps: number | null;
 }
 
 const SELECT = `
   SELECT o.*, ${cursorColumn('o')},
+         (o.has_been_live OR (o.status = 'active' AND o.starts_at <= now())) AS went_live,
          COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids
     FROM offer o`;
 
@@ -96,8 +103,8 @@ export class OffersRepository {
     const [row] = await m.query(
       `INSERT INTO offer (merchant_id, status, translations, min_spend, reward_type, cashback_amount, cashback_percent,
                           merchant_fee_amount, currency, starts_at, expires_at, budget_total, segments,
-                          max_redemptions_per_cardholder, priority, targeted, qualification, goal_type, goal_target)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id`,
+                          max_redemptions_per_cardholder, priority, targeted, qualification, goal_type, goal_target, holdout_bps)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id`,
       [
         o.merchant_id,
         o.status,
@@ -118,6 +125,7 @@ export class OffersRepository {
         o.qualification,
         o.goal_type,
         o.goal_target,
+        o.holdout_bps,
       ],
     );
     return row.id as string;
@@ -153,6 +161,9 @@ export class OffersRepository {
          qualification = CASE WHEN $17 THEN $18::jsonb ELSE qualification END,
          goal_type = CASE WHEN $19 THEN $20 ELSE goal_type END,
          goal_target = CASE WHEN $19 THEN $21::bigint ELSE goal_target END,
+         holdout_bps = COALESCE($22, holdout_bps),
+         -- Read with the values before this update: was it live until now?
+         has_been_live = has_been_live OR (status = 'active' AND starts_at <= now()),
          updated_at = now()
        WHERE id = $1`,
       [
@@ -177,6 +188,7 @@ export class OffersRepository {
         c.setGoal,
         c.goal_type,
         c.goal_target,
+        c.holdout_bps,
       ],
     );
   }

@@ -15,6 +15,7 @@ export interface EnrollmentFactsRow {
   budget_used: string | null;
   cashback_amount: string | null;
   merchant_fee_amount: string | null;
+  holdout_bps: number | null;
   existing_id: string | null;
   existing_status: string | null;
   existing_added_at: Date | null;

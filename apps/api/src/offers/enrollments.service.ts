@@ -1,11 +1,13 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { HoldoutKeys } from '@app/core';
 import { pgErrorCode } from '@app/db';
 import {
   activationExpired,
   decideEnrollment,
   EnrollmentDecision,
   EnrollmentError,
+  inHoldout,
   PROGRAM_DEFAULTS,
 } from '@app/domain';
 import { ApiError } from '../common/api-error';
@@ -47,6 +49,7 @@ export class EnrollmentsService {
     private readonly db: DataSource,
     private readonly enrollments: EnrollmentsRepository,
     private readonly events: EngagementRecorder,
+    private readonly holdoutKeys: HoldoutKeys,
   ) {}
 
   /**
@@ -97,7 +100,7 @@ export class EnrollmentsService {
   ): Promise<EnrollmentResultDto | undefined> {
     const token = dto.cardholder_token;
     const f = await this.enrollments.facts(institutionId, token, offerId);
-    const decision = decide(f, dto.segment);
+    const decision = this.decide(institutionId, token, f, dto.segment);
     if (decision.outcome === 'refused') throw ERRORS[decision.error]();
     if (decision.outcome === 'already_added')
       return { status: 'already_added', cardholder_offer_id: decision.cardholderOfferId };
@@ -122,7 +125,7 @@ export class EnrollmentsService {
     return this.db.transaction(async (m) => {
       await this.enrollments.lockCardholder(m, institutionId, token);
       const f = await this.enrollments.facts(institutionId, token, offerId, m);
-      const decision = decide(f, dto.segment);
+      const decision = this.decide(institutionId, token, f, dto.segment);
       if (decision.outcome === 'refused') throw ERRORS[decision.error]();
       if (decision.outcome === 'already_added')
         return { status: 'already_added', cardholder_offer_id: decision.cardholderOfferId };
@@ -145,32 +148,39 @@ export class EnrollmentsService {
       };
     });
   }
-}
 
-/** The domain's decision on one row of facts. */
-function decide(f: EnrollmentFactsRow, segment: string | undefined): EnrollmentDecision {
-  return decideEnrollment({
-    offer:
-      f.offer_id && f.offered
-        ? {
-            status: f.status!,
-            startsAt: f.starts_at!.getTime(),
-            expiresAt: f.expires_at!.getTime(),
-            segments: f.segments ?? [],
-            budgetTotal: f.budget_total === null ? null : Number(f.budget_total),
-            budgetUsed: Number(f.budget_used),
-            cashbackAmount: Number(f.cashback_amount),
-            merchantFeeAmount: Number(f.merchant_fee_amount),
-          }
-        : null,
-    existingEnrollmentId: f.existing_id,
-    // Only an enrollment still active can lapse; a redeemed one stays as it is.
-    existingExpired:
-      f.existing_status === 'active' &&
-      activationExpired(f.existing_added_at!, f.activation_days, new Date(Number(f.now_ms))),
-    activeCount: f.active_count,
-    maxActiveOffers: f.max_active_offers ?? PROGRAM_DEFAULTS.maxActiveOffers,
-    segment,
-    nowMs: Number(f.now_ms),
-  });
+  /** The domain's decision on one row of facts. */
+  private decide(
+    institutionId: string,
+    token: string,
+    f: EnrollmentFactsRow,
+    segment: string | undefined,
+  ): EnrollmentDecision {
+    return decideEnrollment({
+      offer:
+        f.offer_id && f.offered
+          ? {
+              status: f.status!,
+              startsAt: f.starts_at!.getTime(),
+              expiresAt: f.expires_at!.getTime(),
+              segments: f.segments ?? [],
+              budgetTotal: f.budget_total === null ? null : Number(f.budget_total),
+              budgetUsed: Number(f.budget_used),
+              cashbackAmount: Number(f.cashback_amount),
+              merchantFeeAmount: Number(f.merchant_fee_amount),
+            }
+          : null,
+      heldOut: () =>
+        inHoldout(this.holdoutKeys.of(institutionId), f.offer_id!, token, f.holdout_bps ?? 0),
+      existingEnrollmentId: f.existing_id,
+      // Only an enrollment still active can lapse; a redeemed one stays as it is.
+      existingExpired:
+        f.existing_status === 'active' &&
+        activationExpired(f.existing_added_at!, f.activation_days, new Date(Number(f.now_ms))),
+      activeCount: f.active_count,
+      maxActiveOffers: f.max_active_offers ?? PROGRAM_DEFAULTS.maxActiveOffers,
+      segment,
+      nowMs: Number(f.now_ms),
+    });
+  }
 }

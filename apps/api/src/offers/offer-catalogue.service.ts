@@ -33,6 +33,8 @@ export interface CatalogueOffer extends FeedOffer {
   activationDays?: number;
   /** Goal offers: the goal (target in minor units for cumulative_spend); absent = none. */
   goal?: Goal;
+  /** Holdout share in basis points (0 = none). */
+  holdoutBps: number;
 }
 
 /**
@@ -44,6 +46,8 @@ export interface LiveOffers {
   byId: ReadonlyMap<string, CatalogueOffer>;
   /** Those of `offers` with an audience rule that reads the cardholder's purchases. */
   readingHistory: readonly CatalogueOffer[];
+  /** Those of `offers` with a holdout: each cardholder is checked against them (docs/lift.md). */
+  withHoldout: readonly CatalogueOffer[];
   computedAt: number;
   validUntil: number;
 }
@@ -140,6 +144,7 @@ export class OfferCatalogue implements OnApplicationShutdown {
       offers,
       byId: new Map(offers.map((o) => [o.id, o])),
       readingHistory: offers.filter((o) => readsHistory(o.audience)),
+      withHoldout: offers.filter((o) => o.holdoutBps > 0),
       computedAt: nowMs,
       validUntil,
     };
@@ -225,6 +230,7 @@ function toCatalogueOffer(r: CatalogueRow): CatalogueOffer {
     maxRedemptionsPerCardholder: r.max_redemptions_per_cardholder,
     priority: r.priority,
     targets: r.targets ? new Set(r.targets) : null,
+    holdoutBps: r.holdout_bps,
     rewardType: r.reward_type,
     cashbackPercent: r.cashback_percent === null ? null : Number(r.cashback_percent),
     minSpendMajor: toMajor(r.min_spend, c),

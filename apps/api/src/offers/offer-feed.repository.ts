@@ -41,6 +41,7 @@ export interface CatalogueRow {
   qualification: StoredQualification | null;
   goal_type: string | null;
   goal_target: string | null;
+  holdout_bps: number;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { HoldoutKeys } from '@app/core';
 import {
   activationExpired,
   AffinitySignals,
@@ -6,6 +7,7 @@ import {
   effectiveFeedLimit,
   EnrollmentState,
   feedProgress,
+  inHoldout,
   localize,
   MAX_HINT_LENGTH,
   MAX_HINTS,
@@ -34,6 +36,7 @@ export class OfferFeedService {
     private readonly catalogue: OfferCatalogue,
     private readonly popularity: OfferPopularity,
     private readonly events: EngagementRecorder,
+    private readonly holdoutKeys: HoldoutKeys,
   ) {}
 
   /**
@@ -72,6 +75,7 @@ export class OfferFeedService {
     );
     const excluded = redeemedOfferIds(live.byId, enrollments);
     await this.excludeByAudience(institutionId, q.cardholder_token, live, excluded, now);
+    this.excludeHoldouts(institutionId, q.cardholder_token, live, excluded);
     // The eligible offers are the live ones not excluded; only a page of them is walked.
     const total = live.offers.length - excluded.size;
     // An enrollment past its offer's activation window shows as not added (a new add starts a new
@@ -123,6 +127,24 @@ export class OfferFeedService {
       );
     }
     return { offers, total, personalized: personalize };
+  }
+
+  /**
+   * Adds to `excluded` the offers whose holdout the cardholder is in (docs/lift.md): absent from
+   * the feed and from `total`, and no impression. The HMAC is computed only for holdout offers
+   * that passed every other rule; the institution's key is held in memory.
+   */
+  private excludeHoldouts(
+    institutionId: string,
+    cardholderToken: string,
+    live: LiveOffers,
+    excluded: Set<string>,
+  ): void {
+    if (!live.withHoldout.length) return;
+    const key = this.holdoutKeys.of(institutionId);
+    for (const o of live.withHoldout)
+      if (!excluded.has(o.id) && inHoldout(key, o.id, cardholderToken, o.holdoutBps))
+        excluded.add(o.id);
   }
 
   /**

@@ -32,7 +32,7 @@ const CARDHOLDER_SQL = `
 /** Every live offer with budget left for one more redemption (the catalogue the feed filters). */
 const CATALOGUE_SQL = `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
               o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.segments,
-              o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target,
+              o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target, o.holdout_bps,
               CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
          FROM offer o
          JOIN merchant m ON m.id = o.merchant_id
@@ -56,6 +56,7 @@ const ENROLLMENT_FACTS_SQL = `
   SELECT o.id AS offer_id,
          (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
          o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
+         o.holdout_bps,
          e.id AS existing_id, e.status AS existing_status, e.added_at AS existing_added_at,
          (o.qualification->>'activation_days')::int AS activation_days,
          cardholder_active_offers($1, $2) AS active_count,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HoldoutKeys } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
 import { EngagementEventsRepository } from './engagement-events.repository';
 import { EngagementRecorder } from './engagement-recorder.service';
@@ -23,6 +24,7 @@ import { OffersController } from './offers.controller';
     EnrollmentsService,
     EngagementEventsRepository,
     EngagementRecorder,
+    HoldoutKeys,
   ],
   exports: [EngagementRecorder, OfferFeedService, EnrollmentsService],
 })

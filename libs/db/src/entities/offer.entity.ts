@@ -63,6 +63,10 @@ export class Offer {
     number | null;
   /** Terms beyond amount and dates (days, hours, channels, audience...); null = none. */
   @Column('jsonb', { nullable: true }) qualification: StoredQualification | null;
+  /** Holdout share in basis points (0–5000, 0 = none; docs/lift.md). */
+  @Column('int', { name: 'holdout_bps', default: 0 }) holdoutBps: number;
+  /** Set once the offer has been active at or after starts_at: the holdout is then fixed. */
+  @Column('boolean', { name: 'has_been_live', default: false }) hasBeenLive: boolean;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -26,6 +26,7 @@ import { EnrollmentAddFunctions1763800700500 } from './1763800700500-enrollment-
 import { RedemptionGoalTarget1763800700600 } from './1763800700600-redemption-goal-target';
 import { PortalUserDropLockoutColumns1795699994852 } from './1795699994852-portal-user-drop-lockout-columns';
 import { KeyDerivation1795699994853 } from './1795699994853-key-derivation';
+import { OfferHoldout1795701801460 } from './1795701801460-offer-holdout';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   RedemptionGoalTarget1763800700600,
   PortalUserDropLockoutColumns1795699994852,
   KeyDerivation1795699994853,
+  OfferHoldout1795701801460,
 ];
