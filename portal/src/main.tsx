@@ -9,6 +9,7 @@ import { DashboardPage } from './pages/dashboard';
 import { DeliveriesPage, DeliveryPage } from './pages/deliveries';
 import { InboxPage } from './pages/inbox';
 import { KeysPage } from './pages/keys';
+import { LiftPage, OffersPage } from './pages/offers';
 import { UploadsPage } from './pages/uploads';
 import { WebhookPage } from './pages/webhook';
 import { WidgetPage } from './pages/widget';
@@ -97,6 +98,7 @@ function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: b
 
 const NAV: { to: string; label: string }[] = [
   { to: '/', label: 'Dashboard' },
+  { to: '/offers', label: 'Offers' },
   { to: '/keys', label: 'API keys' },
   { to: '/uploads', label: 'Upload transactions' },
   { to: '/webhook', label: 'Webhook' },
@@ -190,6 +192,8 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
       <main id="main" className="content" tabIndex={-1}>
         <Routes>
           <Route path="/" element={<DashboardPage />} />
+          <Route path="/offers" element={<OffersPage isAdmin={isAdmin} />} />
+          <Route path="/offers/:id" element={<LiftPage />} />
           <Route path="/keys" element={<KeysPage isAdmin={isAdmin} />} />
           <Route path="/uploads" element={<UploadsPage plan={session.user.institution.plan} />} />
           <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />

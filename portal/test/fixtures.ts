@@ -271,6 +271,7 @@ const DOC_SHOTS = new Set([
   'webhook-options',
   'deliveries-search',
   'delivery',
+  'lift',
 ]);
 
 /** A full-page screenshot into test-output/screenshots (and, when asked, the docs' copies). */

@@ -9,6 +9,7 @@ import { ErrorFilter } from './common/error.filter';
 import { loggerParams } from './common/logging';
 import { RedisModule } from './common/redis.module';
 import { HealthController } from './health/health.controller';
+import { LiftModule } from './lift/lift.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
 import { OperationsModule } from './operations/operations.module';
@@ -34,6 +35,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     MerchantsModule,
     WidgetModule,
     PortalWidgetModule,
+    LiftModule,
   ],
   controllers: [HealthController],
   providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],

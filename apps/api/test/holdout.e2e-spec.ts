@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { HoldoutKeys } from '@app/core';
 import { holdoutBucket, inHoldout } from '@app/domain';
 import { createWorld, DAY, startApi, TestApi, World } from '@app/testing';
+import { hmacPads, holdoutBucketSql } from '../src/lift/lift.repository';
 import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
@@ -128,7 +129,7 @@ describe('holdouts', () => {
   });
 
   describe('assignment', () => {
-    it('is stable and close to the configured share (10,000 tokens at 20%: 18–22%)', async () => {
+    it('is stable, the same in PostgreSQL as in the api, and close to the configured share (10,000 tokens at 20%: 18–22%)', async () => {
       const w = await createWorld(api);
       const offerId = randomUUID();
       const key = keys.of(w.institution.id);
@@ -139,6 +140,14 @@ describe('holdouts', () => {
       expect(held).toBeLessThanOrEqual(2200);
       // Stable: derived again from the secrets key, the same buckets.
       expect(all.map((t) => holdoutBucket(keys.of(w.institution.id), offerId, t))).toEqual(js);
+      // The lift report assigns in PostgreSQL by the same formula: the same bucket for every token.
+      const pads = hmacPads(w.institution.id, key);
+      const rows: { u: number }[] = await db.query(
+        `SELECT ${holdoutBucketSql('$1::bytea', '$2::bytea', '$3::text', 'x.t')}::int AS u
+           FROM unnest($4::text[]) WITH ORDINALITY AS x(t, i) ORDER BY x.i`,
+        [pads.inner, pads.outer, offerId, all],
+      );
+      expect(rows.map((r) => r.u)).toEqual(js);
     });
   });
 

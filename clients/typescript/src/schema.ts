@@ -284,6 +284,26 @@ export interface paths {
         patch: operations["adminUpdateOffer"];
         trace?: never;
     };
+    "/admin/api/v1/offers/{id}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's measured lift, for one institution or all
+         * @description Holdout against exposed cardholders of the offer: purchase rates, spend, the lift, 95% intervals, incremental spend and return on the merchant-funded rewards, with the pre-period check. Computed in PostgreSQL; a result may be reused for up to 60 s (`as_of` says when it was computed). Method: docs/lift.md. Without `institution_id`, every institution the offer is offered to: cardholders are (institution, token) pairs and the figures sum.
+         */
+        get: operations["adminGetOfferLift"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/settlements/run": {
         parameters: {
             query?: never;
@@ -416,6 +436,26 @@ export interface paths {
          * @description Feed calls, distinct cardholders, offer impressions, successful adds and redemptions of the key's institution in a window. `from` and `to` are ISO 8601 times; the window defaults to the last 30 days.
          */
         get: operations["getFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reporting/offers/{id}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's measured lift among the institution's cardholders
+         * @description Holdout against exposed cardholders of the offer: purchase rates, spend, the lift, 95% intervals, incremental spend and return on the merchant-funded rewards, with the pre-period check. Computed in PostgreSQL; a result may be reused for up to 60 s (`as_of` says when it was computed). Method: docs/lift.md.
+         */
+        get: operations["getOfferLift"];
         put?: never;
         post?: never;
         delete?: never;
@@ -648,6 +688,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/holdout-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the holdout key has been revealed, when and by whom
+         * @description Never the key itself.
+         */
+        get: operations["portalGetHoldoutKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/holdout-key/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal the institution's holdout key, once (admins)
+         * @description With the key the bank can reproduce every holdout assignment (docs/lift.md). It is shown in this answer only, once per institution; the reveal is recorded in the security activity.
+         */
+        post: operations["portalRevealHoldoutKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/api/inbox": {
         parameters: {
             query?: never;
@@ -740,6 +820,46 @@ export interface paths {
          * @description Who is signed in, their role and institution, and the CSRF token to send as `X-CSRF-Token` on every write.
          */
         get: operations["portalMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The institution's live and past offers, newest first
+         * @description Offers that have started (drafts and offers not started yet are not listed). Keyset paged.
+         */
+        get: operations["portalListOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/offers/{id}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's lift among the institution's cardholders
+         * @description The same report as GET /api/v1/reporting/offers/{id}/lift (docs/lift.md).
+         */
+        get: operations["portalGetOfferLift"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1814,6 +1934,28 @@ export interface components {
              */
             unit: "purchases" | "amount";
         };
+        HoldoutKeyDto: {
+            /**
+             * @description The institution's holdout key K, 32 bytes in hex. Shown once: store it safely.
+             * @example 17c014a6f522c98c611426226871e7491f43e9834f33048026292f5bc7daacfa
+             */
+            key_hex: string;
+            /** @example 2026-11-26T14:00:00.000Z */
+            revealed_at: string;
+            /** @example u = uint64_be(first 8 bytes of HMAC-SHA256(K, offer_id ‖ cardholder_token)) mod 10000; held out when u < holdout_percent × 100 */
+            rule: string;
+        };
+        HoldoutKeyStateDto: {
+            /**
+             * @description Whether an admin has revealed the key (it can be revealed once)
+             * @example true
+             */
+            revealed: boolean;
+            /** @example 2026-11-26T14:00:00.000Z */
+            revealed_at: string | null;
+            /** @example admin@bank.example */
+            revealed_by: string | null;
+        };
         HourlyOutcomeDto: {
             /** @example 120 */
             delivered: number;
@@ -1926,6 +2068,131 @@ export interface components {
              *     ]
              */
             scopes: string[];
+        };
+        LiftGroupDto: {
+            /**
+             * @description Cardholders with net spend > 0 at the merchant in the window
+             * @example 4000
+             */
+            buyers: number;
+            /**
+             * @description Eligible cardholders in the group
+             * @example 80000
+             */
+            cardholders: number;
+            /** @description The same in the pre-period: a gap between the groups here means they are not comparable */
+            pre_period: components["schemas"]["LiftPeriodDto"];
+            /**
+             * @description buyers / cardholders, 6 decimals; null for an empty group
+             * @example 0.05
+             */
+            purchase_rate: number | null;
+            /**
+             * @description Net spend at the merchant in the window (major units)
+             * @example 180000
+             */
+            spend: number;
+            /**
+             * @description spend / cardholders; null for an empty group
+             * @example 2.25
+             */
+            spend_per_cardholder: number | null;
+        };
+        LiftGroupsDto: {
+            /** @description Every eligible cardholder not in the holdout (enrolled or not) */
+            exposed: components["schemas"]["LiftGroupDto"];
+            /** @description The offer's holdout */
+            holdout: components["schemas"]["LiftGroupDto"];
+        };
+        LiftIntervalDto: {
+            /**
+             * @description Upper bound of the 95% interval
+             * @example 0.0106
+             */
+            ci_high: number | null;
+            /**
+             * @description Lower bound of the 95% interval
+             * @example 0.0054
+             */
+            ci_low: number | null;
+            /** @example 0.008 */
+            value: number | null;
+        };
+        LiftPeriodDto: {
+            /**
+             * @description Buyers / cardholders in the 90 days before the window
+             * @example 0.042
+             */
+            purchase_rate: number | null;
+            /**
+             * @description Net spend at the merchant per cardholder in the 90 days before the window
+             * @example 3.1
+             */
+            spend_per_cardholder: number | null;
+        };
+        LiftReportDto: {
+            /**
+             * @description When the figures were computed (a report may be reused for up to 60 s)
+             * @example 2026-11-26T14:00:00.000Z
+             */
+            as_of: string;
+            /**
+             * @description The offer's currency: every amount is in it
+             * @example USD
+             */
+            currency: string;
+            groups: components["schemas"]["LiftGroupsDto"];
+            /** @example 20 */
+            holdout_percent: number;
+            /**
+             * @description (exposed − holdout spend per cardholder) × exposed cardholders
+             * @example 38400
+             */
+            incremental_spend: number | null;
+            /**
+             * @description null: every institution the offer is offered to (admin)
+             * @example 3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b
+             */
+            institution_id: string | null;
+            /**
+             * @description (exposed rate − holdout rate) / holdout rate; null when the holdout rate is 0 or a group is empty
+             * @example 0.19
+             */
+            lift: number | null;
+            /**
+             * @description The method in one sentence
+             * @example Intent to treat: … (docs/lift.md).
+             */
+            method: string;
+            /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
+            offer_id: string;
+            /** @description The 90 days before the window */
+            pre_period: components["schemas"]["LiftWindowDto"];
+            /** @description Exposed minus holdout purchase rate, 95% Newcombe hybrid score interval (method 10) */
+            rate_difference: components["schemas"]["LiftIntervalDto"];
+            /**
+             * @description incremental_spend / merchant-funded rewards; null without rewards
+             * @example 3.2
+             */
+            return_on_spend: number | null;
+            /** @description Rewards of the offer's redemptions created in the window, reversed ones excluded */
+            rewards_paid: components["schemas"]["LiftRewardsDto"];
+            /** @description Exposed minus holdout spend per cardholder, 95% Welch's t interval (Welch–Satterthwaite df) */
+            spend_difference: components["schemas"]["LiftIntervalDto"];
+            /** @description [starts_at, min(as_of, expires_at)) */
+            window: components["schemas"]["LiftWindowDto"];
+        };
+        LiftRewardsDto: {
+            /** @example 9800.5 */
+            institution_payout: number;
+            /** @example 12000 */
+            merchant_funded: number;
+        };
+        LiftWindowDto: {
+            /** @example 2026-11-01T00:00:00.000Z */
+            from: string;
+            /** @example 2026-11-26T14:00:00.000Z */
+            to: string;
         };
         LoginDto: {
             /** @example admin@demo-bank.example */
@@ -2146,6 +2413,42 @@ export interface components {
              *     ]
              */
             scopes: ("offers" | "transactions" | "reporting")[];
+        };
+        PortalOfferDto: {
+            /** @example USD */
+            currency: string;
+            /** @example 2027-01-31T23:59:59.000Z */
+            expires_at: string;
+            /**
+             * @description Share held out; 0: no holdout, so no lift to measure
+             * @example 20
+             */
+            holdout_percent: number;
+            /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
+            id: string;
+            /**
+             * @description Active and inside its window now
+             * @example true
+             */
+            live: boolean;
+            /** @example Green Grocer */
+            merchant_name: string;
+            /** @example 2026-11-01T00:00:00.000Z */
+            starts_at: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "paused" | "ended";
+            /**
+             * @description The English title, else another
+             * @example 10% back at Green Grocer
+             */
+            title: string;
+        };
+        PortalOfferPageDto: {
+            data: components["schemas"]["PortalOfferDto"][];
+            pagination: components["schemas"]["PaginationDto"];
         };
         PortalUserDto: {
             /** @example 2026-11-21T10:00:00.000Z */
@@ -4876,6 +5179,66 @@ export interface operations {
             };
         };
     };
+    adminGetOfferLift: {
+        parameters: {
+            query?: {
+                /** @description One institution's cardholders; absent: every institution the offer is offered to Example: `3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b`. */
+                institution_id?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiftReportDto"];
+                };
+            };
+            /** @description Bad offer or institution id (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or wrong operator token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `offer_not_found` (also for an institution the offer is not offered to) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+        };
+    };
     adminRunSettlement: {
         parameters: {
             query?: never;
@@ -5631,6 +5994,125 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+        };
+    };
+    getOfferLift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiftReportDto"];
+                };
+            };
+            /** @description Offer id not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description `offer_not_found` (also for an offer not offered to the institution) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
                     };
                 };
             };
@@ -6716,6 +7198,110 @@ export interface operations {
             };
         };
     };
+    portalGetHoldoutKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HoldoutKeyStateDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+        };
+    };
+    portalRevealHoldoutKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HoldoutKeyDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description `holdout_key_revealed`: it was revealed before (see GET /portal/api/holdout-key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "holdout_key_revealed";
+                    };
+                };
+            };
+        };
+    };
     portalListInbox: {
         parameters: {
             query?: {
@@ -6973,6 +7559,116 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+        };
+    };
+    portalListOffers: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalOfferPageDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+        };
+    };
+    portalGetOfferLift: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiftReportDto"];
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description `offer_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
                     };
                 };
             };

@@ -19,6 +19,7 @@ const LABELS: Record<string, [string, 'green' | 'amber' | 'red' | 'grey' | 'blue
   'webhook.test_sent': ['Test event sent', 'grey'],
   'webhook.replay_started': ['Replay started', 'blue'],
   'widget.settings_changed': ['Widget origins changed', 'blue'],
+  'holdout_key.revealed': ['Holdout key revealed', 'amber'],
   'login.succeeded': ['Signed in', 'green'],
   'login.failed': ['Failed sign-in', 'red'],
   'login.locked': ['Sign-in locked', 'red'],

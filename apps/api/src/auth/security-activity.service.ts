@@ -16,6 +16,7 @@ export type SecurityEventType =
   | 'webhook.client_certificate_changed'
   | 'webhook.url_changed'
   | 'widget.settings_changed'
+  | 'holdout_key.revealed'
   | 'login.succeeded'
   | 'login.failed'
   | 'login.locked';

@@ -12,6 +12,7 @@ import {
 import type { OfferStatus, RewardType, StoredQualification } from '@app/domain';
 import type { Institution } from './institution.entity';
 import type { Merchant } from './merchant.entity';
+import { NOT_SYNCED } from './schema-allow-list';
 import { numeric } from './transformers';
 
 export type OfferTranslations = Record<string, { title: string; description: string }>;
@@ -20,6 +21,7 @@ export type OfferTranslations = Record<string, { title: string; description: str
 @Entity('offer')
 @Index('offer_live_idx', ['expiresAt', 'startsAt'], { where: "status = 'active'" })
 @Index('offer_merchant_idx', ['merchantId'])
+@Index('offer_created_idx', ['createdAt', 'id'], NOT_SYNCED)
 export class Offer {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'merchant_id' }) merchantId: string;

@@ -20,6 +20,7 @@ import { numeric } from './transformers';
 @Unique('redemption_transaction_unique', ['transactionId'])
 @Index('redemption_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
 @Index('redemption_enrollment_idx', ['cardholderOfferId'])
+@Index('redemption_offer_idx', ['offerId', 'createdAt'])
 export class Redemption {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;

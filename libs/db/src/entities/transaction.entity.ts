@@ -34,6 +34,12 @@ export type { TransactionSource } from '@app/domain';
   where: "kind = 'refund'",
 })
 @Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
+@Index('transaction_purchase_time_idx', ['institutionId', 'transactedAt'], NOT_SYNCED)
+@Index(
+  'transaction_merchant_purchase_idx',
+  ['institutionId', 'merchantId', 'transactedAt'],
+  NOT_SYNCED,
+)
 export class Transaction {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;

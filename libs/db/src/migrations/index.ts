@@ -27,6 +27,7 @@ import { RedemptionGoalTarget1763800700600 } from './1763800700600-redemption-go
 import { PortalUserDropLockoutColumns1795699994852 } from './1795699994852-portal-user-drop-lockout-columns';
 import { KeyDerivation1795699994853 } from './1795699994853-key-derivation';
 import { OfferHoldout1795701801460 } from './1795701801460-offer-holdout';
+import { LiftIndexes1795701801461 } from './1795701801461-lift-indexes';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   PortalUserDropLockoutColumns1795699994852,
   KeyDerivation1795699994853,
   OfferHoldout1795701801460,
+  LiftIndexes1795701801461,
 ];

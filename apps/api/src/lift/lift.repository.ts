@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { cursorColumn, KeysetAfter, keysetSql } from '@app/db';
+import { PURCHASE_KINDS } from '@app/domain';
+
+/** The offer as the lift report needs it, with the institutions it is offered to. */
+export interface LiftOfferRow {
+  id: string;
+  merchant_id: string;
+  currency: string;
+  starts_at: Date;
+  expires_at: Date;
+  holdout_bps: number;
+  /** Every institution the offer is offered to (its targets, or every institution). */
+  institution_ids: string[];
+}
+
+/** An offer as the portal lists it. */
+export interface PortalOfferRow {
+  id: string;
+  cursor_t: string;
+  title: string | null;
+  merchant_name: string;
+  status: string;
+  currency: string;
+  starts_at: Date;
+  expires_at: Date;
+  holdout_bps: number;
+  created_at: Date;
+}
+
+/** One group's sufficient statistics; sums as exact integer text (× 10⁴, squares × 10⁸). */
+export interface GroupRow {
+  holdout: boolean;
+  cardholders: number;
+  buyers: number;
+  spend_e4: string;
+  squares_e8: string;
+  pre_buyers: number;
+  pre_spend_e4: string;
+}
+
+/** An institution's holdout key as the SQL HMAC takes it: K ⊕ ipad and K ⊕ opad, 64 bytes each. */
+export interface HmacPads {
+  institutionId: string;
+  inner: Buffer;
+  outer: Buffer;
+}
+
+/** HMAC-SHA256's padded keys (RFC 2104) for a 32-byte key, so PostgreSQL needs only sha256(). */
+export function hmacPads(institutionId: string, key: Buffer): HmacPads {
+  const block = Buffer.alloc(64);
+  key.copy(block);
+  return {
+    institutionId,
+    inner: Buffer.from(block.map((b) => b ^ 0x36)),
+    outer: Buffer.from(block.map((b) => b ^ 0x5c)),
+  };
+}
+
+/**
+ * The holdout bucket of libs/domain/src/holdout.ts in SQL: HMAC-SHA256 with the padded keys,
+ * the first 8 bytes as a signed bigint, read as unsigned modulo 10,000 (2^64 ≡ 1616 mod 10,000).
+ */
+export function holdoutBucketSql(inner: string, outer: string, offerId: string, token: string) {
+  const v = `('x' || encode(substring(sha256(${outer} || sha256(${inner} || convert_to(${offerId} || ${token}, 'UTF8'))) FROM 1 FOR 8), 'hex'))::bit(64)::bigint`;
+  return `((((${v}) % 10000 + 10000) % 10000 + CASE WHEN (${v}) < 0 THEN 1616 ELSE 0 END) % 10000)`;
+}
+
+/**
+ * Per group (holdout or exposed), over the eligible cardholders of the institutions in $1: count,
+ * buyers, net spend at the merchant in the window and its sum of squares, and the same for the
+ * pre-period. Eligible: a purchase at the institution in [pre, end) (any merchant). Purchases:
+ * plain purchases and a card chain's clearing (the one its chain counted), at the offer's merchant,
+ * in the offer's currency or without one, net of every refund stored that names them (a chain's
+ * refund may name its authorization). Statistics per cardholder are folded in PostgreSQL; no
+ * cardholder row leaves it.
+ *
+ * $1 institution ids, $2 inner pads, $3 outer pads, $4 offer id (lowercase text), $5 merchant,
+ * $6 currency, $7 pre-period start, $8 window start, $9 window end, $10 holdout_bps,
+ * $11 purchase kinds.
+ * Indexes: transaction_purchase_time_idx (eligible), transaction_merchant_purchase_idx (purchases),
+ * transaction_refund_of_idx (refunds), card_chain_pkey.
+ */
+const GROUPS_SQL = `
+  WITH keys AS (
+    SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::bytea[]) AS k(institution_id, inner_pad, outer_pad)
+  ),
+  eligible AS (
+    SELECT DISTINCT t.institution_id, t.cardholder_token
+      FROM keys k
+      JOIN transaction t ON t.institution_id = k.institution_id
+     WHERE t.kind = ANY($11::text[]) AND t.transacted_at >= $7 AND t.transacted_at < $9
+  ),
+  buys AS (
+    SELECT t.institution_id, t.cardholder_token, t.transacted_at >= $8 AS in_window,
+           t.amount - coalesce((
+             SELECT sum(r.amount) FROM transaction r
+              WHERE r.institution_id = t.institution_id AND r.kind = 'refund'
+                AND r.original_transaction_ref IN (t.transaction_ref,
+                      CASE WHEN t.kind = 'clearing' THEN t.original_transaction_ref END)), 0) AS net
+      FROM keys k
+      JOIN transaction t ON t.institution_id = k.institution_id
+     WHERE t.merchant_id = $5 AND t.kind = ANY($11::text[])
+       AND t.transacted_at >= $7 AND t.transacted_at < $9
+       AND (t.currency = $6 OR t.currency IS NULL)
+       AND (t.kind = 'purchase' OR t.original_transaction_ref IS NULL OR EXISTS (
+             SELECT 1 FROM card_chain c
+              WHERE c.institution_id = t.institution_id AND c.authorization_ref = t.original_transaction_ref
+                AND c.clearing_ref = t.transaction_ref))
+  ),
+  per_cardholder AS (
+    SELECT institution_id, cardholder_token,
+           coalesce(sum(net) FILTER (WHERE in_window), 0) AS spend,
+           coalesce(sum(net) FILTER (WHERE NOT in_window), 0) AS pre_spend
+      FROM buys
+     GROUP BY institution_id, cardholder_token
+  ),
+  assigned AS (
+    SELECT ${holdoutBucketSql('k.inner_pad', 'k.outer_pad', '$4::text', 'e.cardholder_token')} < $10 AS holdout,
+           coalesce(p.spend, 0) AS spend, coalesce(p.pre_spend, 0) AS pre_spend
+      FROM eligible e
+      JOIN keys k ON k.institution_id = e.institution_id
+      LEFT JOIN per_cardholder p
+        ON p.institution_id = e.institution_id AND p.cardholder_token = e.cardholder_token
+  )
+  SELECT holdout,
+         count(*)::int AS cardholders,
+         (count(*) FILTER (WHERE spend > 0))::int AS buyers,
+         (sum(spend) * 10000)::numeric(40, 0)::text AS spend_e4,
+         (sum(spend * spend) * 100000000)::numeric(40, 0)::text AS squares_e8,
+         (count(*) FILTER (WHERE pre_spend > 0))::int AS pre_buyers,
+         (sum(pre_spend) * 10000)::numeric(40, 0)::text AS pre_spend_e4
+    FROM assigned
+   GROUP BY holdout`;
+
+/** The lift report's reads (docs/lift.md). */
+@Injectable()
+export class LiftRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The offer and the institutions it is offered to (offer_target, or every institution). */
+  async offer(offerId: string): Promise<LiftOfferRow | undefined> {
+    const [row]: LiftOfferRow[] = await this.db.query(
+      `SELECT o.id, o.merchant_id, o.currency, o.starts_at, o.expires_at, o.holdout_bps,
+              CASE WHEN o.targeted
+                   THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id ORDER BY 1)
+                   ELSE ARRAY(SELECT i.id FROM institution i ORDER BY 1) END AS institution_ids
+         FROM offer o WHERE o.id = $1`,
+      [offerId],
+    );
+    return row;
+  }
+
+  groups(
+    offer: LiftOfferRow,
+    keys: HmacPads[],
+    window: { preFrom: Date; from: Date; to: Date },
+  ): Promise<GroupRow[]> {
+    return this.db.query(GROUPS_SQL, [
+      keys.map((k) => k.institutionId),
+      keys.map((k) => k.inner),
+      keys.map((k) => k.outer),
+      offer.id.toLowerCase(),
+      offer.merchant_id,
+      offer.currency,
+      window.preFrom,
+      window.from,
+      window.to,
+      offer.holdout_bps,
+      PURCHASE_KINDS,
+    ]);
+  }
+
+  /** Rewards of the offer's redemptions created in the window, reversed ones excluded (minor units). */
+  async rewards(
+    offerId: string,
+    institutionIds: string[],
+    window: { from: Date; to: Date },
+  ): Promise<{ payout: string; funded: string }> {
+    const [row] = await this.db.query(
+      `SELECT coalesce(sum(institution_payout_amount), 0)::text AS payout,
+              coalesce(sum(merchant_funded_amount), 0)::text AS funded
+         FROM redemption
+        WHERE offer_id = $1 AND institution_id = ANY($2::uuid[])
+          AND created_at >= $3 AND created_at < $4 AND status <> 'reversed'`,
+      [offerId, institutionIds, window.from, window.to],
+    );
+    return row;
+  }
+
+  /**
+   * The offers of an institution that have started (live or past; drafts and offers not started
+   * are not shown), newest first: offer_created_idx.
+   */
+  offersPage(
+    institutionId: string,
+    after: KeysetAfter | null,
+    limit: number,
+  ): Promise<PortalOfferRow[]> {
+    const page = keysetSql({ alias: 'o', after, limit, params: [institutionId] });
+    return this.db.query(
+      `SELECT o.id, ${cursorColumn('o')}, o.status, o.currency, o.starts_at, o.expires_at, o.holdout_bps,
+              o.created_at, m.name AS merchant_name,
+              coalesce(o.translations->'en'->>'title',
+                       (SELECT t.value->>'title' FROM jsonb_each(o.translations) t ORDER BY t.key LIMIT 1)) AS title
+         FROM offer o JOIN merchant m ON m.id = o.merchant_id
+        WHERE o.status <> 'draft' AND o.starts_at <= now()
+          AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1))
+          ${page.and}
+        ${page.orderLimit}`,
+      page.params,
+    );
+  }
+
+  /**
+   * Within `m`'s transaction: the institution's holdout-key reveal, if it happened, after taking
+   * a lock that serializes reveals of one institution (so two at once cannot both succeed).
+   */
+  async lockedReveal(
+    institutionId: string,
+    m: EntityManager,
+  ): Promise<{ actor: string; created_at: Date } | undefined> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('holdout-key:' || $1::text, 0))`, [
+      institutionId,
+    ]);
+    return this.reveal(institutionId, m);
+  }
+
+  /** The institution's holdout-key reveal (security_event), if any. */
+  async reveal(
+    institutionId: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<{ actor: string; created_at: Date } | undefined> {
+    const [row] = await m.query(
+      `SELECT actor, created_at FROM security_event
+        WHERE institution_id = $1 AND type = 'holdout_key.revealed' ORDER BY created_at LIMIT 1`,
+      [institutionId],
+    );
+    return row;
+  }
+}
