@@ -449,6 +449,8 @@ describe('admin API', () => {
       [{ currency: 'JPY', cashback_amount: 5.5 }, 'cashback_amount'],
       [{ cashback_amount: 0 }, 'cashback_amount'],
       [{ currency: 'usd' }, 'currency'],
+      [{ currency: 'ZZZ' }, 'currency'],
+      [{ currency: 'XAU' }, 'currency'],
       [{ translations: { fr: { title: 'x' } } }, 'translations'],
       [{ translations: {} }, 'translations'],
       [{ status: 'live' }, 'status'],

@@ -257,6 +257,11 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
         (b: Record<string, unknown>) => (b.email = 'x'),
         [{ field: 'email', message: 'is not an accepted field' }],
       ],
+      ...(['ZZZ', 'XAU', 'XXX'].map((code) => [
+        `currency ${code} (not an active ISO 4217 currency that is money)`,
+        (b: Record<string, unknown>) => (b.currency = code),
+        [{ field: 'currency', message: 'must be an active ISO 4217 currency code such as USD' }],
+      ]) as [string, (b: Record<string, unknown>) => void, unknown[]][]),
     ])('400 validation_failed: %s', async (_, mutate, details) => {
       const body = event(world);
       mutate(body);

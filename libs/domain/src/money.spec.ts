@@ -1,12 +1,49 @@
-import { applyRate, currencyExponent, fitsCurrency, parseDecimal, toMajor, toMinor } from './money';
+import { data as isoList } from 'currency-codes';
+import {
+  applyRate,
+  currencyExponent,
+  fitsCurrency,
+  isCurrencyCode,
+  NON_MONEY_CODES,
+  parseDecimal,
+  toMajor,
+  toMinor,
+} from './money';
 
 describe('money', () => {
-  it('knows currency exponents (2 by default, 0 and 3 where ISO 4217 says)', () => {
+  it('accepts only active ISO 4217 codes that are money', () => {
+    for (const code of ['USD', 'EUR', 'BRL', 'JPY', 'BHD', 'CLF', 'XAF', 'XOF', 'XPF', 'XCD'])
+      expect(isCurrencyCode(code)).toBe(true);
+    // unknown, not active, malformed
+    for (const code of ['ZZZ', 'ABC', 'HRK', 'usd', 'US', 'EURO', '', 840, null])
+      expect(isCurrencyCode(code)).toBe(false);
+    // ISO 4217 codes that are not money
+    for (const code of ['XAU', 'XAG', 'XPT', 'XPD', 'XBA', 'XBB', 'XBC', 'XBD'])
+      expect(isCurrencyCode(code)).toBe(false);
+    for (const code of ['XDR', 'XSU', 'XUA', 'XTS', 'XXX'])
+      expect(isCurrencyCode(code)).toBe(false);
+    expect([...NON_MONEY_CODES].every((code) => !isCurrencyCode(code))).toBe(true);
+  });
+
+  it('takes minor units from the same ISO 4217 list (JPY 0, USD 2, BHD 3, CLF 4)', () => {
     expect(currencyExponent('USD')).toBe(2);
-    expect(currencyExponent('BRL')).toBe(2);
     expect(currencyExponent('JPY')).toBe(0);
     expect(currencyExponent('CLP')).toBe(0);
     expect(currencyExponent('KWD')).toBe(3);
+    expect(currencyExponent('BHD')).toBe(3);
+    expect(currencyExponent('CLF')).toBe(4);
+    // the money code and the list agree on every currency it accepts
+    const money = isoList.filter((c) => !NON_MONEY_CODES.has(c.code));
+    expect(money.length).toBeGreaterThan(150);
+    for (const c of money) {
+      expect(isCurrencyCode(c.code)).toBe(true);
+      expect([c.code, currencyExponent(c.code)]).toEqual([c.code, c.digits]);
+      expect(toMajor(10 ** c.digits, c.code)).toBe(1);
+    }
+  });
+
+  it('reads a three-letter code an earlier release stored (any capitals) with 2 decimals', () => {
+    expect(currencyExponent('ZZZ')).toBe(2);
     expect(() => currencyExponent('usd')).toThrow(RangeError);
     expect(() => currencyExponent('EURO')).toThrow(RangeError);
   });

@@ -1,44 +1,56 @@
+import { data as iso4217 } from 'currency-codes';
+
 /**
  * Money is held as integer minor units (cents, yen, fils) with the exponent of its currency.
  * The API speaks decimal major units (12.5); conversion rounds half-up at the minor unit.
  */
 
-/** ISO 4217 exponents that differ from 2. Every other three-letter code uses 2. */
-const EXPONENTS: Record<string, number> = {
-  BIF: 0,
-  CLP: 0,
-  DJF: 0,
-  GNF: 0,
-  ISK: 0,
-  JPY: 0,
-  KMF: 0,
-  KRW: 0,
-  PYG: 0,
-  RWF: 0,
-  UGX: 0,
-  UYI: 0,
-  VND: 0,
-  VUV: 0,
-  XAF: 0,
-  XOF: 0,
-  XPF: 0,
-  BHD: 3,
-  IQD: 3,
-  JOD: 3,
-  KWD: 3,
-  LYD: 3,
-  OMR: 3,
-  TND: 3,
-  CLF: 4,
-  UYW: 4,
-};
+/**
+ * ISO 4217 codes that are not money an offer or a purchase can be in: precious metals (XAU, XAG,
+ * XPT, XPD), bond-market units (XBA–XBD), the SDR (XDR), the Sucre (XSU), the ADB unit (XUA), the
+ * test code (XTS) and "no currency" (XXX).
+ */
+export const NON_MONEY_CODES: ReadonlySet<string> = new Set([
+  'XAU',
+  'XAG',
+  'XPT',
+  'XPD',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XSU',
+  'XUA',
+  'XTS',
+  'XXX',
+]);
 
-export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+/**
+ * The active ISO 4217 currencies and their minor units (JPY 0, USD 2, BHD 3, CLF 4), from the
+ * maintained `currency-codes` package (ISO list one).
+ */
+const EXPONENTS: ReadonlyMap<string, number> = new Map(
+  iso4217.filter((c) => !NON_MONEY_CODES.has(c.code)).map((c) => [c.code, c.digits]),
+);
 
+/** An active ISO 4217 currency code that is money: what the API accepts as `currency`. */
+export function isCurrencyCode(code: unknown): code is string {
+  return typeof code === 'string' && EXPONENTS.has(code);
+}
+
+export const CURRENCY_MESSAGE = 'must be an active ISO 4217 currency code such as USD';
+
+/**
+ * The currency's minor units. A three-letter code outside the list can only come from a row an
+ * earlier release stored (it took any three capital letters): it keeps the 2 it was stored with.
+ */
 export function currencyExponent(currency: string): number {
-  if (!CURRENCY_PATTERN.test(currency))
+  const exp = EXPONENTS.get(currency);
+  if (exp !== undefined) return exp;
+  if (!/^[A-Z]{3}$/.test(currency))
     throw new RangeError(`not an ISO 4217 currency code: ${currency}`);
-  return EXPONENTS[currency] ?? 2;
+  return 2;
 }
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;

@@ -1,4 +1,4 @@
-import { CURRENCY_PATTERN, fitsCurrency } from './money';
+import { CURRENCY_MESSAGE, fitsCurrency, isCurrencyCode } from './money';
 import { piiProblems } from './pii';
 import { textProblem } from './text';
 import { parseTransactedAt } from './timestamp';
@@ -279,8 +279,7 @@ export function parseTransactionEvent(input: unknown, options: ParseOptions = {}
   // Currency (earlier shape; optional in both) and amount.
   let currency: string | null = null;
   if (present(raw, 'currency')) {
-    if (typeof raw.currency !== 'string' || !CURRENCY_PATTERN.test(raw.currency))
-      c.add('currency', 'must be an ISO 4217 code such as USD');
+    if (!isCurrencyCode(raw.currency)) c.add('currency', CURRENCY_MESSAGE);
     else currency = raw.currency;
   }
   let amount: string | null = null;

@@ -1,6 +1,7 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import {
-  CURRENCY_PATTERN,
+  CURRENCY_MESSAGE,
+  isCurrencyCode,
   isTimeOfDay,
   isValidTimeZone,
   parseTimestamp,
@@ -28,14 +29,15 @@ export function IsAmount(options: ValidationOptions & { positive?: boolean } = {
     });
 }
 
+/** An active ISO 4217 currency that is money (libs/domain money.ts). */
 export function IsCurrencyCode(options: ValidationOptions = {}) {
   return (object: object, propertyName: string) =>
     registerDecorator({
       name: 'isCurrencyCode',
       target: object.constructor,
       propertyName,
-      options: { message: 'must be an ISO 4217 code such as USD', ...options },
-      validator: { validate: (v: unknown) => typeof v === 'string' && CURRENCY_PATTERN.test(v) },
+      options: { message: CURRENCY_MESSAGE, ...options },
+      validator: { validate: isCurrencyCode },
     });
 }
 
