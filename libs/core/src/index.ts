@@ -18,3 +18,5 @@ export * from './mail/institution-mailer';
 export * from './uploads/csv-uploads.repository';
 export * from './metrics';
 export * from './holdout-keys';
+export * from './matching/evaluation.pipeline';
+export * from './matching/evaluation-reports';

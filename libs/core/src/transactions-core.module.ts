@@ -15,7 +15,10 @@ import { RefundReversalPlanner } from './matching/refund-reversal.planner';
 import { CandidateLookup } from './matching/candidate.lookup';
 import { CardLifecyclePlanner } from './matching/card-lifecycle.planner';
 import { CardLifecycleRepository } from './matching/card-lifecycle.repository';
+import { EvaluationPipeline } from './matching/evaluation.pipeline';
+import { EvaluationReports } from './matching/evaluation-reports';
 import { SimulationRepository } from './matching/simulation.repository';
+import { VisibleOffersRepository } from './matching/visible-offers.repository';
 import { SimulationService } from './matching/simulation.service';
 import { MerchantResolver } from './merchants/merchant-resolver';
 import { MerchantResolutionRepository } from './merchants/merchant-resolution.repository';
@@ -33,6 +36,9 @@ const SERVICES = [
   RefundReversalPlanner,
   CandidateLookup,
   RedemptionWriter,
+  EvaluationReports,
+  VisibleOffersRepository,
+  EvaluationPipeline,
   MatchingService,
   CardLifecycleRepository,
   CardLifecyclePlanner,

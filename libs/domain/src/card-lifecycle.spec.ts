@@ -3,6 +3,7 @@ import { join } from 'path';
 import {
   authorizationExpired,
   ChainEvent,
+  ChainState,
   chainEvents,
   chainStep,
   clearingKeepsReward,
@@ -239,5 +240,38 @@ describe('docs/transactions.md', () => {
         ),
       ),
     );
+  });
+});
+
+describe('foldChain: the step each record takes (simulate)', () => {
+  const heard = (
+    rewardOn: 'clearing' | 'authorization',
+    state: ChainState,
+    events: { id: string | null; event: ChainEvent }[],
+  ) => {
+    const out: Record<string, string> = {};
+    foldChain(rewardOn, state, false, events, (id, action) => (out[id] = action));
+    return out;
+  };
+
+  it('each record its step of the table', () => {
+    expect(heard('clearing', 'none', [{ id: 'a', event: 'authorization' }])).toEqual({
+      a: 'record',
+    });
+    expect(heard('authorization', 'authorized', [{ id: 'c', event: 'clearing' }])).toEqual({
+      c: 'confirm',
+    });
+    expect(heard('clearing', 'authorized', [{ id: 'v', event: 'authorization_reversal' }])).toEqual(
+      { v: 'ignore' },
+    );
+  });
+
+  it('an authorization folded with its own expiry (sent after it) is ignored, whatever reward_on', () => {
+    const late = [
+      { id: 'a', event: 'authorization' as const },
+      { id: null, event: 'expiry' as const },
+    ];
+    expect(heard('authorization', 'none', late)).toEqual({ a: 'ignore' });
+    expect(heard('clearing', 'none', late)).toEqual({ a: 'ignore' });
   });
 });

@@ -201,18 +201,27 @@ export interface ChainFold {
   stored: 'keep' | 'reverse' | 'reconsider';
 }
 
+/**
+ * `onStep`, when given, hears the step each record takes (simulate's `lifecycle.action`); an
+ * authorization folded with its own expiry (sent after it, chainEvents) is heard as `ignore`.
+ */
 export function foldChain(
   rewardOn: RewardOn,
   state: ChainState,
   hasLiveReward: boolean,
   events: { id: string | null; event: ChainEvent }[],
+  onStep?: (id: string, action: ChainAction) => void,
 ): ChainFold {
   let decide: string | null = null;
   let live = hasLiveReward;
   let reversed = false;
+  let previous: string | null = null;
   for (const e of events) {
     const step = chainStep(rewardOn, state, e.event);
     state = step.next;
+    if (e.id) onStep?.(e.id, step.action);
+    else if (e.event === 'expiry' && previous) onStep?.(previous, 'ignore');
+    previous = e.id;
     if (step.action === 'decide' || step.action === 'confirm') decide = e.id;
     else if (step.action === 'reverse') {
       if (decide) decide = null;

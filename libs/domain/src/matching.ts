@@ -291,15 +291,18 @@ export function selectBest(
   return qualifying[0]?.e ?? null;
 }
 
+export type ExplainedEvaluation = Evaluation & { outcome: 'match' | 'no_match' };
+
 /**
- * Marks the winner `match` and every other qualifying offer `better_offer_selected`: what the
- * simulate endpoint shows.
+ * Marks the winner `match` and every other qualifying offer `better_offer_selected`: the
+ * evaluation report of matching and simulate (`best`: the winner already chosen, by default
+ * selectBest's).
  */
 export function explain(
   evaluations: Evaluation[],
   offers: ReadonlyMap<string, OfferTerms>,
-): (Evaluation & { outcome: 'match' | 'no_match' })[] {
-  const best = selectBest(evaluations, offers);
+  best: Evaluation | null = selectBest(evaluations, offers),
+): ExplainedEvaluation[] {
   return evaluations.map((e) =>
     e === best
       ? { ...e, outcome: 'match' as const }
@@ -318,7 +321,23 @@ export interface PurchaseToMatch {
   facts: PurchaseFacts;
   serviceShareRate: string;
   enrollmentIds: string[];
+  /**
+   * Offers the cardholder is not enrolled in, evaluated for the report only (`not_enrolled`: they
+   * never qualify). Absent in matching unless its report is listened to.
+   */
+  unenrolledOfferIds?: string[];
 }
+
+/** One offer as a purchase was evaluated against it: the terms and enrollment state it saw. */
+export interface EvaluatedOffer {
+  offer: OfferTerms;
+  /** The enrollment before this purchase, or null when not enrolled. */
+  enrollment: MatchingEnrollment | null;
+  evaluation: ExplainedEvaluation;
+}
+
+/** Hears each purchase's evaluations (the evaluation report), winner marked, as allocate decides. */
+export type EvaluationListener = (transactionId: string, evaluated: EvaluatedOffer[]) => void;
 
 export interface Allocation {
   transactionId: string;
@@ -365,6 +384,7 @@ export function allocate(
   purchases: PurchaseToMatch[],
   offers: ReadonlyMap<string, OfferTerms>,
   enrollments: ReadonlyMap<string, MatchingEnrollment>,
+  report?: EvaluationListener,
 ): AllocationResult {
   const offerState = new Map<string, OfferTerms>();
   const enrollmentState = new Map<string, MatchingEnrollment>();
@@ -377,14 +397,27 @@ export function allocate(
   const enrollmentOf = (id: string) => enrollmentState.get(id) ?? enrollments.get(id);
 
   for (const p of purchases) {
+    const seen: { offer: OfferTerms; enrollment: MatchingEnrollment | null }[] = [];
     const evaluations: Evaluation[] = [];
     for (const enrollmentId of p.enrollmentIds) {
       const enrollment = enrollmentOf(enrollmentId);
       const offer = enrollment && offerOf(enrollment.offerId);
       if (!enrollment || !offer) continue;
       evaluations.push(evaluateCandidate(p.facts, offer, enrollment, p.serviceShareRate));
+      if (report) seen.push({ offer, enrollment });
+    }
+    for (const offerId of p.unenrolledOfferIds ?? []) {
+      const offer = offerOf(offerId);
+      if (!offer) continue;
+      evaluations.push(evaluateCandidate(p.facts, offer, null, p.serviceShareRate));
+      seen.push({ offer, enrollment: null });
     }
     const best = selectBest(evaluations, offers);
+    if (report)
+      report(
+        p.transactionId,
+        explain(evaluations, offers, best).map((evaluation, i) => ({ ...seen[i], evaluation })),
+      );
     for (const e of evaluations) {
       if (!e.goal || !e.enrollmentId) continue;
       const g = e.goal;

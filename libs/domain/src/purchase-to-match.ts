@@ -30,13 +30,16 @@ export function compareAllocationOrder(
 /**
  * The purchases to allocate, in allocation order: each one's facts (its amount net of the refunds
  * already stored, its latest earlier purchase at the merchant from `history`) and its candidate
- * enrollments. An authorization decided at the swipe does not count toward goal offers: a card
+ * enrollments (and, to explain, the offers it is evaluated against without one). An authorization
+ * decided at the swipe does not count toward goal offers: a card
  * chain counts once, on its clearing (docs/offers.md, Goal offers).
  */
 export function toPurchasesToMatch<P extends ClaimedPurchase>(
   purchases: readonly P[],
   enrollmentIdsOf: (p: P) => string[],
   history: ReadonlyMap<string, Date | null>,
+  /** Offers each purchase is explained against without an enrollment (the report only). */
+  unenrolled?: ReadonlyMap<string, string[]>,
 ): PurchaseToMatch[] {
   return [...purchases].sort(compareAllocationOrder).map((p) => ({
     transactionId: p.id,
@@ -53,6 +56,7 @@ export function toPurchasesToMatch<P extends ClaimedPurchase>(
     },
     serviceShareRate: p.service_share_rate ?? PROGRAM_DEFAULTS.serviceShareRate,
     enrollmentIds: enrollmentIdsOf(p),
+    ...(unenrolled?.has(p.id) ? { unenrolledOfferIds: unenrolled.get(p.id) } : {}),
   }));
 }
 

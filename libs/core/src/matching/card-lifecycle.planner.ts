@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
+  ChainAction,
   chainEvents,
   ChainFold,
   ChainState,
@@ -41,6 +42,15 @@ export interface LifecyclePlan {
   /** Final statuses of the lifecycle records that are not decided now. */
   statuses: Map<string, string>;
   chains: PlannedChain[];
+  /** Every chain read for the run (those naming another record too), as it stood. */
+  read: LockedChain[];
+  /** The step each record takes (ignore: a record that joins no chain, or folded with its expiry). */
+  actions: Map<string, ChainAction>;
+  /**
+   * Report mode only: authorizations recorded now (reward_on clearing), in `decide` as the clearing
+   * they wait for at this amount (simulate's would_match_at_clearing); never written.
+   */
+  atClearing: Set<string>;
 }
 
 /** A plan that changes nothing (a fresh one each time: matching edits `reconsider`). */
@@ -50,6 +60,9 @@ const emptyPlan = (): LifecyclePlan => ({
   reconsider: new Map(),
   statuses: new Map(),
   chains: [],
+  read: [],
+  actions: new Map(),
+  atClearing: new Set(),
 });
 
 /**
@@ -66,7 +79,8 @@ const emptyPlan = (): LifecyclePlan => ({
 export class CardLifecyclePlanner {
   constructor(private readonly repo: CardLifecycleRepository) {}
 
-  async plan(m: EntityManager, claimed: ClaimedRow[]): Promise<LifecyclePlan> {
+  /** `lock` false: report mode (simulate) reads the chains as they stand, creating and locking none. */
+  async plan(m: EntityManager, claimed: ClaimedRow[], lock = true): Promise<LifecyclePlan> {
     const records = claimed.filter((r) => isLifecycleKind(r.kind));
     const refunds = claimed.filter((r) => r.kind === 'refund');
     if (!records.length && !refunds.length) return emptyPlan();
@@ -81,7 +95,12 @@ export class CardLifecyclePlanner {
     for (const k of await this.repo.chainsOfRefunds(m, refunds))
       keys.set(compositeKey(k.institutionId, k.authorizationRef), k);
     if (!keys.size) return emptyPlan();
-    const chains = await this.repo.lockChains(m, [...keys.values()], sourcesOf('reversed'));
+    const chains = await (lock ? this.repo.lockChains : this.repo.readChains).call(
+      this.repo,
+      m,
+      [...keys.values()],
+      sourcesOf('reversed'),
+    );
 
     const byChain = new Map<string, ClaimedRow[]>();
     for (const r of records) {
@@ -90,6 +109,8 @@ export class CardLifecyclePlanner {
     }
     const planned: PlannedChain[] = [];
     const statuses = new Map<string, string>();
+    const actions = new Map<string, ChainAction>();
+    const atClearing = new Set<string>();
     const decided: ClaimedRow[] = [];
     for (const chain of chains) {
       const rows = (
@@ -104,7 +125,10 @@ export class CardLifecyclePlanner {
       // A clearing or void naming a purchase (or any record but an authorization) has no chain to
       // join: recorded, never rewarded (else a purchase and its "clearing" would earn twice).
       if (chain.names_other) {
-        for (const r of rows) statuses.set(r.id, 'unmatched');
+        for (const r of rows) {
+          statuses.set(r.id, 'unmatched');
+          actions.set(r.id, 'ignore');
+        }
         continue;
       }
       const fold = foldChain(
@@ -120,11 +144,15 @@ export class CardLifecyclePlanner {
           chain.authorization_expiry_days,
           rows[0].now,
         ),
+        (id, action) => actions.set(id, action),
       );
       planned.push({ chain, fold, records: rows });
       for (const r of rows)
         if (r.id === fold.decide) decided.push(r);
-        else statuses.set(r.id, 'unmatched');
+        else if (!lock && actions.get(r.id) === 'record') {
+          atClearing.add(r.id);
+          decided.push(r);
+        } else statuses.set(r.id, 'unmatched');
     }
 
     // The decided records' amounts are netted of the chain's refunds (against either ref).
@@ -143,6 +171,7 @@ export class CardLifecyclePlanner {
     );
     const decide = decided.map((r, i) => ({
       ...r,
+      kind: atClearing.has(r.id) ? ('clearing' as const) : r.kind,
       merchant_id: r.merchant_id ?? merchantOf.get(r.id) ?? null,
       refunded: refunded.get(String(i + 1)) ?? '0',
     }));
@@ -165,7 +194,16 @@ export class CardLifecyclePlanner {
       if (p.fold.stored === 'reverse') reverse.push(row);
       else reconsider.set(p.fold.decide!, row);
     }
-    return { decide, reverse, reconsider, statuses, chains: planned };
+    return {
+      decide,
+      reverse,
+      reconsider,
+      statuses,
+      chains: planned,
+      read: chains,
+      actions,
+      atClearing,
+    };
   }
 
   /**
@@ -272,6 +310,6 @@ export class CardLifecyclePlanner {
         .map((p) => p.chain.rewarded_transaction_id!),
       sourcesOf('reversed'),
     );
-    return { decide: [], reverse, reconsider: new Map(), statuses: new Map(), chains: planned };
+    return { ...emptyPlan(), reverse, chains: planned };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
 import type { ReversalRow } from './matching.repository';
 
@@ -117,6 +117,31 @@ export class CardLifecycleRepository {
   }
 
   /**
+   * The chains as they stand, without creating or locking any (report mode: simulate); a chain
+   * never seen reads as `none`. The same columns as lockChains.
+   */
+  readChains(
+    m: EntityManager,
+    keys: { institutionId: string; authorizationRef: string }[],
+    liveStatuses: readonly string[],
+  ): Promise<LockedChain[]> {
+    if (!keys.length) return Promise.resolve([]);
+    return m.query(
+      `WITH c AS (
+         SELECT k.institution_id, k.authorization_ref, COALESCE(x.state, 'none') AS state, x.clearing_ref,
+                x.rewarded_transaction_id
+           FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, authorization_ref)
+           LEFT JOIN card_chain x ON x.institution_id = k.institution_id AND x.authorization_ref = k.authorization_ref
+       )
+       SELECT ${CHAIN_COLUMNS}
+         FROM c
+         LEFT JOIN program p ON p.institution_id = c.institution_id
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
+      [keys.map((k) => k.institutionId), keys.map((k) => k.authorizationRef), liveStatuses],
+    );
+  }
+
+  /**
    * The chains the refunds' originals belong to (an original that is an authorization or a
    * clearing), so that matching locks them with the chunk's own chains.
    */
@@ -178,61 +203,6 @@ export class CardLifecycleRepository {
         WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
       [transactionIds, liveStatuses],
     );
-  }
-
-  /**
-   * A chain as it stands (not locked; simulate): its state, the program's reward_on and whether
-   * it holds a live redemption. A chain never seen is `none`.
-   */
-  async chainOf(
-    db: DataSource,
-    institutionId: string,
-    authorizationRef: string,
-    liveStatuses: readonly string[],
-  ): Promise<{
-    state: ChainState;
-    reward_on: RewardOn;
-    authorization_expiry_days: number;
-    /** The ref names a record that is not an authorization: no chain (nothing happens). */
-    names_other: boolean;
-    live: boolean;
-    /** The live redemption (a reconsideration gives it back first), or null. */
-    live_redemption: { enrollmentId: string; merchantFunded: number } | null;
-  }> {
-    const [row]: {
-      state: ChainState | null;
-      reward_on: RewardOn;
-      authorization_expiry_days: number;
-      names_other: boolean;
-      live_enrollment_id: string | null;
-      live_merchant_funded: string | null;
-    }[] = await db.query(
-      `SELECT c.state, COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
-              COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int
-                AS authorization_expiry_days,
-              ${namesOtherSql('i.institution_id', '$2')} AS names_other,
-              r.cardholder_offer_id AS live_enrollment_id,
-              r.merchant_funded_amount AS live_merchant_funded
-         FROM (SELECT $1::uuid AS institution_id) i
-         LEFT JOIN program p ON p.institution_id = i.institution_id
-         LEFT JOIN card_chain c ON c.institution_id = i.institution_id AND c.authorization_ref = $2
-         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
-      [institutionId, authorizationRef, liveStatuses],
-    );
-    return {
-      state: row?.state ?? 'none',
-      reward_on: row?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
-      authorization_expiry_days:
-        row?.authorization_expiry_days ?? LIFECYCLE_DEFAULTS.authorizationExpiryDays,
-      names_other: row?.names_other ?? false,
-      live: !!row?.live_enrollment_id,
-      live_redemption: row?.live_enrollment_id
-        ? {
-            enrollmentId: row.live_enrollment_id,
-            merchantFunded: Number(row.live_merchant_funded),
-          }
-        : null,
-    };
   }
 
   /** Writes the chains' new state (set-based). */

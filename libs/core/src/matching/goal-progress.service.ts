@@ -15,7 +15,19 @@ import {
 } from '@app/domain';
 import { GoalProgressRepository } from './goal-progress.repository';
 import { MatchingRepository } from './matching.repository';
+import type { RefundRunOptions } from './refund-reversal.planner';
 import { lockReversals, Reversal } from './reversals';
+
+/** What refunds do to goal offers' progress, before allocation. */
+export interface GoalRefunds {
+  plan: GoalRefundPlan;
+  /** Rewarded rounds that fall below their target, their settlement entries locked. */
+  reversals: Reversal[];
+  /** The counted purchases the refunds reviewed, as planned (what they counted before). */
+  counted: (CountedPurchase & { offerId: string; currency: string })[];
+  /** The live redemption of each rewarded round among them (roundKey → redemption id). */
+  rewardedRounds: Map<string, string>;
+}
 
 const EMPTY_PLAN: GoalRefundPlan = {
   contributions: [],
@@ -55,10 +67,12 @@ export class GoalProgressService {
     m: EntityManager,
     reviewedPurchaseIds: string[],
     enrollments: Map<string, MatchingEnrollment>,
-  ): Promise<{ plan: GoalRefundPlan; reversals: Reversal[] }> {
+    run: RefundRunOptions = { lock: true, unstoredRefund: '0' },
+  ): Promise<GoalRefunds> {
     const rows = await this.repo.counted(m, reviewedPurchaseIds);
-    if (!rows.length) return { plan: EMPTY_PLAN, reversals: [] };
-    const counted: CountedPurchase[] = [];
+    if (!rows.length)
+      return { plan: EMPTY_PLAN, reversals: [], counted: [], rewardedRounds: new Map() };
+    const counted: GoalRefunds['counted'] = [];
     const rounds = new Map<string, { units: number; spend: number }>();
     const closed = new Map<string, RoundKey>();
     for (const r of rows) {
@@ -66,13 +80,15 @@ export class GoalProgressService {
       if (!enrollment) continue;
       const key = { enrollmentId: r.cardholder_offer_id, round: r.round };
       counted.push({
+        offerId: enrollment.offerId,
+        currency: r.currency,
         transactionId: r.transaction_id,
         enrollmentId: r.cardholder_offer_id,
         goal: goalOf(r.goal_type, r.goal_target)!,
         round: r.round,
         units: Number(r.units),
         spend: Number(r.spend),
-        netMinor: toMinor(netAmount(r.amount, [r.refunded]), r.currency),
+        netMinor: toMinor(netAmount(r.amount, [r.refunded, run.unstoredRefund]), r.currency),
         minSpend: Number(r.min_spend),
       });
       rounds.set(roundKey(key), { units: Number(r.round_units), spend: Number(r.round_spend) });
@@ -96,7 +112,12 @@ export class GoalProgressService {
       enrollments.set(id, { ...e, goal: state });
     }
     const due = plan.reversed.map((k) => byRound.get(roundKey(k))!);
-    return { plan, reversals: await lockReversals(m, this.matching, due) };
+    return {
+      plan,
+      reversals: await lockReversals(m, this.matching, due, run.lock),
+      counted,
+      rewardedRounds: new Map([...byRound].map(([k, r]) => [k, r.redemption_id])),
+    };
   }
 
   /** Contributions, refunded contributions, carried rounds and the enrollments' open rounds. */

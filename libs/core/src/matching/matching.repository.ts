@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
 import { PURCHASE_KINDS } from '@app/domain';
-import type { LifecycleKind, MatchingEnrollment, NewRedemption, OfferTerms } from '@app/domain';
+import type {
+  LifecycleKind,
+  MatchingEnrollment,
+  NewRedemption,
+  OfferTerms,
+  TransactionEvent,
+} from '@app/domain';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 
@@ -70,33 +76,59 @@ export const REFUND_ORIGINAL = {
 };
 
 /**
+ * The rows matching evaluates, from `source` (alias t: transaction's columns), with what matching
+ * needs beside them, one statement whichever entry point reads them (MatchingRepository claim,
+ * stored and eventRow): merchant resolution (a sender-resolved merchant_id that exists, else the
+ * identifier through merchant_identifier's unique (type, value)), the refunds already stored for a
+ * purchase (partial index of refunds) and the program's service share rate and time zone.
+ */
+const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
+  SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
+         t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
+         CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
+           AS refunded,
+         p.service_share_rate::text AS service_share_rate,
+         t.network, t.channel, p.time_zone, now() AS now${extra.columns}
+    FROM ${source}
+    LEFT JOIN merchant m ON m.id = t.merchant_id
+    LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
+    LEFT JOIN program p ON p.institution_id = t.institution_id${extra.joins}
+   ORDER BY t.id`;
+
+/**
  * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
  * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
  * Rows are reached by primary key (the join on unnest), never through the partial index of
  * received rows, which holds the whole backlog (and its dead entries until vacuum): the status test
  * is written so that it cannot match that index's predicate (with a plain `status = 'received'`
  * the planner probed the partial index for every id, scanning the backlog 1,000 times a chunk:
- * seconds per chunk in the bench, growing with the backlog). The same
- * statement reads the refunds already stored for each purchase (partial index of refunds) and the
- * program's service share rate.
- * Merchant resolution in the same statement: a sender-resolved merchant_id that exists, else the
- * identifier through merchant_identifier's unique (type, value).
+ * seconds per chunk in the bench, growing with the backlog).
  */
-const CLAIM_SQL = `
-  SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
-         t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
-         CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
-           AS refunded,
-         p.service_share_rate::text AS service_share_rate,
-         t.network, t.channel, p.time_zone, now() AS now
-    FROM unnest($1::uuid[]) AS ids(id)
+const CLAIM_SQL = rowsSql(`unnest($1::uuid[]) AS ids(id)
     CROSS JOIN LATERAL (
       SELECT * FROM transaction x WHERE x.id = ids.id AND COALESCE(x.status, '') = 'received' FOR NO KEY UPDATE SKIP LOCKED
-    ) t
-    LEFT JOIN merchant m ON m.id = t.merchant_id
-    LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
-    LEFT JOIN program p ON p.institution_id = t.institution_id
-   ORDER BY t.id`;
+    ) t`);
+
+/** One stored transaction, whatever its status, locked (FOR UPDATE: the claims' re-run waits for a chunk holding it). */
+const STORED_SQL = rowsSql(`(SELECT * FROM transaction x WHERE x.id = $1::uuid FOR UPDATE) t`, {
+  columns: ', t.status',
+  joins: '',
+});
+
+/** A transaction event that is not stored (simulate), read as matching would read it once stored. */
+const EVENT_SQL = rowsSql(
+  `(SELECT $1::uuid AS id, $2::uuid AS institution_id, $3::text AS transaction_ref, $4::text AS cardholder_token,
+           $5::text AS kind, $6::numeric AS amount, $7::text AS currency, $8::timestamptz AS transacted_at,
+           $9::text AS original_transaction_ref, $10::uuid AS merchant_id, $11::text AS merchant_identifier_type,
+           $12::text AS merchant_identifier, $13::text AS network, $14::text AS channel) t`,
+  {
+    columns: ', rm.name AS merchant_name',
+    joins: '\n    LEFT JOIN merchant rm ON rm.id = COALESCE(m.id, mi.merchant_id)',
+  },
+);
+
+/** FOR NO KEY UPDATE when the pipeline writes; nothing in report mode (simulate takes no lock). */
+const lockClause = (lock: boolean) => (lock ? 'FOR NO KEY UPDATE' : '');
 
 /**
  * The statements of chunk matching, each set-based (one statement per chunk whatever its size),
@@ -107,6 +139,63 @@ const CLAIM_SQL = `
 export class MatchingRepository {
   claim(m: EntityManager, ids: readonly string[]): Promise<ClaimedRow[]> {
     return m.query(CLAIM_SQL, [ids]);
+  }
+
+  /** One stored transaction, whatever its status, taken FOR UPDATE; undefined when unknown. */
+  async stored(
+    m: EntityManager,
+    id: string,
+  ): Promise<(ClaimedRow & { status: string }) | undefined> {
+    const rows: (ClaimedRow & { status: string })[] = await m.query(STORED_SQL, [id]);
+    return rows[0];
+  }
+
+  /**
+   * The live redemption of a stored record, or of the card chain it belongs to (its rewarded
+   * record's), or null: such a record is already rewarded (a chain holds at most one).
+   */
+  async liveRedemptionOfRecord(
+    m: EntityManager,
+    transactionId: string,
+    liveStatuses: readonly string[],
+  ): Promise<string | null> {
+    const rows: { id: string }[] = await m.query(
+      `SELECT r.id FROM transaction t
+         LEFT JOIN card_chain c ON t.kind IN ('authorization', 'clearing', 'authorization_reversal')
+              AND c.institution_id = t.institution_id
+              AND c.authorization_ref = CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END
+         JOIN redemption r ON r.transaction_id IN (t.id, c.rewarded_transaction_id) AND r.status = ANY($2::text[])
+        WHERE t.id = $1
+        LIMIT 1`,
+      [transactionId, liveStatuses],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** An event as matching would read it once stored, under `id` (simulate); no row is read or locked. */
+  async eventRow(
+    m: EntityManager,
+    id: string,
+    institutionId: string,
+    e: TransactionEvent,
+  ): Promise<ClaimedRow & { merchant_name: string | null }> {
+    const rows: (ClaimedRow & { merchant_name: string | null })[] = await m.query(EVENT_SQL, [
+      id,
+      institutionId,
+      e.transactionRef,
+      e.cardholderToken,
+      e.kind,
+      e.amount,
+      e.currency,
+      e.transactedAt,
+      e.originalTransactionRef,
+      e.merchantId,
+      e.merchantIdentifierType,
+      e.merchantIdentifier,
+      e.network,
+      e.channel ?? null,
+    ]);
+    return rows[0];
   }
 
   /**
@@ -129,11 +218,18 @@ export class MatchingRepository {
     );
   }
 
-  /** Locks purchases outside the chunk; those another run holds are skipped (not returned). */
-  async lockPurchases(m: EntityManager, ids: string[]): Promise<{ id: string; status: string }[]> {
+  /**
+   * Locks purchases outside the chunk; those another run holds are skipped (not returned). Report
+   * mode (`lock` false) reads them all.
+   */
+  async lockPurchases(
+    m: EntityManager,
+    ids: string[],
+    lock = true,
+  ): Promise<{ id: string; status: string }[]> {
     if (!ids.length) return [];
     return m.query(
-      `SELECT id, status FROM transaction WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`,
+      `SELECT id, status FROM transaction WHERE id = ANY($1::uuid[]) ORDER BY id ${lock ? 'FOR NO KEY UPDATE SKIP LOCKED' : ''}`,
       [ids],
     );
   }
@@ -168,10 +264,11 @@ export class MatchingRepository {
   lockSettlementEntries(
     m: EntityManager,
     redemptionIds: string[],
+    lock = true,
   ): Promise<{ redemption_id: string; status: string; institution_payout_amount: string }[]> {
     return m.query(
       `SELECT redemption_id, status, institution_payout_amount FROM settlement_entry
-        WHERE redemption_id = ANY($1::uuid[]) ORDER BY redemption_id FOR NO KEY UPDATE`,
+        WHERE redemption_id = ANY($1::uuid[]) ORDER BY redemption_id ${lockClause(lock)}`,
       [redemptionIds],
     );
   }
@@ -251,21 +348,25 @@ export class MatchingRepository {
    * lock (nothing about them depends on other chunks); their spend counter is added to last,
    * just before commit, so the hot rows every chunk touches stay locked only for an instant.
    */
-  async lockOffers(m: EntityManager, ids: string[]): Promise<Map<string, OfferTerms>> {
+  async lockOffers(m: EntityManager, ids: string[], lock = true): Promise<Map<string, OfferTerms>> {
     if (!ids.length) return new Map();
     const unlimited: OfferRow[] = await m.query(
       `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
       [ids],
     );
     const limited: OfferRow[] = await m.query(
-      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id FOR NO KEY UPDATE`,
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id ${lockClause(lock)}`,
       [ids],
     );
     return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
   }
 
   /** Locks the enrollments (id order) and reads them, with the open round of a goal offer. */
-  async lockEnrollments(m: EntityManager, ids: string[]): Promise<Map<string, MatchingEnrollment>> {
+  async lockEnrollments(
+    m: EntityManager,
+    ids: string[],
+    lock = true,
+  ): Promise<Map<string, MatchingEnrollment>> {
     if (!ids.length) return new Map();
     const rows: {
       id: string;
@@ -279,7 +380,7 @@ export class MatchingRepository {
     }[] = await m.query(
       `SELECT id, offer_id, status, redemption_count, added_at, goal_round, goal_progress, goal_spend
          FROM cardholder_offer
-        WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+        WHERE id = ANY($1::uuid[]) ORDER BY id ${lockClause(lock)}`,
       [ids],
     );
     return new Map(

@@ -1,20 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import {
-  addAllocation,
-  allocate,
-  giveBackAll,
-  noDeltas,
-  ReversedRedemption,
-  toPurchasesToMatch,
-} from '@app/domain';
-import { CandidateLookup, purchaseKey } from './candidate.lookup';
+import { EvaluatedOffer, giveBackAll, noDeltas, sourcesOf } from '@app/domain';
 import { CardLifecyclePlanner } from './card-lifecycle.planner';
-import { GoalProgressService } from './goal-progress.service';
+import { EvaluationPipeline, reversedRedemption } from './evaluation.pipeline';
 import { MatchingRepository } from './matching.repository';
 import { RedemptionWriter } from './redemption.writer';
-import { RefundReversalPlanner } from './refund-reversal.planner';
-import { lockReversals, Reversal } from './reversals';
+import { lockReversals } from './reversals';
 
 export interface MatchStats {
   /** Ids asked for. */
@@ -36,34 +27,31 @@ export interface MatchStats {
   ms?: { read: number; locks: number; write: number; commit: number };
 }
 
+/** What a stored transaction's re-run (rematchStored) found and did. */
+export interface StoredMatch {
+  /** The transaction's status after the run (`matched`, `unmatched`, …); null when not stored. */
+  status: string | null;
+  /** A live redemption the transaction (or its card chain) already had: nothing was evaluated. */
+  alreadyRewarded: string | null;
+  /** The redemption this run made, or null. */
+  redemption: {
+    id: string;
+    offerId: string;
+    enrollmentId: string;
+    /** Minor units of `currency`. */
+    institutionPayout: number;
+    currency: string;
+  } | null;
+  /** Every offer the purchase was evaluated against, outcome and reasons (simulate's vocabulary). */
+  evaluations: EvaluatedOffer[];
+}
+
 /**
- * Set-based matching of one chunk of transactions, in one database transaction: a handful of
- * statements per chunk whatever its size, never a statement per row. This class only orders the
- * steps; each step is a collaborator named after its rule, its statements in a repository
- * (MatchingRepository, CardLifecycleRepository, GoalProgressRepository) and its rules in
- * libs/domain.
- *
- * 1. Claim the rows (MatchingRepository.claim: merchant resolved, stored refunds summed).
- * 2. Card lifecycle (CardLifecyclePlanner; card-lifecycle.ts): lock the chains, fold them; records
- *    decided now join the purchases, redemptions undone join the reversals.
- * 3. Refunds (RefundReversalPlanner; refund-reversal.ts linkRefund, refunds.ts refundReverses,
- *    settlement-state.ts reversalOfEntry): link each refund to its purchase; a processed purchase's
- *    redemption is reversed when the net amount falls below the offer's min_spend.
- * 4. Candidates (CandidateLookup): the cardholder's active enrollments at the resolved merchant.
- * 5. Lock the offers with a budget and the enrollments this chunk may change, in id order (so
- *    concurrent chunks cannot deadlock), and read their current state.
- * 6. Give back (refund-reversal.ts giveBackAll): each reversal returns its budget and a redemption
- *    of its enrollment; goal offers (GoalProgressService, goal-progress.ts) take refunded
- *    contributions back and reverse a rewarded round that falls below its target.
- * 7. Allocate (purchase-to-match.ts toPurchasesToMatch, with the audience history from
- *    CandidateLookup; matching.ts allocate, winner.ts): purchases in transacted_at order, net of
- *    stored refunds, each takes its best qualifying offer and counts toward its goal offers. A
- *    reconsidered card redemption the clearing earns again stands (CardLifecyclePlanner.kept).
- * 8. Write: enrollment counts, goal progress, redemptions + settlement entries (pending) +
- *    `redemption.completed` deliveries, reversals + `redemption.reversed` deliveries
- *    (RedemptionWriter; redemption-records.ts builds the rows and the events' facts), the chains'
- *    state, the transactions' final statuses, and last the budget (chunk-deltas.ts sums it), with a
- *    guarded UPDATE (never above budget_total: the last line should the locking ever be bypassed).
+ * Matching's two write-mode entry points into the EvaluationPipeline (simulate is the third, in
+ * report mode): a chunk of claimed `received` rows (the worker), and one stored transaction
+ * whatever its status (claims). Each opens the transaction, reads its rows and hands them to the
+ * pipeline, which decides and writes in that transaction; the authorization expiry pass is here
+ * too (it reverses on the same path).
  *
  * Rerunning a chunk changes nothing (its rows are no longer `received`); the unique constraints
  * on redemption(transaction_id), settlement_entry(redemption_id) and
@@ -74,13 +62,16 @@ export class MatchingService {
   constructor(
     private readonly db: DataSource,
     private readonly repo: MatchingRepository,
+    private readonly pipeline: EvaluationPipeline,
     private readonly lifecycle: CardLifecyclePlanner,
-    private readonly refunds: RefundReversalPlanner,
-    private readonly lookup: CandidateLookup,
-    private readonly goals: GoalProgressService,
     private readonly writer: RedemptionWriter,
   ) {}
 
+  /**
+   * The worker's matching of a chunk, in one transaction: claim the rows still `received`
+   * (MatchingRepository.claim: SKIP LOCKED, merchant resolved, stored refunds summed), then the
+   * pipeline in write mode.
+   */
   async matchChunk(ids: readonly string[]): Promise<MatchStats> {
     const stats: MatchStats = {
       requested: ids.length,
@@ -95,128 +86,80 @@ export class MatchingService {
     };
     if (!ids.length) return stats;
     const t0 = performance.now();
-    let t1 = t0;
-    let t2 = t0;
+    const at: { locks?: number; locked?: number } = {};
     let t3 = t0;
     await this.db.transaction(async (m) => {
-      // 1. Claim.
       const claimed = await this.repo.claim(m, ids);
       stats.claimed = claimed.length;
       if (!claimed.length) return;
-      const now = claimed[0].now;
-
-      // 2. Card lifecycle.
-      const chain = await this.lifecycle.plan(m, claimed);
-      const purchases = [...claimed.filter((r) => r.kind === 'purchase'), ...chain.decide];
-      const refunds = claimed.filter((r) => r.kind === 'refund');
-      stats.refunds = refunds.length;
-
-      // 3. Refunds (and the lifecycle's reversals).
-      const planned = await this.refunds.plan(m, refunds, purchases, chain);
-      let reversals = planned.reversals;
-      stats.deferred = planned.deferred;
-      const statuses = new Map([...chain.statuses, ...planned.statuses]);
-
-      // 4. Candidates.
-      for (const p of purchases) if (!p.merchant_id) statuses.set(p.id, 'merchant_unresolved');
-      const resolved = purchases.filter((p) => p.merchant_id);
-      const candidates = await this.lookup.candidates(m, resolved);
-      this.lifecycle.addReconsidered(chain, candidates, purchaseKey);
-
-      // 5. Lock the budgeted offers and the enrollments this chunk may change, in id order.
-      const offerIds = new Set<string>(reversals.map((r) => r.row.offer_id));
-      const enrollmentIds = new Set<string>(reversals.map((r) => r.row.cardholder_offer_id));
-      for (const e of [
-        ...[...candidates.values()].flat(),
-        ...(await this.goals.enrollmentsCounting(m, planned.reviewed)),
-      ]) {
-        offerIds.add(e.offerId);
-        enrollmentIds.add(e.id);
-      }
-      t1 = performance.now();
-      const offers = await this.repo.lockOffers(m, [...offerIds]);
-      const enrollments = await this.repo.lockEnrollments(m, [...enrollmentIds]);
-      t2 = performance.now();
-
-      // 6. Give back: reversals return budget and a redemption of their enrollment.
-      const goalRefunds = await this.goals.planRefunds(m, planned.reviewed, enrollments);
-      reversals.push(...goalRefunds.reversals);
-      const deltas = noDeltas();
-      giveBackAll(reversals.map(reversedRedemption), offers, enrollments, deltas);
-
-      // 7. Allocate.
-      const history = await this.lookup.history(m, resolved, candidates, offers);
-      const allocation = allocate(
-        toPurchasesToMatch(
-          resolved,
-          (p) => (candidates.get(purchaseKey(p)) ?? []).map((e) => e.id),
-          history,
-        ),
-        offers,
-        enrollments,
-      );
-      addAllocation(deltas, allocation);
-      // A reconsidered redemption the clearing would give again stands: the pair is taken out
-      // (their budget and count deltas cancel).
-      const kept = this.lifecycle.kept(chain, allocation.redemptions);
-      if (kept.size) {
-        const stays = new Set([...kept].map((id) => chain.reconsider.get(id)!.redemption_id));
-        allocation.redemptions = allocation.redemptions.filter((r) => !kept.has(r.transactionId));
-        reversals = reversals.filter((r) => !stays.has(r.row.redemption_id));
-      }
-      for (const p of resolved) statuses.set(p.id, 'unmatched');
-      for (const r of allocation.redemptions) statuses.set(r.transactionId, 'matched');
-      for (const id of kept) statuses.set(id, 'matched');
-
-      // 8. Write.
-      await this.repo.applyEnrollments(m, deltas.enrollments);
-      await this.goals.write(m, goalRefunds.plan, allocation);
-      const byId = new Map(claimed.map((c) => [c.id, c]));
-      await this.writer.insert(m, allocation.redemptions, byId, offers, now);
-      await this.writer.reverse(m, reversals, now);
-      if (chain.chains.length)
-        await this.lifecycle.finish(
-          m,
-          chain,
-          new Set(allocation.redemptions.map((r) => r.transactionId)),
-          kept,
-          new Set(reversals.map((r) => r.row.redemption_id)),
-        );
-      // A decided clearing whose own identifier did not resolve is stored at its authorization's merchant.
-      const merchantOf = new Map(purchases.map((p) => [p.id, p.merchant_id]));
-      await this.repo.setStatuses(
-        m,
-        claimed
-          .filter((c) => statuses.has(c.id))
-          .map((c) => ({
-            id: c.id,
-            status: statuses.get(c.id)!,
-            merchantId: merchantOf.get(c.id) ?? c.merchant_id,
-          })),
-      );
-      await this.repo.applyBudget(m, deltas.budget);
+      const r = await this.pipeline.run(m, claimed, { write: true }, at);
       t3 = performance.now();
-
-      stats.matched = allocation.redemptions.length + kept.size;
-      stats.reversed = reversals.length;
-      stats.merchantUnresolved = purchases.length - resolved.length;
+      stats.refunds = claimed.filter((c) => c.kind === 'refund').length;
+      stats.deferred = r.refunds.deferred;
+      stats.matched = r.allocation.redemptions.length + r.kept.size;
+      stats.reversed = r.reversals.length;
+      stats.merchantUnresolved = r.purchases.length - r.resolved.length;
       stats.countedTowardGoal = new Set(
-        allocation.contributions
+        r.allocation.contributions
           .map((c) => c.transactionId)
-          .filter((id) => statuses.get(id) === 'unmatched'),
+          .filter((id) => r.statuses.get(id) === 'unmatched'),
       ).size;
-      stats.unmatched = resolved.length - stats.matched - stats.countedTowardGoal;
+      stats.unmatched = r.resolved.length - stats.matched - stats.countedTowardGoal;
     });
     if (stats.claimed) {
-      const r = (x: number) => Math.round(x * 10) / 10;
+      const round = (x: number) => Math.round(x * 10) / 10;
+      const t1 = at.locks ?? t0;
+      const t2 = at.locked ?? t1;
       stats.ms = {
-        read: r(t1 - t0),
-        locks: r(t2 - t1),
-        write: r(t3 - t2),
-        commit: r(performance.now() - t3),
+        read: round(t1 - t0),
+        locks: round(t2 - t1),
+        write: round(t3 - t2),
+        commit: round(performance.now() - t3),
       };
     }
     return stats;
+  }
+
+  /**
+   * Matching run again, now, for one stored transaction whatever its status (claims: its merchant
+   * may have been mapped since, or it was quarantined and fixed), in write mode: the row is taken
+   * FOR UPDATE (a chunk holding it is waited for), and a redemption, its settlement entry, budget,
+   * goal progress and `redemption.completed` delivery are made exactly as matching makes them,
+   * committed before this returns. A row still `received` is simply matched (the queued job then
+   * finds nothing to do). A transaction that already has a live redemption (itself, or its card
+   * chain's rewarded record) is not evaluated (`alreadyRewarded`). Goal offers the transaction
+   * already counted toward are not evaluated again (a purchase counts once).
+   */
+  async rematchStored(transactionId: string): Promise<StoredMatch> {
+    return this.db.transaction(async (m) => {
+      const row = await this.repo.stored(m, transactionId);
+      if (!row) return { status: null, alreadyRewarded: null, redemption: null, evaluations: [] };
+      const live = await this.repo.liveRedemptionOfRecord(m, row.id, sourcesOf('reversed'));
+      if (live)
+        return { status: row.status, alreadyRewarded: live, redemption: null, evaluations: [] };
+      const r = await this.pipeline.run(m, [row], {
+        write: true,
+        explain: true,
+        countedOnce: true,
+      });
+      const made = r.allocation.redemptions.find((a) => a.transactionId === row.id);
+      const id = r.redemptionIds.get(row.id);
+      return {
+        status: r.statuses.get(row.id) ?? row.status,
+        alreadyRewarded: null,
+        redemption:
+          made && id
+            ? {
+                id,
+                offerId: made.offerId,
+                enrollmentId: made.enrollmentId,
+                institutionPayout: made.reward.institutionPayout,
+                currency: made.reward.currency,
+              }
+            : null,
+        evaluations: r.report.get(row.id) ?? [],
+      };
+    });
   }
 
   /**
@@ -255,9 +198,3 @@ export class MatchingService {
     });
   }
 }
-
-const reversedRedemption = ({ row }: Reversal): ReversedRedemption => ({
-  offerId: row.offer_id,
-  enrollmentId: row.cardholder_offer_id,
-  merchantFunded: Number(row.merchant_funded_amount),
-});

@@ -5,6 +5,7 @@ import {
   Allocation,
   completedFacts,
   newRedemption,
+  NewRedemption,
   OfferTerms,
   reversedFacts,
   sourcesOf,
@@ -18,6 +19,7 @@ import type { Reversal } from './reversals';
  * settlement entries (pending) and `redemption.completed` deliveries; reversals (settlement entry
  * and redemption to `reversed`, clawback) and their `redemption.reversed` deliveries. The rows and
  * event facts are built in libs/domain (redemption-records.ts), the bodies by WebhookEvents.
+ * `insert` answers the rows it wrote (their ids).
  */
 @Injectable()
 export class RedemptionWriter {
@@ -32,8 +34,8 @@ export class RedemptionWriter {
     claimed: ReadonlyMap<string, ClaimedRow>,
     offers: ReadonlyMap<string, OfferTerms>,
     now: Date,
-  ): Promise<void> {
-    if (!redemptions.length) return;
+  ): Promise<NewRedemption[]> {
+    if (!redemptions.length) return [];
     const rows = redemptions.map((r) =>
       newRedemption(
         randomUUID(),
@@ -44,6 +46,7 @@ export class RedemptionWriter {
     );
     await this.repo.insertRedemptions(m, rows);
     await this.webhooks.redemptionsCompleted(m, rows.map(completedFacts), now);
+    return rows;
   }
 
   async reverse(m: EntityManager, reversals: readonly Reversal[], now: Date): Promise<void> {

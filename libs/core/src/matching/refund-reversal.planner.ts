@@ -15,7 +15,18 @@ export interface ReversalPlan {
   statuses: Map<string, string>;
   /** Refunds left `received`: their purchase is held by another run. */
   deferred: number;
+  /** The purchase each refund stands for (REFUND_ORIGINAL), by refund id, when one is stored. */
+  originals: Map<string, string>;
 }
+
+/** How the pipeline runs the refunds: report mode locks nothing and may net a refund not stored. */
+export interface RefundRunOptions {
+  lock: boolean;
+  /** A refund that is not stored (simulate): its amount nets its purchase too (decimal text). */
+  unstoredRefund: string;
+}
+
+const WRITE: RefundRunOptions = { lock: true, unstoredRefund: '0' };
 
 /**
  * The refunds of a chunk (libs/domain refund-reversal.ts, refunds.ts, settlement-state.ts): each
@@ -34,9 +45,16 @@ export class RefundReversalPlanner {
     refunds: ClaimedRow[],
     purchases: ClaimedRow[],
     lifecycle: LifecyclePlan,
+    run: RefundRunOptions = WRITE,
   ): Promise<ReversalPlan> {
-    const out: ReversalPlan = { reversals: [], reviewed: [], statuses: new Map(), deferred: 0 };
-    if (refunds.length) await this.planRefunds(m, refunds, purchases, out);
+    const out: ReversalPlan = {
+      reversals: [],
+      reviewed: [],
+      statuses: new Map(),
+      deferred: 0,
+      originals: new Map(),
+    };
+    if (refunds.length) await this.planRefunds(m, refunds, purchases, out, run);
     const byRefund = new Set(out.reversals.map((r) => r.row.redemption_id));
     for (const [id, row] of lifecycle.reconsider)
       if (byRefund.has(row.redemption_id)) lifecycle.reconsider.delete(id);
@@ -47,6 +65,7 @@ export class RefundReversalPlanner {
         [...lifecycle.reverse, ...lifecycle.reconsider.values()].filter(
           (r) => !byRefund.has(r.redemption_id),
         ),
+        run.lock,
       )),
     );
     return out;
@@ -57,6 +76,7 @@ export class RefundReversalPlanner {
     refunds: ClaimedRow[],
     purchases: ClaimedRow[],
     out: ReversalPlan,
+    run: RefundRunOptions,
   ): Promise<void> {
     const originals = await this.repo.purchasesOfRefunds(m, refunds);
     const originalByRef = new Map(
@@ -66,7 +86,7 @@ export class RefundReversalPlanner {
     const outside = [
       ...new Set(originals.map((o) => o.id).filter((id) => !inChunk.has(id))),
     ].sort();
-    const locked = await this.repo.lockPurchases(m, outside);
+    const locked = await this.repo.lockPurchases(m, outside, run.lock);
     const lockedStatus = new Map(locked.map((l) => [l.id, l.status]));
     const review = new Set<string>();
     for (const r of refunds) {
@@ -78,6 +98,7 @@ export class RefundReversalPlanner {
         originalId !== undefined && inChunk.has(originalId),
         originalId === undefined ? undefined : lockedStatus.get(originalId),
       );
+      if (originalId !== undefined) out.originals.set(r.id, originalId);
       if (link === 'no_purchase') out.statuses.set(r.id, 'unmatched');
       else if (link === 'deferred') out.deferred++;
       else out.statuses.set(r.id, 'matched');
@@ -87,8 +108,12 @@ export class RefundReversalPlanner {
     if (!review.size) return;
     const rows = await this.repo.liveRedemptionsOf(m, [...review], sourcesOf('reversed'));
     const due = rows.filter((r) =>
-      refundReverses(netAmount(r.amount, [r.refunded]), r.currency, Number(r.min_spend)),
+      refundReverses(
+        netAmount(r.amount, [r.refunded, run.unstoredRefund]),
+        r.currency,
+        Number(r.min_spend),
+      ),
     );
-    out.reversals.push(...(await lockReversals(m, this.repo, due)));
+    out.reversals.push(...(await lockReversals(m, this.repo, due, run.lock)));
   }
 }

@@ -1,37 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { randomUUID } from 'crypto';
+import { DataSource, EntityManager } from 'typeorm';
 import {
   ChainAction,
   ChainState,
-  authorizationExpired,
-  chainStep,
-  isLifecycleKind,
-  RewardOn,
-  evaluateCandidate,
-  explain,
   Evaluation,
   FIRST_ROUND,
-  goalOf,
-  giveBack,
-  planGoalRefunds,
-  roundKey,
-  toMinor,
+  isLifecycleKind,
+  LIFECYCLE_DEFAULTS,
   MatchingEnrollment,
-  netAmount,
   NoMatchReason,
   OfferTerms,
-  refundReverses,
-  PROGRAM_DEFAULTS,
-  sourcesOf,
+  RewardOn,
+  roundKey,
   toMajor,
   TransactionEvent,
   unitOf,
 } from '@app/domain';
-import { MerchantRef, MerchantResolver } from '../merchants/merchant-resolver';
-import { toOfferTerms } from './offer-row';
+import { MAX_EXPLAINED } from './candidate.lookup';
+import { EvaluationPipeline, PipelineResult } from './evaluation.pipeline';
+import { ClaimedRow, MatchingRepository } from './matching.repository';
 import { SimulationRepository } from './simulation.repository';
-import { CardLifecycleRepository } from './card-lifecycle.repository';
-
 export interface SimulatedEvaluation {
   offer_id: string;
   cardholder_offer_id: string | null;
@@ -111,13 +100,13 @@ export interface SimulationResult {
 export const WINNER_RULE =
   'highest institution payout for this purchase, then higher priority, then lower offer id';
 
-/** Offers and the cardholder's enrollment in each, at most this many evaluated. */
-const MAX_EVALUATIONS = 100;
-
 /**
- * POST /api/v1/transactions/simulate: what matching would decide for this event now, and why,
- * with the same pure rules the worker allocates with (libs/domain). Read-only: nothing is written,
- * no budget is reserved, no webhook or settlement entry is created.
+ * POST /api/v1/transactions/simulate: what matching would decide for this event now, and why. It
+ * is matching's own EvaluationPipeline entered with the request body in report mode: the event is
+ * read as the claim reads a stored row (merchant, refunds, program), then the card lifecycle,
+ * refunds, candidates, rules, winner and goal progress run as in a chunk, in a READ ONLY
+ * transaction that takes no row or advisory lock and writes nothing (no budget reserved, no
+ * webhook or settlement entry). This class only words the result.
  *
  * Evaluated: every offer of the resolved merchant offered to the institution (not enrolled →
  * `not_enrolled`) and every enrollment of the cardholder in an offer of that merchant; when the
@@ -126,162 +115,116 @@ const MAX_EVALUATIONS = 100;
 @Injectable()
 export class SimulationService {
   constructor(
-    private readonly repo: SimulationRepository,
-    private readonly merchants: MerchantResolver,
-    private readonly chains: CardLifecycleRepository,
     private readonly db: DataSource,
+    private readonly repo: SimulationRepository,
+    private readonly matching: MatchingRepository,
+    private readonly pipeline: EvaluationPipeline,
   ) {}
 
-  async simulate(institutionId: string, event: TransactionEvent): Promise<SimulationResult> {
-    const [duplicate, merchant] = await Promise.all([
-      this.repo.isStored(institutionId, event.transactionRef),
-      this.merchants.resolveTransaction(event),
-    ]);
-    const base = {
-      merchant: merchant && { id: merchant.id, name: merchant.name },
-      duplicate,
-    };
-    if (event.kind === 'refund')
-      return {
-        ...base,
-        matched: false,
-        evaluations: [],
-        refund: await this.refund(institutionId, event),
+  simulate(institutionId: string, event: TransactionEvent): Promise<SimulationResult> {
+    return this.db.transaction(async (m) => {
+      await m.query('SET TRANSACTION READ ONLY');
+      const [row, duplicate] = [
+        await this.matching.eventRow(m, randomUUID(), institutionId, event),
+        await this.repo.isStored(m, institutionId, event.transactionRef),
+      ];
+      const base = {
+        merchant: row.merchant_name ? { id: row.merchant_id!, name: row.merchant_name } : null,
+        duplicate,
       };
-    if (isLifecycleKind(event.kind))
-      return { ...base, ...(await this.lifecycle(institutionId, event, merchant)) };
-    return { ...base, ...(await this.purchase(institutionId, event, merchant)) };
-  }
-
-  /**
-   * A lifecycle record: the step its chain would take. A void, or a record the table ignores, is
-   * not evaluated; an authorization under reward_on=clearing is evaluated as its clearing would
-   * be at this amount but rewards nothing now (`matched: false`).
-   */
-  private async lifecycle(
-    institutionId: string,
-    event: TransactionEvent,
-    merchant: MerchantRef | null,
-  ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner' | 'lifecycle'>> {
-    const kind = event.kind as 'authorization' | 'clearing' | 'authorization_reversal';
-    const ref = kind === 'authorization' ? event.transactionRef : event.originalTransactionRef!;
-    const chain = await this.chains.chainOf(this.db, institutionId, ref, sourcesOf('reversed'));
-    // An authorization sent after its expiry folds with it at once (chainEvents): nothing happens.
-    const late =
-      kind === 'authorization' &&
-      authorizationExpired(
-        new Date(event.transactedAt),
-        chain.authorization_expiry_days,
-        new Date(),
-      );
-    // A clearing or void naming a record that is not an authorization joins no chain.
-    const step =
-      late || (kind !== 'authorization' && chain.names_other)
-        ? { action: 'ignore' as const }
-        : chainStep(chain.reward_on, chain.state, kind);
-    const base = { reward_on: chain.reward_on, chain_state: chain.state, action: step.action };
-    if (step.action === 'reverse' || step.action === 'ignore' || kind === 'authorization_reversal')
-      return {
-        matched: false,
-        evaluations: [],
-        lifecycle: {
+      const r = await this.pipeline.run(m, [row], {
+        write: false,
+        explain: true,
+        // A refund stored already nets its purchase in the stored sums.
+        unstoredRefund: event.kind === 'refund' && !duplicate ? row.amount : '0',
+      });
+      if (event.kind === 'refund')
+        return {
           ...base,
-          outcome: step.action === 'reverse' && chain.live ? 'would_reverse' : 'no_change',
-        },
-      };
-    // An authorization decided at the swipe does not count toward goals (its clearing will). A
-    // decision on a chain that holds a live redemption reconsiders it: its enrollment is
-    // evaluated with that redemption given back, as matching does.
-    const p = await this.purchase(
-      institutionId,
-      event,
-      merchant,
-      step.action === 'record' || kind !== 'authorization',
-      chain.live_redemption,
-    );
-    if (step.action === 'record')
-      return {
-        ...p,
-        matched: false,
-        lifecycle: { ...base, outcome: p.matched ? 'would_match_at_clearing' : 'no_match' },
-      };
-    return { ...p, lifecycle: { ...base, outcome: p.matched ? 'match' : 'no_match' } };
+          matched: false,
+          evaluations: [],
+          refund: await this.refund(m, row.id, r),
+        };
+      if (isLifecycleKind(event.kind)) return { ...base, ...lifecycle(row, r) };
+      return { ...base, ...purchase(r, row.id) };
+    });
   }
 
-  private async purchase(
-    institutionId: string,
-    event: TransactionEvent,
-    merchant: MerchantRef | null,
-    countsTowardGoals = true,
-    givenBack: { enrollmentId: string; merchantFunded: number } | null = null,
-  ): Promise<Pick<SimulationResult, 'matched' | 'evaluations' | 'winner'>> {
-    const [rows, program, refunded, lastPurchase] = await Promise.all([
-      this.repo.offersToEvaluate(
-        institutionId,
-        event.cardholderToken,
-        merchant?.id ?? null,
-        MAX_EVALUATIONS,
-      ),
-      this.repo.program(institutionId),
-      this.repo.refunded(institutionId, event.transactionRef),
-      this.repo.lastPurchaseBefore(institutionId, event, merchant?.id ?? null),
-    ]);
-    const shareRate = program?.rate ?? PROGRAM_DEFAULTS.serviceShareRate;
-    const facts = {
-      merchantId: merchant?.id ?? null,
-      amount: netAmount(event.amount, [refunded]),
-      currency: event.currency,
-      transactedAt: new Date(event.transactedAt),
-      network: event.network,
-      timeZone: program?.time_zone ?? 'UTC',
-      channel: event.channel ?? null,
-      lastPurchaseAtMerchant: lastPurchase,
-      ...(countsTowardGoals ? {} : { countsTowardGoals: false }),
-    };
-    const offers = new Map<string, OfferTerms>();
-    const evaluations = rows.map((row) => {
-      let offer = toOfferTerms(row);
-      let enrollment: MatchingEnrollment | null = row.enrollment_id
-        ? {
-            id: row.enrollment_id,
-            offerId: row.id,
-            status: row.enrollment_status!,
-            redemptionCount: row.redemption_count!,
-            addedAt: row.added_at!,
-            goal: {
-              round: row.goal_round ?? 1,
-              progress: Number(row.goal_progress ?? 0),
-              spend: Number(row.goal_spend ?? 0),
-            },
-          }
-        : null;
-      // A card chain's live redemption reconsidered by its clearing is given back first (its
-      // budget and its count), by the rule matching applies.
-      if (enrollment && enrollment.id === givenBack?.enrollmentId)
-        ({ offer, enrollment } = giveBack(offer, enrollment, givenBack.merchantFunded));
-      offers.set(offer.id, offer);
-      return { e: evaluateCandidate(facts, offer, enrollment, shareRate), offer, enrollment };
-    });
-    const goals = new Map(
-      evaluations.map(({ e, offer, enrollment }) => [e, simulatedGoal(e, offer, enrollment)]),
-    );
-    const explained = explain(
-      evaluations.map(({ e }) => e),
-      offers,
-    );
-    const best = explained.find((e) => e.outcome === 'match');
+  /** Whether this refund, stored now, would reverse its purchase's redemption. */
+  private async refund(
+    m: EntityManager,
+    refundId: string,
+    r: PipelineResult,
+  ): Promise<SimulatedRefund> {
+    const purchaseId = r.refunds.originals.get(refundId);
+    if (!purchaseId) return { original_found: false, redemption_id: null, would_reverse: false };
+    const redemptionId = await this.repo.redemptionOf(m, purchaseId);
+    const goals = goalRefunds(r);
     return {
-      matched: !!best,
-      winner: best
-        ? {
-            offer_id: best.offerId,
-            cardholder_offer_id: best.enrollmentId,
-            currency: best.reward.currency,
-            institution_payout_amount: toMajor(best.reward.institutionPayout, best.reward.currency),
-            rule: WINNER_RULE,
-          }
-        : null,
-      evaluations: explained.map((e, i) => ({
+      original_found: true,
+      redemption_id: redemptionId,
+      would_reverse: r.reversals.some((x) => x.row.redemption_id === redemptionId),
+      ...(goals.length ? { goals } : {}),
+    };
+  }
+}
+
+/**
+ * A lifecycle record: the step its chain would take. A void, or a record the table ignores, is
+ * not evaluated; an authorization under reward_on=clearing is evaluated as its clearing would be
+ * at this amount but rewards nothing now (`matched: false`).
+ */
+function lifecycle(
+  row: ClaimedRow,
+  r: PipelineResult,
+): Pick<SimulationResult, 'matched' | 'evaluations' | 'winner' | 'lifecycle'> {
+  const ref = row.kind === 'authorization' ? row.transaction_ref : row.original_transaction_ref;
+  const chain = r.lifecycle.read.find((c) => c.authorization_ref === ref);
+  const action = r.lifecycle.actions.get(row.id) ?? 'ignore';
+  const base = {
+    reward_on: chain?.reward_on ?? LIFECYCLE_DEFAULTS.rewardOn,
+    chain_state: chain?.state ?? 'none',
+    action,
+  };
+  if (action === 'reverse' || action === 'ignore' || row.kind === 'authorization_reversal')
+    return {
+      matched: false,
+      evaluations: [],
+      lifecycle: { ...base, outcome: r.reversals.length ? 'would_reverse' : 'no_change' },
+    };
+  const p = purchase(r, row.id);
+  if (r.lifecycle.atClearing.has(row.id))
+    return {
+      ...p,
+      matched: false,
+      lifecycle: { ...base, outcome: p.matched ? 'would_match_at_clearing' : 'no_match' },
+    };
+  return { ...p, lifecycle: { ...base, outcome: p.matched ? 'match' : 'no_match' } };
+}
+
+/** A purchase's evaluation report in simulate's words: by offer id, the winner marked. */
+function purchase(
+  r: PipelineResult,
+  id: string,
+): Pick<SimulationResult, 'matched' | 'evaluations' | 'winner'> {
+  const evaluated = [...(r.report.get(id) ?? [])]
+    .sort((a, b) => (a.offer.id < b.offer.id ? -1 : a.offer.id > b.offer.id ? 1 : 0))
+    .slice(0, MAX_EXPLAINED);
+  const best = evaluated.find((x) => x.evaluation.outcome === 'match')?.evaluation;
+  return {
+    matched: !!best,
+    winner: best
+      ? {
+          offer_id: best.offerId,
+          cardholder_offer_id: best.enrollmentId,
+          currency: best.reward.currency,
+          institution_payout_amount: toMajor(best.reward.institutionPayout, best.reward.currency),
+          rule: WINNER_RULE,
+        }
+      : null,
+    evaluations: evaluated.map(({ offer, enrollment, evaluation: e }) => {
+      const goal = simulatedGoal(e, offer, enrollment);
+      return {
         offer_id: e.offerId,
         cardholder_offer_id: e.enrollmentId,
         outcome: e.outcome,
@@ -289,89 +232,34 @@ export class SimulationService {
         currency: e.reward.currency,
         cashback_amount: toMajor(e.reward.cashback, e.reward.currency),
         institution_payout_amount: toMajor(e.reward.institutionPayout, e.reward.currency),
-        ...(goals.get(evaluations[i].e) ? { goal: goals.get(evaluations[i].e) } : {}),
-      })),
-    };
-  }
-
-  /** Whether this refund, stored now, would reverse its purchase's redemption. */
-  private async refund(institutionId: string, event: TransactionEvent): Promise<SimulatedRefund> {
-    const t = await this.repo.purchaseOfRefund(
-      institutionId,
-      event.originalTransactionRef,
-      event.transactionRef,
-    );
-    if (!t) return { original_found: false, redemption_id: null, would_reverse: false };
-    const net = netAmount(t.amount, [t.refunded, event.amount]);
-    const goals = await this.goalRefunds(t.id, net);
-    const withGoals = goals.length ? { goals } : {};
-    if (!t.redemption_id || !(sourcesOf('reversed') as string[]).includes(t.redemption_status!)) {
-      return {
-        original_found: true,
-        redemption_id: t.redemption_id,
-        would_reverse: false,
-        ...withGoals,
+        ...(goal ? { goal } : {}),
       };
-    }
-    return {
-      original_found: true,
-      redemption_id: t.redemption_id,
-      would_reverse: refundReverses(net, t.currency!, Number(t.min_spend)),
-      ...withGoals,
-    };
-  }
-
-  /** The goal offers' side of a refund, decided by the rule matching applies (planGoalRefunds). */
-  private async goalRefunds(purchaseId: string, net: string): Promise<SimulatedGoalRefund[]> {
-    const rows = await this.repo.goalContributionsOf(purchaseId, sourcesOf('reversed'));
-    return rows.map((r) => {
-      const goal = goalOf(r.goal_type, r.goal_target)!;
-      const key = { enrollmentId: r.cardholder_offer_id, round: r.round };
-      const units = Number(r.units);
-      const plan = planGoalRefunds(
-        [
-          {
-            transactionId: purchaseId,
-            enrollmentId: r.cardholder_offer_id,
-            goal,
-            round: r.round,
-            units,
-            spend: Number(r.spend),
-            netMinor: toMinor(net, r.currency),
-            minSpend: Number(r.min_spend),
-          },
-        ],
-        new Map([
-          [
-            r.cardholder_offer_id,
-            {
-              round: r.open_round,
-              progress: Number(r.goal_progress),
-              spend: Number(r.goal_spend),
-            },
-          ],
-        ]),
-        new Map([[roundKey(key), { units: Number(r.round_units), spend: Number(r.round_spend) }]]),
-        new Map(
-          r.redemption_id && r.round !== r.open_round
-            ? [[roundKey(key), Number(r.redemption_goal_target)]]
-            : [],
-        ),
-      );
-      const taken = units - (plan.contributions[0]?.units ?? units);
-      const unit = unitOf(goal);
-      return {
-        offer_id: r.offer_id,
-        cardholder_offer_id: r.cardholder_offer_id,
-        unit,
-        takes_back: unit === 'amount' ? toMajor(taken, r.currency) : taken,
-        redemption_id: r.round !== r.open_round ? r.redemption_id : null,
-        would_reverse: plan.reversed.length > 0,
-      };
-    });
-  }
+    }),
+  };
 }
 
+/** The goal offers' side of a refund, as the pipeline planned it (planGoalRefunds). */
+function goalRefunds(r: PipelineResult): SimulatedGoalRefund[] {
+  const { plan, counted, rewardedRounds } = r.goalRefunds;
+  return [...counted]
+    .sort((a, b) => (a.offerId < b.offerId ? -1 : a.offerId > b.offerId ? 1 : 0))
+    .map((c) => {
+      const key = roundKey(c);
+      const left = plan.contributions.find(
+        (x) => x.transactionId === c.transactionId && x.enrollmentId === c.enrollmentId,
+      );
+      const taken = c.units - (left?.units ?? c.units);
+      const unit = unitOf(c.goal);
+      return {
+        offer_id: c.offerId,
+        cardholder_offer_id: c.enrollmentId,
+        unit,
+        takes_back: unit === 'amount' ? toMajor(taken, c.currency) : taken,
+        redemption_id: rewardedRounds.get(key) ?? null,
+        would_reverse: plan.reversed.some((k) => roundKey(k) === key),
+      };
+    });
+}
 /** A goal offer's evaluation in the simulation's words (amounts in major units). */
 function simulatedGoal(
   e: Evaluation,

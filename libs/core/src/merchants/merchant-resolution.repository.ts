@@ -25,20 +25,4 @@ export class MerchantResolutionRepository {
     );
     return rows.map((r) => (r.id ? { id: r.id, name: r.name! } : null));
   }
-
-  /** The merchant of an id when it exists, else of an identifier. */
-  async resolveIdOrIdentifier(
-    merchantId: string | null,
-    identifierType: string | null,
-    identifier: string | null,
-  ): Promise<MerchantRef | null> {
-    const rows: MerchantRef[] = await this.db.query(
-      `SELECT m.id, m.name FROM merchant m
-        WHERE m.id = COALESCE(
-                (SELECT id FROM merchant WHERE id = $1::uuid),
-                (SELECT merchant_id FROM merchant_identifier WHERE type = $2 AND value = $3))`,
-      [merchantId, identifierType, identifier],
-    );
-    return rows[0] ?? null;
-  }
 }

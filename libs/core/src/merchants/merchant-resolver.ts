@@ -19,20 +19,4 @@ export class MerchantResolver {
     if (!identifiers.length) return [];
     return this.repo.resolveIdentifiers(identifiers);
   }
-
-  /**
-   * The merchant of a transaction: a merchant_id sent by an integrator who already resolved it
-   * (when it exists), else its identifier. Same rule as the matching worker's claim query.
-   */
-  async resolveTransaction(t: {
-    merchantId: string | null;
-    merchantIdentifier: string | null;
-    merchantIdentifierType: string | null;
-  }): Promise<MerchantRef | null> {
-    return this.repo.resolveIdOrIdentifier(
-      t.merchantId,
-      t.merchantIdentifierType,
-      t.merchantIdentifier,
-    );
-  }
 }
