@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { CsvUploadsRepository, TransactionsCoreModule, WebhooksCoreModule } from '@app/core';
+import { IngestionCoreModule, UploadsCoreModule, WebhooksCoreModule } from '@app/core';
 import { QUEUES } from '@app/queue';
 import { CsvImportProcessor } from './csv/csv-import.processor';
 import { CsvRelayService } from './csv/csv-relay.service';
@@ -12,11 +12,11 @@ import { KeyRemindersService } from './reminders/key-reminders.service';
 @Module({
   imports: [
     BullModule.registerQueue({ name: QUEUES.csv }, { name: QUEUES.reminders }),
-    TransactionsCoreModule,
+    IngestionCoreModule,
+    UploadsCoreModule,
     WebhooksCoreModule,
   ],
   providers: [
-    CsvUploadsRepository,
     CsvImportProcessor,
     CsvRelayService,
     KeyRemindersRepository,

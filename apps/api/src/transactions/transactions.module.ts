@@ -1,5 +1,5 @@
 import { Module, OnApplicationBootstrap } from '@nestjs/common';
-import { MatchQueue, TransactionsCoreModule } from '@app/core';
+import { IngestionCoreModule, MatchingCoreModule, MatchQueue } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
 import { SignatureService } from './signature.service';
 import { SigningSecretRepository } from './signing-secret.repository';
@@ -8,7 +8,7 @@ import { TransactionsService } from './transactions.service';
 
 /** POST /api/v1/transactions, /batch and /simulate. */
 @Module({
-  imports: [TransactionsCoreModule, AuthModule],
+  imports: [IngestionCoreModule, MatchingCoreModule, AuthModule],
   controllers: [TransactionsController],
   providers: [TransactionsService, SignatureService, SigningSecretRepository],
 })

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { WebhooksCoreModule } from '../webhooks/webhooks-core.module';
+import { SettlementRepository } from './settlement.repository';
+import { SettlementService } from './settlement.service';
+
+/** Settlement runs (pending → settled) and their `redemption.settled` events. */
+@Module({
+  imports: [WebhooksCoreModule],
+  providers: [SettlementRepository, SettlementService],
+  exports: [SettlementService],
+})
+export class SettlementCoreModule {}
