@@ -220,7 +220,9 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       merchant_id: w.merchants[0].id,
       currency: 'USD',
       transacted_at: undefined,
-      timestamp: new Date(Date.now() + 1000).toISOString(),
+      // A minute ahead: the bodies are built before the enrollments below, which a loaded machine
+      // can take seconds over (the purchase would then precede its enrollment).
+      timestamp: new Date(Date.now() + 60_000).toISOString(),
       transaction_ref: undefined,
       transaction_id: uniq('legacy-'),
     });
