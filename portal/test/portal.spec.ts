@@ -494,7 +494,7 @@ test('sign out ends the session', async ({ page, bank }) => {
 
 // ------------------------------------------------------------------ widget page
 
-test('widget page: an admin sets origins and theme, copies the two lines, and the live preview (not counted) shows and adds the offer', async ({
+test('widget page: an admin sets origins and theme, copies the two lines, and the live preview (not counted, read-only) shows the offer', async ({
   page,
   bank,
 }) => {
@@ -538,11 +538,13 @@ test('widget page: an admin sets origins and theme, copies the two lines, and th
         .evaluate((el) => getComputedStyle(el).getPropertyValue('--offers-accent').trim()),
     )
     .toBe('#b91c1c');
+  // The preview is read-only: an add is refused and the widget says adding is disabled there.
   await preview.getByRole('button', { name: /^Add/ }).first().click();
-  await preview.getByText(/Added/).first().waitFor();
+  await preview.getByText('Adding is disabled in the preview.').first().waitFor();
+  await expect(preview.getByText(/Added/)).toHaveCount(0);
   await shot(page, 'widget');
 
-  // Neither the preview's view nor its add is counted: one API feed call is, and only it.
+  // The preview's view is not counted: one API feed call is, and only it.
   await call('GET', '/api/v1/offers?cardholder_token=chk_counted_0001', {
     token: bank.integrationKey,
   });

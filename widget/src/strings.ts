@@ -33,6 +33,7 @@ const en = {
     max_active_offers: 'You already have the maximum number of active offers.',
     offer_unavailable: 'This offer is no longer available.',
     offer_not_found: 'This offer is no longer available.',
+    preview_read_only: 'Adding is disabled in the preview.',
     other: 'Couldn’t add the offer. Please try again.',
   } as Record<string, string>,
 };
@@ -70,6 +71,7 @@ const es: Strings = {
     max_active_offers: 'Ya tienes el número máximo de ofertas activas.',
     offer_unavailable: 'Esta oferta ya no está disponible.',
     offer_not_found: 'Esta oferta ya no está disponible.',
+    preview_read_only: 'Añadir está desactivado en la vista previa.',
     other: 'No se pudo añadir la oferta. Inténtalo de nuevo.',
   },
 };
@@ -106,6 +108,7 @@ const pt: Strings = {
     max_active_offers: 'Você já tem o número máximo de ofertas ativas.',
     offer_unavailable: 'Esta oferta não está mais disponível.',
     offer_not_found: 'Esta oferta não está mais disponível.',
+    preview_read_only: 'Ativar ofertas está desativado na pré-visualização.',
     other: 'Não foi possível ativar a oferta. Tente novamente.',
   },
 };

@@ -519,7 +519,24 @@ describe('cardholder sessions and the widget API', () => {
         .expect(201);
       const token = res.body.session_token as string;
       expect((await widgetFeed(token).expect(200)).body.offers).toHaveLength(1);
-      await widgetAdd(token, w.offers[0].id).expect(201);
+      expect(await events(w)).toEqual([]);
+    });
+
+    it('a preview session cannot add: 403 preview_read_only, nothing written', async () => {
+      const w = await createWorld(api, { merchants: [{}], offers: [{}] });
+      const { agent, csrf } = await portalLogin(api, w.admin);
+      const res = await agent
+        .post('/portal/api/widget/preview-session')
+        .set('X-CSRF-Token', csrf)
+        .send({})
+        .expect(201);
+      const refused = await widgetAdd(res.body.session_token, w.offers[0].id).expect(403);
+      expect(refused.body).toMatchObject({ error: 'preview_read_only' });
+      expect(
+        await db.query(`SELECT 1 FROM cardholder_offer WHERE institution_id = $1`, [
+          w.institution.id,
+        ]),
+      ).toEqual([]);
       expect(await events(w)).toEqual([]);
     });
   });

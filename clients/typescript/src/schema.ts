@@ -1339,7 +1339,7 @@ export interface paths {
         put?: never;
         /**
          * Add an offer for the session’s cardholder (for the widget)
-         * @description The add of POST /api/v1/offers/{id}/add with the session’s cardholder, card and segment: 201 `added`, 200 `already_added`, 403 `segment_not_eligible`, 409 `max_active_offers` or `offer_unavailable`. No body.
+         * @description The add of POST /api/v1/offers/{id}/add with the session’s cardholder, card and segment: 201 `added`, 200 `already_added`, 403 `segment_not_eligible`, 409 `max_active_offers` or `offer_unavailable`; a portal preview session gets 403 `preview_read_only` and nothing is written. No body.
          */
         post: operations["widgetAddOffer"];
         delete?: never;
@@ -9338,15 +9338,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request’s origin is not listed by the session’s institution (`origin_not_allowed`), the institution is suspended (`institution_suspended`), or a segment-limited offer (`segment_not_eligible`) */
+            /**
+             * @description `segment_not_eligible`, or `preview_read_only` for a portal preview session (nothing written)
+             *
+             *     The request’s origin is not listed by the session’s institution (`origin_not_allowed`), the institution is suspended (`institution_suspended`), or a segment-limited offer (`segment_not_eligible`)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "preview_read_only",
+                     *       "message": "Adding is disabled in the preview: the preview session is read-only.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "institution_suspended" | "origin_not_allowed" | "segment_not_eligible";
+                        error?: "forbidden" | "institution_suspended" | "origin_not_allowed" | "preview_read_only" | "segment_not_eligible";
                     };
                 };
             };

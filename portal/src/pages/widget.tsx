@@ -269,7 +269,7 @@ function Preview({ theme, locale }: { theme: Theme; locale: string }) {
       </div>
       <p className="muted small">
         Shown as the test cardholder <code>portal-preview</code> with your unsaved theme. What the
-        preview shows or adds is not counted in your funnel.
+        preview shows is not counted in your funnel, and adding is disabled in the preview.
       </p>
       {session.isError && <p className="error">{errorMessage(session.error)}</p>}
       <div className="widget-preview" ref={host} data-testid="widget-preview">

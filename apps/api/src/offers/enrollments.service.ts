@@ -61,13 +61,11 @@ export class EnrollmentsService {
    * answer decided from those facts (refused, already added) stands as of the moment they were
    * read. Otherwise (a lapsed enrollment to replace, or a change under the lock) the add runs in
    * one transaction holding the lock: facts, decision, insert with ON CONFLICT DO NOTHING.
-   * `count: false` (portal previews) records no add success.
    */
   async add(
     institutionId: string,
     offerId: string,
     dto: AddOfferDto,
-    options: { count?: boolean } = {},
   ): Promise<EnrollmentResultDto> {
     rejectPii({ cardholder_token: dto.cardholder_token, card_token: dto.card_token });
     let result: EnrollmentResultDto;
@@ -87,7 +85,7 @@ export class EnrollmentsService {
       }
       throw e;
     }
-    if (result.status === 'added' && options.count !== false)
+    if (result.status === 'added')
       this.events.recordAdd(institutionId, dto.cardholder_token, offerId);
     return result;
   }

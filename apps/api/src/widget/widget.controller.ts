@@ -2,6 +2,7 @@ import { Controller, Get, Header, Param, Post, Query, Req, Res } from '@nestjs/c
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
+  ApiForbiddenResponse,
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -10,6 +11,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import { EnrollmentsService } from '../offers/enrollments.service';
@@ -70,7 +72,7 @@ export class WidgetController {
     summary: 'Add an offer for the session’s cardholder (for the widget)',
     description:
       'The add of POST /api/v1/offers/{id}/add with the session’s cardholder, card and segment: 201 `added`, 200 `already_added`, ' +
-      '403 `segment_not_eligible`, 409 `max_active_offers` or `offer_unavailable`. No body.',
+      '403 `segment_not_eligible`, 409 `max_active_offers` or `offer_unavailable`; a portal preview session gets 403 `preview_read_only` and nothing is written. No body.',
   })
   @ApiParam({
     name: 'id',
@@ -84,6 +86,16 @@ export class WidgetController {
     type: ErrorResponseDto,
   })
   @ApiNotFoundResponse({ description: 'Unknown offer (`offer_not_found`)', type: ErrorResponseDto })
+  @ApiForbiddenResponse({
+    description:
+      '`segment_not_eligible`, or `preview_read_only` for a portal preview session (nothing written)',
+    type: ErrorResponseDto,
+    example: {
+      error: 'preview_read_only',
+      message: 'Adding is disabled in the preview: the preview session is read-only.',
+      request_id: '2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21',
+    },
+  })
   @ApiConflictResponse({
     description: '`offer_unavailable` or `max_active_offers`',
     type: ErrorResponseDto,
@@ -99,12 +111,17 @@ export class WidgetController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<EnrollmentResultDto> {
     const s = req.widgetSession!;
-    const result = await this.enrollments.add(
-      s.institutionId,
-      offerId,
-      { cardholder_token: s.cardholderToken, card_token: s.cardToken, segment: s.segment },
-      { count: !s.preview },
-    );
+    // The portal's preview shows the widget as a test cardholder: it may look, never enroll.
+    if (s.preview)
+      throw ApiError.forbidden(
+        'preview_read_only',
+        'Adding is disabled in the preview: the preview session is read-only.',
+      );
+    const result = await this.enrollments.add(s.institutionId, offerId, {
+      cardholder_token: s.cardholderToken,
+      card_token: s.cardToken,
+      segment: s.segment,
+    });
     res.status(result.status === 'added' ? 201 : 200);
     return result;
   }
