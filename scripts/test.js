@@ -92,6 +92,9 @@ const steps = [
   // see each other's rows through it (relays, the LISTEN outbox, replays), which a production
   // deployment sharing one queue prefix never does; the fuzz suite also counts rows globally.
   () => jest('e2e', ['--runInBand', '--forceExit']),
+  // The e2e files of ingestion, matching, webhooks and widget sessions through pgbouncer in
+  // transaction mode (DATABASE_URL the pooler, DATABASE_DIRECT_URL for migrations and LISTEN).
+  () => counted('e2e through pgbouncer', [join(root, 'scripts', 'test-pgbouncer.js')]),
   // The README's quick start in a clean copy of the tree, to a verified webhook.
   () =>
     run('quick-start test', process.execPath, [join(root, 'scripts', 'test-quickstart.js')])

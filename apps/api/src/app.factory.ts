@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'http';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { keysUpgradedAt, runMigrationsLocked } from '@app/db';
+import { keysUpgradedAt, migrateAt, runMigrationsLocked } from '@app/db';
 import { AppModule } from './app.module';
 import { bodyParserError } from './common/error-mapping';
 import { PrebuiltPrototypesAdapter } from './common/express-adapter';
@@ -89,7 +89,9 @@ export async function createApiApp(
   serveWidgetBundle(app);
 
   if (config.migrationsRunOnBoot) {
-    await runMigrationsLocked(app.get(DataSource));
+    // The advisory lock is a session's: through a pooler, on a direct connection of its own.
+    if (config.databasePooled) await migrateAt(config.databaseDirectUrl);
+    else await runMigrationsLocked(app.get(DataSource));
   }
   // MACs made with SECRETS_KEY itself (the previous release's) are accepted for 24 h from here.
   config.keys.upgradedAt(await keysUpgradedAt(app.get(DataSource)));

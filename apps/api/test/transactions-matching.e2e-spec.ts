@@ -211,11 +211,13 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       merchants: [{ identifiers }],
       offers: [{ min_spend: 20, cashback_amount: 5 }],
     });
-    const bodies: Record<string, unknown>[] = [];
+    // Built when posted: the legacy body's timestamp must follow its enrollment, however slow
+    // the loop (through a pooler on a busy machine it took longer than a second).
+    const bodies: (() => Record<string, unknown>)[] = [];
     for (const i of identifiers)
-      bodies.push({ merchant_identifier: i.value, merchant_identifier_type: i.type });
-    bodies.push({ merchant_identifier: undefined, card_acceptor_id: identifiers[0].value });
-    bodies.push({
+      bodies.push(() => ({ merchant_identifier: i.value, merchant_identifier_type: i.type }));
+    bodies.push(() => ({ merchant_identifier: undefined, card_acceptor_id: identifiers[0].value }));
+    bodies.push(() => ({
       merchant_identifier: undefined,
       merchant_id: w.merchants[0].id,
       currency: 'USD',
@@ -225,13 +227,13 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       timestamp: new Date(Date.now() + 60_000).toISOString(),
       transaction_ref: undefined,
       transaction_id: uniq('legacy-'),
-    });
+    }));
     const ids: string[] = [];
     for (const overrides of bodies) {
       const token = `chk_${uniq()}`;
       await enroll(w, w.offers[0].id, token);
       const body = Object.fromEntries(
-        Object.entries(event(w, token, overrides)).filter(([, v]) => v !== undefined),
+        Object.entries(event(w, token, overrides())).filter(([, v]) => v !== undefined),
       );
       ids.push(await post(w, body));
     }

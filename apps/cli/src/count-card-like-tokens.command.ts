@@ -34,7 +34,7 @@ export async function countCardLikeTokens(ds: DataSource): Promise<Record<string
 
 export async function countCardLikeTokensCommand(): Promise<void> {
   const config = loadConfig();
-  const ds = await new DataSource(dataSourceOptions(config.databaseUrl)).initialize();
+  const ds = await new DataSource(dataSourceOptions(config.databaseDirectUrl)).initialize();
   try {
     const counts = await countCardLikeTokens(ds);
     for (const [column, n] of Object.entries(counts)) process.stdout.write(`${column}\t${n}\n`);

@@ -13,10 +13,12 @@ const POLL_MS = 2_000;
  */
 export async function migrate(args: string[] = []): Promise<void> {
   const config = loadConfig();
-  if (args.includes('--wait')) return waitForSchema(config.databaseUrl);
-  if (await ensureDatabase(config.databaseUrl))
-    process.stdout.write(`created database ${new URL(config.databaseUrl).pathname.slice(1)}\n`);
-  const ds = await new DataSource(dataSourceOptions(config.databaseUrl)).initialize();
+  // A session of its own (the advisory lock spans the run): never through a pooler.
+  const url = config.databaseDirectUrl;
+  if (args.includes('--wait')) return waitForSchema(url);
+  if (await ensureDatabase(url))
+    process.stdout.write(`created database ${new URL(url).pathname.slice(1)}\n`);
+  const ds = await new DataSource(dataSourceOptions(url)).initialize();
   try {
     const applied = await runMigrationsLocked(ds);
     process.stdout.write(
@@ -37,7 +39,7 @@ async function waitForSchema(url: string): Promise<void> {
     for (;;) {
       let pending: string | false;
       try {
-        ds ??= await new DataSource(dataSourceOptions(url, { extra: { max: 1 } })).initialize();
+        ds ??= await new DataSource(dataSourceOptions(url)).initialize();
         pending = (await ds.showMigrations()) && 'behind this build';
       } catch (e) {
         pending = `unreachable (${(e as Error).message})`;

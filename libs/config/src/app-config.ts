@@ -8,6 +8,11 @@ import { EnvVars, validateEnv } from './env';
 export class AppConfig {
   readonly nodeEnv: EnvVars['NODE_ENV'];
   readonly databaseUrl: string;
+  /** A session to PostgreSQL (migrations, LISTEN): DATABASE_DIRECT_URL, else DATABASE_URL. */
+  readonly databaseDirectUrl: string;
+  /** DATABASE_URL is a pooler in transaction mode (DATABASE_DIRECT_URL is set): no startup options. */
+  readonly databasePooled: boolean;
+  readonly databaseReplicaUrl?: string;
   readonly redisUrl: string;
   readonly port: number;
   /** The api's separate metrics port; undefined = /metrics on the public port. */
@@ -52,6 +57,9 @@ export class AppConfig {
   constructor(env: EnvVars) {
     this.nodeEnv = env.NODE_ENV;
     this.databaseUrl = env.DATABASE_URL;
+    this.databaseDirectUrl = env.DATABASE_DIRECT_URL ?? env.DATABASE_URL;
+    this.databasePooled = env.DATABASE_DIRECT_URL !== undefined;
+    this.databaseReplicaUrl = env.DATABASE_REPLICA_URL;
     this.redisUrl = env.REDIS_URL;
     this.port = env.PORT;
     this.metricsPort = env.METRICS_PORT;

@@ -30,6 +30,19 @@ export class EnvVars {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres:postgres@localhost:5432/offers';
 
+  /**
+   * A session to PostgreSQL itself when DATABASE_URL is a pooler in transaction mode: migrations
+   * (a session advisory lock) and LISTEN use it. Unset: DATABASE_URL is a direct connection.
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_DIRECT_URL must be a postgres:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
+  /** A read replica for the reporting lists and the funnel only (never money or lookups). */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_REPLICA_URL must be a postgres:// URL' })
+  DATABASE_REPLICA_URL?: string;
+
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://localhost:6379';
 

@@ -11,7 +11,7 @@ import { ENTITIES } from './entities';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.databaseUrl),
+        ...dataSourceOptions(config.databaseUrl, {}, config.databasePooled ? 'pooler' : 'direct'),
         retryAttempts: 0,
       }),
     }),

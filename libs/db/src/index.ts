@@ -6,5 +6,6 @@ export * from './db.module';
 export * from './sql';
 export * from './keyset';
 export * from './pg-listener';
+export * from './replica';
 export * from './health.repository';
 export * from './key-derivation';

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source';
 
 /** Arbitrary constant: every process that migrates takes this PostgreSQL advisory lock first. */
 const MIGRATION_LOCK_ID = 724_311_901;
@@ -18,6 +19,16 @@ export async function runMigrationsLocked(ds: DataSource): Promise<string[]> {
   } finally {
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     await runner.release();
+  }
+}
+
+/** runMigrationsLocked on a data source of its own at `url` (a direct connection), then closes it. */
+export async function migrateAt(url: string): Promise<string[]> {
+  const ds = await new DataSource(dataSourceOptions(url)).initialize();
+  try {
+    return await runMigrationsLocked(ds);
+  } finally {
+    await ds.destroy();
   }
 }
 

@@ -7,7 +7,9 @@ export const TEST_DATABASE_URL =
 
 Object.assign(process.env, {
   NODE_ENV: 'test',
-  DATABASE_URL: TEST_DATABASE_URL,
+  DATABASE_URL: process.env.TEST_DATABASE_POOLER_URL ?? TEST_DATABASE_URL,
+  // Through a pooler (scripts/test-pgbouncer.js): migrations and LISTEN still go directly.
+  ...(process.env.TEST_DATABASE_POOLER_URL ? { DATABASE_DIRECT_URL: TEST_DATABASE_URL } : {}),
   REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   MIGRATIONS_RUN_ON_BOOT: 'false',

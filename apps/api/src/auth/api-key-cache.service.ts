@@ -37,7 +37,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     config: AppConfig,
   ) {
     this.listener = new PgListener({
-      databaseUrl: config.databaseUrl,
+      databaseUrl: config.databaseDirectUrl, // LISTEN needs a session
       channel: AUTH_CHANGED_CHANNEL,
       onNotification: (subject) => {
         this.drop();

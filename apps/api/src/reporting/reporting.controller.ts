@@ -36,7 +36,7 @@ export class ReportingController {
     @CurrentKey() key: ApiKeyPrincipal,
     @Query() q: RedemptionsQuery,
   ): Promise<RedemptionPageDto> {
-    return this.reporting.redemptions(key.institutionId, q);
+    return this.reporting.redemptions(key.institutionId, q, 'replica');
   }
 
   @Get('settlements')
@@ -51,7 +51,7 @@ export class ReportingController {
     @CurrentKey() key: ApiKeyPrincipal,
     @Query() q: SettlementsQuery,
   ): Promise<SettlementPageDto> {
-    return this.reporting.settlements(key.institutionId, q);
+    return this.reporting.settlements(key.institutionId, q, 'replica');
   }
 
   @Get('funnel')
@@ -63,6 +63,6 @@ export class ReportingController {
   })
   @ApiOkResponse({ type: FunnelDto })
   funnel(@CurrentKey() key: ApiKeyPrincipal, @Query() q: WindowQuery): Promise<FunnelDto> {
-    return this.reporting.funnel(key.institutionId, q.from, q.to);
+    return this.reporting.funnel(key.institutionId, q.from, q.to, 'replica');
   }
 }

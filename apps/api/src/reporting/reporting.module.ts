@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ReplicaReader } from '@app/db';
 import { AuthModule } from '../auth/auth.module';
 import { ReportingController } from './reporting.controller';
 import { ReportingRepository } from './reporting.repository';
@@ -8,7 +9,7 @@ import { ReportingService } from './reporting.service';
 @Module({
   imports: [AuthModule],
   controllers: [ReportingController],
-  providers: [ReportingService, ReportingRepository],
+  providers: [ReportingService, ReportingRepository, ReplicaReader],
   exports: [ReportingService, ReportingRepository],
 })
 export class ReportingModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { KeysetAfter, keysetSql, VIEWER_CHUNK_BITS } from '@app/db';
+import { KeysetAfter, keysetSql, ReadFrom, ReplicaReader, VIEWER_CHUNK_BITS } from '@app/db';
 
 /** Totals of one (status and) currency: amounts as exact decimal text. */
 export interface CurrencyTotalsRow {
@@ -68,7 +68,10 @@ export interface WindowFilter {
 /** Reporting reads over redemption and settlement_entry for one institution and window. */
 @Injectable()
 export class ReportingRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly reader: ReplicaReader,
+  ) {}
 
   /** One page of redemptions, newest first; the offer title in the program's first locale. */
   redemptionsPage(
@@ -76,6 +79,7 @@ export class ReportingRepository {
     f: WindowFilter,
     after: KeysetAfter | null,
     limit: number,
+    from: ReadFrom = 'primary',
   ): Promise<RedemptionRow[]> {
     const page = keysetSql({
       alias: 'x',
@@ -84,7 +88,8 @@ export class ReportingRepository {
       params: [institutionId, f.from ?? null, f.to ?? null],
     });
     // Any translation stands in when the program's first locale is missing.
-    return this.db.query(
+    return this.reader.query(
+      from,
       `SELECT x.id, x.created_at, ${page.cursor}, s.status, x.currency,
               x.merchant_funded_amount, x.institution_payout_amount, x.cashback_amount, x.cardholder_token,
               x.offer_id, m.name AS merchant_name,
@@ -110,6 +115,7 @@ export class ReportingRepository {
     f: WindowFilter,
     after: KeysetAfter | null,
     limit: number,
+    from: ReadFrom = 'primary',
   ): Promise<SettlementRow[]> {
     const page = keysetSql({
       alias: 'x',
@@ -117,7 +123,8 @@ export class ReportingRepository {
       limit,
       params: [institutionId, f.status ?? null, f.from ?? null, f.to ?? null],
     });
-    return this.db.query(
+    return this.reader.query(
+      from,
       `SELECT x.*, ${page.cursor}
          FROM settlement_entry x
         WHERE x.institution_id = $1
@@ -162,6 +169,7 @@ export class ReportingRepository {
     end: Date,
     hours: WindowSplit,
     days: WindowSplit,
+    from: ReadFrom = 'primary',
   ): Promise<FunnelCounts> {
     // Each raw edge is its own range (one index range scan each); an OR of the two ranges makes
     // PostgreSQL scan every event of the kind between them.
@@ -175,7 +183,8 @@ export class ReportingRepository {
       (SELECT COALESCE(sum(count), 0) FROM engagement_hourly
         WHERE institution_id = $1 AND kind = '${kind}' AND hour >= $4 AND hour < $5)
       + (SELECT count(*) FROM (${edges('1', kind)}) edge)`;
-    const [row] = await this.db.query(
+    const [row] = await this.reader.query<FunnelCounts[]>(
+      from,
       `SELECT (${count('widget_view')})::int AS widget_views,
               (SELECT COALESCE(sum(bit_count(b)), 0) FROM (
                  SELECT bit_or(bits) AS b FROM (

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import type { ReadFrom } from '@app/db';
 import { DAY_MS, maskToken, toMajor } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
@@ -28,12 +29,16 @@ export class ReportingService {
     private readonly config: AppConfig,
   ) {}
 
-  async redemptions(institutionId: string, f: ListFilter): Promise<Page<RedemptionItemDto>> {
+  async redemptions(
+    institutionId: string,
+    f: ListFilter,
+    from: ReadFrom = 'primary',
+  ): Promise<Page<RedemptionItemDto>> {
     const keyset = this.keyset(institutionId, 'redemptions');
     const after = keyset.decode(f.cursor);
     const limit = f.limit ?? DEFAULT_LIMIT;
     checkWindow(f.from, f.to);
-    const rows = await this.repo.redemptionsPage(institutionId, f, after, limit);
+    const rows = await this.repo.redemptionsPage(institutionId, f, after, limit, from);
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
       created_at: r.created_at.toISOString(),
@@ -47,13 +52,17 @@ export class ReportingService {
     }));
   }
 
-  async settlements(institutionId: string, f: ListFilter): Promise<Page<SettlementEntryDto>> {
+  async settlements(
+    institutionId: string,
+    f: ListFilter,
+    from: ReadFrom = 'primary',
+  ): Promise<Page<SettlementEntryDto>> {
     // The status filter is part of the cursor's scope: a cursor of one filter is refused by another.
     const keyset = this.keyset(institutionId, `settlements:${f.status ?? '*'}`);
     const after = keyset.decode(f.cursor);
     const limit = f.limit ?? DEFAULT_LIMIT;
     checkWindow(f.from, f.to);
-    const rows = await this.repo.settlementsPage(institutionId, f, after, limit);
+    const rows = await this.repo.settlementsPage(institutionId, f, after, limit, from);
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
       redemption_id: r.redemption_id,
@@ -75,13 +84,18 @@ export class ReportingService {
    * edges from the raw events; distinct cardholders from exact per-day and per-hour bitmaps of
    * cardholder numbers plus the raw views of the edge hours (see the viewer-bitmaps migration).
    */
-  async funnel(institutionId: string, from?: string, to?: string): Promise<FunnelDto> {
+  async funnel(
+    institutionId: string,
+    from?: string,
+    to?: string,
+    readFrom: ReadFrom = 'primary',
+  ): Promise<FunnelDto> {
     const end = to ? new Date(to) : new Date();
     const start = from ? new Date(from) : new Date(end.getTime() - FUNNEL_DEFAULT_DAYS * DAY_MS);
     if (start >= end) throw ApiError.validation([{ field: 'from', message: 'must be before to' }]);
     const hours = splitWindow(start, end, 3_600_000);
     const days = splitWindow(start, end, DAY_MS);
-    const row = await this.repo.funnelCounts(institutionId, start, end, hours, days);
+    const row = await this.repo.funnelCounts(institutionId, start, end, hours, days, readFrom);
     return { window: { from: start.toISOString(), to: end.toISOString() }, data: row };
   }
 

@@ -29,7 +29,7 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnModuleDest
     private readonly config: AppConfig,
   ) {
     this.listener = new PgListener({
-      databaseUrl: config.databaseUrl,
+      databaseUrl: config.databaseDirectUrl, // LISTEN needs a session
       channel: CHANNEL,
       onNotification: () => this.kick(),
       onListening: () => this.kick(), // rows committed while not listening

@@ -28,6 +28,7 @@ import { PortalUserDropLockoutColumns1795699994852 } from './1795699994852-porta
 import { KeyDerivation1795699994853 } from './1795699994853-key-derivation';
 import { OfferHoldout1795701801460 } from './1795701801460-offer-holdout';
 import { LiftIndexes1795701801461 } from './1795701801461-lift-indexes';
+import { DatabaseJitOff1795703178476 } from './1795703178476-database-jit-off';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   KeyDerivation1795699994853,
   OfferHoldout1795701801460,
   LiftIndexes1795701801461,
+  DatabaseJitOff1795703178476,
 ];
