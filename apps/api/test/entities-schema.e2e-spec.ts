@@ -5,8 +5,9 @@ import { SCHEMA_ALLOW_LIST, type SchemaAllowance } from '@app/db/entities/schema
 import { TEST_DATABASE_URL } from '@app/testing/test-env';
 
 // The entities tell the truth about the schema: the database the e2e global setup migrated from
-// empty is read from pg_catalog and compared, table by table, with the TypeORM metadata of the
-// entities the api and worker register (dataSourceOptions). Columns (name, type, nullability,
+// empty (its untouched copy, <TEST_DATABASE_URL>_schema: other test files create objects in the
+// test database) is read from pg_catalog and compared, table by table, with the TypeORM metadata
+// of the entities the api and worker register (dataSourceOptions). Columns (name, type, nullability,
 // default, identity), primary keys, unique constraints, foreign keys (columns, referenced table
 // and columns, actions) and indexes (name, columns, unique, method, predicate) must match; what
 // TypeORM cannot express must be in SCHEMA_ALLOW_LIST, and every entry there must still match.
@@ -88,9 +89,7 @@ describe('entities match the migrated schema', () => {
   let entities: Map<string, EntityMetadata>;
 
   beforeAll(async () => {
-    ds = await new DataSource(
-      dataSourceOptions(TEST_DATABASE_URL, { extra: { max: 1 } }),
-    ).initialize();
+    ds = await new DataSource(dataSourceOptions(`${TEST_DATABASE_URL}_schema`)).initialize();
     const q = <T>(sql: string) => ds.query(sql) as Promise<T[]>;
     const inPublic = `n.nspname = 'public' AND c.relname <> 'schema_migrations'`;
     [tables, columns, constraints, indexes, triggers, functions, sequences] = await Promise.all([

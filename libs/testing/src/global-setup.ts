@@ -17,10 +17,17 @@ export default async function globalSetup(): Promise<void> {
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.query(`CREATE DATABASE "${name}"`);
-  await client.end();
-  const ds = await new DataSource(dataSourceOptions(TEST_DATABASE_URL)).initialize();
-  await runMigrationsLocked(ds);
-  await ds.destroy();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"`);
+    const ds = await new DataSource(dataSourceOptions(TEST_DATABASE_URL)).initialize();
+    await runMigrationsLocked(ds);
+    await ds.destroy();
+    // A copy that no test writes to, for the entity test (entities-schema.e2e-spec.ts): the
+    // schema as the migrations left it, whatever the other files create in the test database.
+    await client.query(`DROP DATABASE IF EXISTS "${name}_schema" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}_schema" TEMPLATE "${name}"`);
+  } finally {
+    await client.end();
+  }
 }
