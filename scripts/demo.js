@@ -154,13 +154,16 @@ function instructions(seed, { widgetUrl }) {
   const cardholder = `chk_demo_${randomBytes(4).toString('hex')}`;
   const auth = `-sS -H "Authorization: Bearer ${key}"`;
   const json = "-H 'content-type: application/json'";
+  // Stamped when the command runs, to the millisecond by node: `date` stamps to the second, and a
+  // purchase in the enrollment's second lay before it (enrolled_after_purchase, no match).
+  const shell = { NOW_MS: 'Date.now()', NOW_ISO: 'new Date().toISOString()' };
   const purchase = {
-    transaction_ref: "demo-'$(date +%s)'",
+    transaction_ref: 'demo-NOW_MS',
     cardholder_token: cardholder,
     card_token: `card_${cardholder}`,
     amount: 40,
     currency: 'USD',
-    transacted_at: "'$(date -u +%Y-%m-%dT%H:%M:%SZ)'",
+    transacted_at: 'NOW_ISO',
     merchant_identifier: 'demo-pix-cafe-central',
     merchant_identifier_type: 'pix_key',
   };
@@ -185,7 +188,7 @@ function instructions(seed, { widgetUrl }) {
       `  2. Enroll a cardholder in "${seed['demo offer'].replace(/^\S+\s+/, '')}":`,
       `       curl -X POST ${base}/api/v1/offers/${offerId}/add ${auth} ${json} -d '{"cardholder_token":"${cardholder}"}'`,
       '  3. Post a purchase at Café Central that matches it (5% of 40 USD):',
-      `       curl -X POST ${base}/api/v1/transactions ${auth} ${json} -d '${JSON.stringify(purchase)}'`,
+      `       curl -X POST ${base}/api/v1/transactions ${auth} ${json} -d '${JSON.stringify(purchase).replace(/NOW_MS|NOW_ISO/g, (k) => `'"$(node -p '${shell[k]}')"'`)}'`,
       '  The receiver prints "verified redemption.completed …" within seconds; the portal shows the',
       '  delivery under Webhooks. The whole integration: docs/api.md.',
     ],

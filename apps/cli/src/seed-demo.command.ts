@@ -78,6 +78,13 @@ const t = (en: string, es: string, pt: string, d: [string, string, string]) => (
   'pt-BR': { title: pt, description: d[2] },
 });
 
+type Texts = Record<string, { title?: string; description?: string } | undefined>;
+
+const sameTexts = (a: Texts, b: Texts) =>
+  Object.keys({ ...a, ...b }).every(
+    (l) => a[l]?.title === b[l]?.title && a[l]?.description === b[l]?.description,
+  );
+
 const OFFERS: OfferSeed[] = [
   {
     merchant: 0,
@@ -88,8 +95,8 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$5 back at Green Grocer',
       '5 $ de reembolso en Green Grocer',
-      'R$5 de volta no Green Grocer',
-      ['Spend $20 or more.', 'Gasta 20 $ o más.', 'Gaste R$20 ou mais.'],
+      'US$5 de volta no Green Grocer',
+      ['Spend $20 or more.', 'Gasta 20 $ o más.', 'Gaste US$20 ou mais.'],
     ),
   },
   {
@@ -104,7 +111,7 @@ const OFFERS: OfferSeed[] = [
       '10% back on groceries',
       '10% de reembolso en comestibles',
       '10% de volta em mercado',
-      ['Up to $15, three times.', 'Hasta 15 $, tres veces.', 'Até R$15, três vezes.'],
+      ['Up to $15, three times.', 'Hasta 15 $, tres veces.', 'Até US$15, três vezes.'],
     ),
   },
   {
@@ -112,10 +119,10 @@ const OFFERS: OfferSeed[] = [
     min_spend: 10,
     cashback_amount: 2,
     priority: 5,
-    translations: t('$2 back on coffee', '2 $ de reembolso en café', 'R$2 de volta no café', [
+    translations: t('$2 back on coffee', '2 $ de reembolso en café', 'US$2 de volta no café', [
       'Any order of $10 or more.',
       'Cualquier pedido de 10 $ o más.',
-      'Qualquer pedido de R$10 ou mais.',
+      'Qualquer pedido de US$10 ou mais.',
     ]),
   },
   {
@@ -135,8 +142,8 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$20 back for Premium cardholders',
       '20 $ para clientes Premium',
-      'R$20 para clientes Premium',
-      ['Spend $80 at Tienda Sol.', 'Gasta 80 $ en Tienda Sol.', 'Gaste R$80 na Tienda Sol.'],
+      'US$20 para clientes Premium',
+      ['Spend $80 at Tienda Sol.', 'Gasta 80 $ en Tienda Sol.', 'Gaste US$80 na Tienda Sol.'],
     ),
   },
   {
@@ -148,7 +155,7 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$3 back on fuel, this week only',
       '3 $ en combustible, solo esta semana',
-      'R$3 em combustível, só esta semana',
+      'US$3 em combustível, só esta semana',
       ['Limited budget.', 'Presupuesto limitado.', 'Orçamento limitado.'],
     ),
   },
@@ -161,7 +168,7 @@ const OFFERS: OfferSeed[] = [
     translations: t('20% back on streaming', '20% en streaming', '20% em streaming', [
       'Up to $4.',
       'Hasta 4 $.',
-      'Até R$4.',
+      'Até US$4.',
     ]),
   },
   {
@@ -170,7 +177,7 @@ const OFFERS: OfferSeed[] = [
     cashback_amount: 10,
     segments: ['students', 'premium'],
     priority: 3,
-    translations: t('$10 back on an annual plan', '10 $ en el plan anual', 'R$10 no plano anual', [
+    translations: t('$10 back on an annual plan', '10 $ en el plan anual', 'US$10 no plano anual', [
       'Students and Premium.',
       'Estudiantes y Premium.',
       'Estudantes e Premium.',
@@ -186,7 +193,7 @@ const OFFERS: OfferSeed[] = [
     translations: t('5% back at Café Central', '5% en Café Central', '5% no Café Central', [
       'Every visit, up to $5.',
       'Cada visita, hasta 5 $.',
-      'Toda visita, até R$5.',
+      'Toda visita, até US$5.',
     ]),
   },
   {
@@ -195,11 +202,12 @@ const OFFERS: OfferSeed[] = [
     cashback_amount: 8,
     budget_total: 400,
     days: 14,
-    translations: t('$8 back on $60 of books', '8 $ por 60 $ en libros', 'R$8 em R$60 de livros', [
-      'Two weeks only.',
-      'Solo dos semanas.',
-      'Só duas semanas.',
-    ]),
+    translations: t(
+      '$8 back on $60 of books',
+      '8 $ por 60 $ en libros',
+      'US$8 em US$60 de livros',
+      ['Two weeks only.', 'Solo dos semanas.', 'Só duas semanas.'],
+    ),
   },
   {
     merchant: 3,
@@ -211,7 +219,7 @@ const OFFERS: OfferSeed[] = [
     translations: t('12.5% back at Tienda Sol', '12,5% en Tienda Sol', '12,5% na Tienda Sol', [
       'Up to $25.',
       'Hasta 25 $.',
-      'Até R$25.',
+      'Até US$25.',
     ]),
   },
   {
@@ -222,8 +230,8 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$1.50 back on any fill-up',
       '1,50 $ en cualquier carga',
-      'R$1,50 em qualquer abastecimento',
-      ['$25 or more.', '25 $ o más.', 'R$25 ou mais.'],
+      'US$1,50 em qualquer abastecimento',
+      ['$25 or more.', '25 $ o más.', 'US$25 ou mais.'],
     ),
   },
   {
@@ -240,11 +248,11 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$4 back on a weekday lunch',
       '4 $ en el almuerzo entre semana',
-      'R$4 de volta no almoço em dia útil',
+      'US$4 de volta no almoço em dia útil',
       [
         'Monday to Friday, 11:00-14:00, Visa, $15 to $80.',
         'De lunes a viernes, 11:00-14:00, Visa, de 15 $ a 80 $.',
-        'Segunda a sexta, 11:00-14:00, Visa, de R$15 a R$80.',
+        'Segunda a sexta, 11:00-14:00, Visa, de US$15 a US$80.',
       ],
     ),
   },
@@ -257,11 +265,11 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$6 back on online orders',
       '6 $ en pedidos en línea',
-      'R$6 em pedidos online',
+      'US$6 em pedidos online',
       [
         'Online purchases of $30 or more.',
         'Compras en línea de 30 $ o más.',
-        'Compras online de R$30 ou mais.',
+        'Compras online de US$30 ou mais.',
       ],
     ),
   },
@@ -271,7 +279,7 @@ const OFFERS: OfferSeed[] = [
     min_spend: 20,
     cashback_amount: 3,
     qualification: { activation_days: 14 },
-    translations: t('$3 back within 14 days', '3 $ en 14 días', 'R$3 em 14 dias', [
+    translations: t('$3 back within 14 days', '3 $ en 14 días', 'US$3 em 14 dias', [
       'Use it within 14 days of adding it.',
       'Úsala dentro de los 14 días.',
       'Use em até 14 dias depois de adicionar.',
@@ -286,7 +294,7 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '$10 back on your first visit',
       '10 $ en tu primera visita',
-      'R$10 na sua primeira visita',
+      'US$10 na sua primeira visita',
       [
         'New customers (no visit in 90 days).',
         'Clientes nuevos (sin visitas en 90 días).',
@@ -301,10 +309,10 @@ const OFFERS: OfferSeed[] = [
     cashback_amount: 5,
     max_redemptions_per_cardholder: 2,
     goal: { type: 'purchase_count', target: 3 },
-    translations: t('$5 back on your 3rd visit', '5 $ en tu 3.ª visita', 'R$5 na 3ª visita', [
+    translations: t('$5 back on your 3rd visit', '5 $ en tu 3.ª visita', 'US$5 na 3ª visita', [
       'Three purchases of $10 or more; the third one earns $5.',
       'Tres compras de 10 $ o más; la tercera gana 5 $.',
-      'Três compras de R$10 ou mais; a terceira ganha R$5.',
+      'Três compras de US$10 ou mais; a terceira ganha US$5.',
     ]),
   },
   {
@@ -318,11 +326,11 @@ const OFFERS: OfferSeed[] = [
     translations: t(
       '10% back when you reach $100',
       '10 % al llegar a 100 $',
-      '10% ao chegar a R$100',
+      '10% ao chegar a US$100',
       [
         'Purchases add up; the one that reaches $100 earns 10% of them (up to $15).',
         'Las compras se suman; la que llega a 100 $ gana el 10 % (hasta 15 $).',
-        'As compras somam; a que chega a R$100 ganha 10% (até R$15).',
+        'As compras somam; a que chega a US$100 ganha 10% (até US$15).',
       ],
     ),
   },
@@ -383,13 +391,19 @@ export async function seedDemo(args: string[] = []): Promise<void> {
     }
 
     // Each demo offer once (by its English title): a demo database seeded by an earlier version
-    // gets the offers added since.
-    const titles = await seeded.offerTitles(institutionId);
+    // gets the offers added since, and the texts corrected since (pt-BR amounts of these USD
+    // offers in US$, they said R$).
+    const existing = await seeded.offersByTitle(institutionId);
     {
       const offers = app.get(OffersAdminService);
       const now = Date.now();
       for (const { merchant, days, ...o } of OFFERS) {
-        if (titles.has(o.translations.en?.title)) continue;
+        const found = existing.get(o.translations.en?.title);
+        if (found) {
+          if (!sameTexts(found.translations, o.translations))
+            await offers.update(found.id, { translations: o.translations });
+          continue;
+        }
         await offers.create({
           ...o,
           merchant_id: merchantIds[merchant],

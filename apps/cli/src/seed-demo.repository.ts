@@ -31,14 +31,26 @@ export class SeedDemoRepository {
     return row?.merchant_id;
   }
 
-  /** The English titles of the offers targeted at the institution. */
-  async offerTitles(institutionId: string): Promise<Set<string>> {
-    const rows: { title: string }[] = await this.db.query(
-      `SELECT o.translations -> 'en' ->> 'title' AS title FROM offer o
-         JOIN offer_target t ON t.offer_id = o.id WHERE t.institution_id = $1`,
+  /** The offers targeted at the institution by English title (the first one of each), with their texts. */
+  async offersByTitle(
+    institutionId: string,
+  ): Promise<
+    Map<
+      string,
+      { id: string; translations: Record<string, { title?: string; description?: string }> }
+    >
+  > {
+    const rows: {
+      id: string;
+      title: string;
+      translations: Record<string, { title?: string; description?: string }>;
+    }[] = await this.db.query(
+      `SELECT o.id, o.translations -> 'en' ->> 'title' AS title, o.translations FROM offer o
+         JOIN offer_target t ON t.offer_id = o.id WHERE t.institution_id = $1
+        ORDER BY o.created_at DESC`,
       [institutionId],
     );
-    return new Set(rows.map((r) => r.title));
+    return new Map(rows.map((r) => [r.title, { id: r.id, translations: r.translations }]));
   }
 
   /** The first offer targeted at the institution with that English title. */
