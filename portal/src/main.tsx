@@ -1,20 +1,31 @@
 import { QueryClientProvider, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { StrictMode, useEffect, useState } from 'react';
+import { lazy, StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Link, Route, Routes, useLocation } from 'react-router';
 import { client, ok, PortalApiError, Schemas, setCsrfToken, setUnauthorizedHandler } from './api';
 import { createQueryClient, keys, queries } from './queries';
-import { ActivityPage } from './pages/activity';
 import { DashboardPage } from './pages/dashboard';
-import { DeliveriesPage, DeliveryPage } from './pages/deliveries';
-import { InboxPage } from './pages/inbox';
-import { KeysPage } from './pages/keys';
-import { LiftPage, OffersPage } from './pages/offers';
-import { UploadsPage } from './pages/uploads';
-import { WebhookPage } from './pages/webhook';
-import { WidgetPage } from './pages/widget';
 import { Loading } from './ui';
 import './styles.css';
+
+// Sign-in and the dashboard come with the entry; every other page is a chunk of its own, loaded
+// when first visited (scripts/portal-bundle-budget.js holds the first load to its budget).
+const ActivityPage = lazy(() =>
+  import('./pages/activity').then((m) => ({ default: m.ActivityPage })),
+);
+const DeliveriesPage = lazy(() =>
+  import('./pages/deliveries').then((m) => ({ default: m.DeliveriesPage })),
+);
+const DeliveryPage = lazy(() =>
+  import('./pages/deliveries').then((m) => ({ default: m.DeliveryPage })),
+);
+const InboxPage = lazy(() => import('./pages/inbox').then((m) => ({ default: m.InboxPage })));
+const KeysPage = lazy(() => import('./pages/keys').then((m) => ({ default: m.KeysPage })));
+const LiftPage = lazy(() => import('./pages/offers').then((m) => ({ default: m.LiftPage })));
+const OffersPage = lazy(() => import('./pages/offers').then((m) => ({ default: m.OffersPage })));
+const UploadsPage = lazy(() => import('./pages/uploads').then((m) => ({ default: m.UploadsPage })));
+const WebhookPage = lazy(() => import('./pages/webhook').then((m) => ({ default: m.WebhookPage })));
+const WidgetPage = lazy(() => import('./pages/widget').then((m) => ({ default: m.WidgetPage })));
 
 type Session = Schemas['SessionViewDto'];
 
@@ -190,20 +201,22 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
         </ul>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
-        <Routes>
-          <Route path="/" element={<DashboardPage />} />
-          <Route path="/offers" element={<OffersPage isAdmin={isAdmin} />} />
-          <Route path="/offers/:id" element={<LiftPage />} />
-          <Route path="/keys" element={<KeysPage isAdmin={isAdmin} />} />
-          <Route path="/uploads" element={<UploadsPage plan={session.user.institution.plan} />} />
-          <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />
-          <Route path="/deliveries" element={<DeliveriesPage />} />
-          <Route path="/deliveries/:id" element={<DeliveryPage />} />
-          <Route path="/widget" element={<WidgetPage isAdmin={isAdmin} />} />
-          <Route path="/inbox" element={<InboxPage />} />
-          <Route path="/activity" element={<ActivityPage />} />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            <Route path="/" element={<DashboardPage />} />
+            <Route path="/offers" element={<OffersPage isAdmin={isAdmin} />} />
+            <Route path="/offers/:id" element={<LiftPage />} />
+            <Route path="/keys" element={<KeysPage isAdmin={isAdmin} />} />
+            <Route path="/uploads" element={<UploadsPage plan={session.user.institution.plan} />} />
+            <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />
+            <Route path="/deliveries" element={<DeliveriesPage />} />
+            <Route path="/deliveries/:id" element={<DeliveryPage />} />
+            <Route path="/widget" element={<WidgetPage isAdmin={isAdmin} />} />
+            <Route path="/inbox" element={<InboxPage />} />
+            <Route path="/activity" element={<ActivityPage />} />
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </Suspense>
       </main>
     </div>
   );

@@ -272,6 +272,8 @@ const DOC_SHOTS = new Set([
   'deliveries-search',
   'delivery',
   'lift',
+  'webhook-phone',
+  'delivery-phone',
 ]);
 
 /** A full-page screenshot into test-output/screenshots (and, when asked, the docs' copies). */

@@ -426,7 +426,7 @@ test('dashboard: funnel chart and totals for a chosen window; phone width with t
     await page.getByLabel('Period').selectOption('7');
     await page.getByRole('img', { name: 'Engagement funnel' }).waitFor({ timeout: 5_000 });
     expect(await page.locator('#funnel-desc').textContent(), 'funnel has feed views').toMatch(
-      /Widget views: [1-9]/,
+      /Feed reads \(API and widget\): [1-9]/,
     );
   }).toPass({ timeout: 20_000 });
   await expect(page.locator('.tile', { hasText: 'Redemptions' })).toContainText('1');
@@ -454,7 +454,7 @@ test('dashboard: funnel chart and totals for a chosen window; phone width with t
   await phone.close();
 });
 
-test('dashboard: offers added without widget views show "—", not a share above 100 %', async ({
+test('dashboard: offers added without feed reads show "—", not a share above 100 %', async ({
   page,
   bank,
 }) => {
@@ -477,10 +477,10 @@ test('dashboard: offers added without widget views show "—", not a share above
     await page.getByRole('img', { name: 'Engagement funnel' }).waitFor({ timeout: 5_000 });
     expect(await page.locator('#funnel-desc').textContent()).toContain('Offers added: 3');
   }).toPass({ timeout: 20_000 });
-  await expect(page.locator('#funnel-desc')).toContainText('Widget views: 1');
+  await expect(page.locator('#funnel-desc')).toContainText('Feed reads (API and widget): 1');
   await expect(added).toHaveText('3 · —');
   await expect(page.locator('svg')).not.toContainText('300');
-  await expect(page.locator('figcaption')).toContainText('more than the widget views');
+  await expect(page.locator('figcaption')).toContainText('more than the feed reads');
   await shot(page, 'dashboard-adds-without-views');
 });
 
@@ -896,4 +896,93 @@ test('dashboard: delivered and failed webhook deliveries per hour over the last 
   await expect(chart.locator('rect.failed')).toHaveCount(1);
   await expect(page.locator('.legend')).toContainText('Delivered 1');
   await expect(page.locator('.legend')).toContainText('Failed 1');
+});
+
+test('phone width (390 px): no page scrolls sideways; code and payloads wrap or scroll inside their box', async ({
+  bank,
+  hook,
+  browser,
+  baseURL,
+}) => {
+  test.slow(); // every page, one after the other
+  await connectWebhook(bank, hook);
+  const deliveryId = await deliveredPurchase(bank, hook);
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    baseURL,
+  });
+  const p = await phone.newPage();
+  const errors: string[] = [];
+  p.on('pageerror', (e) => errors.push(String(e)));
+  const sideways = async (what: string) => {
+    const { width, wide } = await p.evaluate(() => ({
+      width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+      // The outermost elements that end past the screen, to say what to fix.
+      wide: [...document.querySelectorAll<HTMLElement>('body *')]
+        .filter(
+          (e) =>
+            e.getBoundingClientRect().right > 390 &&
+            e.parentElement!.getBoundingClientRect().right <= 390,
+        )
+        .slice(0, 5)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${e.getBoundingClientRect().right}`),
+    }));
+    expect(width, `${what}: page width at 390 px (${wide.join('; ')})`).toBeLessThanOrEqual(390);
+  };
+  await p.goto('/portal/');
+  await p.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await sideways('sign-in');
+  await login(p, bank.admin);
+  const pages: [path: string, heading: string | RegExp, ready?: () => Promise<unknown>][] = [
+    ['/', 'Dashboard', () => p.getByRole('img', { name: 'Engagement funnel' }).waitFor()],
+    ['/offers', 'Offers', () => p.getByText('$5 back at Green Grocer').first().waitFor()],
+    [`/offers/${bank.offerId}`, 'Lift', () => p.getByText('This offer has no holdout').waitFor()],
+    ['/keys', 'API keys', () => p.getByRole('cell', { name: 'core banking' }).first().waitFor()],
+    ['/uploads', 'Upload transactions'],
+    [
+      '/webhook',
+      'Webhook',
+      async () => {
+        await p.getByText('Verifying a delivery').waitFor();
+        await p.getByRole('button', { name: 'Send a test event' }).click();
+        await p.getByTestId('test-result').getByText('HTTP 200').waitFor({ timeout: 20_000 });
+      },
+    ],
+    [
+      '/deliveries',
+      'Deliveries',
+      () => p.getByRole('link', { name: 'redemption.completed' }).first().waitFor(),
+    ],
+    [
+      `/deliveries/${deliveryId}`,
+      'redemption.completed',
+      () => p.getByTestId('attempts').getByRole('cell', { name: '200' }).first().waitFor(),
+    ],
+    ['/widget', 'Widget'],
+    ['/inbox', 'Inbox'],
+    ['/activity', 'Security activity', () => p.getByRole('row').nth(1).waitFor()],
+    ['/no-such-page', 'Page not found'],
+  ];
+  for (const [path, heading, ready] of pages) {
+    await p.goto(`/portal${path}`);
+    await p.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+    await ready?.();
+    await expect(p.getByText(/^Loading/)).toHaveCount(0);
+    await sideways(path);
+    // From the top: a full-page screenshot draws the sticky header where the page was scrolled.
+    await p.evaluate(() => window.scrollTo(0, 0));
+    if (path === '/webhook') await shot(p, 'webhook-phone');
+    if (path.startsWith('/deliveries/')) {
+      // The payload is a box of its own that scrolls, not the page.
+      const right = await p
+        .locator('pre.code')
+        .last()
+        .evaluate((e) => e.getBoundingClientRect().right);
+      expect(right, 'the payload box ends inside the screen').toBeLessThanOrEqual(390);
+      await shot(p, 'delivery-phone');
+    }
+  }
+  expect(errors, 'no uncaught errors in the page').toEqual([]);
+  await phone.close();
 });

@@ -13,7 +13,8 @@ const WINDOWS: { id: string; label: string; days: number }[] = [
 ];
 
 const STEPS: { key: keyof Dashboard['funnel']; label: string }[] = [
-  { key: 'widget_views', label: 'Widget views' },
+  // Every feed call, through the API and the widget alike (reporting's widget_views).
+  { key: 'widget_views', label: 'Feed reads (API and widget)' },
   { key: 'unique_cardholders', label: 'Cardholders' },
   { key: 'offer_impressions', label: 'Offers shown' },
   { key: 'offer_add_successes', label: 'Offers added' },
@@ -21,14 +22,14 @@ const STEPS: { key: keyof Dashboard['funnel']; label: string }[] = [
 ];
 
 /**
- * A step's share of widget views. Steps can outnumber the views (offers added through the API
- * never pass the widget), and a share above 100 % would read as more conversions than views: the
+ * A step's share of feed reads. Steps can outnumber the reads (offers added through the API
+ * without a feed read), and a share above 100 % would read as more conversions than reads: the
  * chart shows "—" for those and the legend says why.
  */
-export function shareOfViews(value: number, views: number): string | null {
-  if (!views) return null;
-  if (value > views) return '—';
-  const r = value / views;
+export function shareOfReads(value: number, reads: number): string | null {
+  if (!reads) return null;
+  if (value > reads) return '—';
+  const r = value / reads;
   return `${(r * 100).toFixed(r > 0 && r < 0.1 ? 1 : 0)}%`;
 }
 
@@ -39,7 +40,7 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
   const w = 640;
   const barH = 30;
   const gap = 14;
-  const labelW = 130;
+  const labelW = 200;
   const h = STEPS.length * (barH + gap);
   const over = values.some((v, i) => i > 0 && values[0] > 0 && v > values[0]);
   return (
@@ -55,7 +56,7 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
         {STEPS.map((s, i) => {
           const y = i * (barH + gap);
           const bw = Math.max(2, ((w - labelW - 110) * values[i]) / max);
-          const share = i === 0 ? null : shareOfViews(values[i], values[0]);
+          const share = i === 0 ? null : shareOfReads(values[i], values[0]);
           return (
             <g key={s.key}>
               <text x={0} y={y + barH / 2 + 5} className="chart-label">
@@ -63,7 +64,7 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
               </text>
               <rect x={labelW} y={y} width={bw} height={barH} rx={6} className={`bar bar-${i}`} />
               <g>
-                {share === '—' && <title>More than the widget views: no share shown</title>}
+                {share === '—' && <title>More than the feed reads: no share shown</title>}
                 <text x={labelW + bw + 8} y={y + barH / 2 + 5} className="chart-value">
                   {num(values[i])}
                   {share && ` · ${share}`}
@@ -74,12 +75,12 @@ function FunnelChart({ funnel }: { funnel: Dashboard['funnel'] }) {
         })}
       </svg>
       <figcaption className="muted small">
-        Percentages are shares of widget views.
+        Percentages are shares of feed reads (every feed call, through the API or the widget).
         {over && (
           <>
             {' '}
-            “—” marks a step with more than the widget views (for example offers added through the
-            API, without the widget), where a share would mislead.
+            “—” marks a step with more than the feed reads (for example offers added through the API
+            without a feed read), where a share would mislead.
           </>
         )}
       </figcaption>
