@@ -8,7 +8,10 @@ Object.assign(process.env, {
 import { ChildProcess, spawn } from 'child_process';
 import { existsSync } from 'fs';
 import { join } from 'path';
+import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { KEY_REMINDER_SCHEDULER_ID, QUEUES, SETTLEMENT_SCHEDULER_ID } from '@app/queue';
 import {
   createWorld,
   eventually,
@@ -171,6 +174,29 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
       [w.institution.id, body.transaction_ref],
     );
     expect(n).toBe(1);
+  });
+
+  it('scheduled work: both workers keep one settlement and one reminder scheduler, so a tick makes one job in total', async () => {
+    const config = setup.app.get(AppConfig);
+    for (const [name, id] of [
+      [QUEUES.settlement, SETTLEMENT_SCHEDULER_ID],
+      [QUEUES.reminders, KEY_REMINDER_SCHEDULER_ID],
+    ]) {
+      const q = new Queue(name, {
+        connection: { url: config.redisUrl },
+        prefix: config.queuePrefix,
+      });
+      try {
+        // Each worker upserts its schedulers at start: wait until both have.
+        const keys = await eventually(async () => {
+          const all = await q.getJobSchedulers();
+          return all.length ? all.map((s) => s.key) : null;
+        }, `${name} scheduler`);
+        expect(keys).toEqual([id]);
+      } finally {
+        await q.close();
+      }
+    }
   });
 
   it('budget race: 30 qualifying purchases through both apis and both workers, budget for 10: exactly 10 redemptions', async () => {
