@@ -33,7 +33,7 @@ import {
   WebhookReceiver,
   World,
 } from '@app/testing';
-import { PortalWebhooksService } from '../src/portal/webhooks/portal-webhooks.service';
+import { WebhookSettingsService } from '../src/webhooks/webhook-settings.service';
 
 type Portal = Awaited<ReturnType<typeof portalLogin>>;
 
@@ -957,7 +957,7 @@ describe('redemption webhooks', () => {
         if (host === 'hooks.bank.test') return [{ address: '93.184.216.34', family: 4 }];
         throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       };
-      strictApi.app.get(PortalWebhooksService).resolver = resolver;
+      strictApi.app.get(WebhookSettingsService).resolver = resolver;
       strictWorker.get(WebhookDeliveryService).useResolver(resolver);
       world = await createWorld(strictApi);
       admin = await portalLogin(strictApi, world.admin);
