@@ -14,7 +14,12 @@ import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { WebhookDeliveryService, WebhookOutbox } from '@app/core';
+import {
+  deliveryFailedBody,
+  WEBHOOK_MESSAGES,
+  WebhookDeliveryService,
+  WebhookOutbox,
+} from '@app/core';
 import { maskToken, verifyWebhook } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import {
@@ -374,8 +379,11 @@ describe('redemption webhooks', () => {
     expect(await inbox()).toEqual([
       {
         kind: 'webhook.failed',
-        title: expect.any(String),
-        body: expect.stringContaining(id),
+        title: WEBHOOK_MESSAGES.failed.title,
+        body: deliveryFailedBody(id, 'attempts_exhausted', {
+          httpStatus: null,
+          errorClass: 'connection_refused',
+        }),
         dedupe_key: `webhook.failed:${id}`,
       },
     ]);

@@ -5,9 +5,10 @@ import {
   DeliveryRow,
   ReplayRow,
   WebhookEvents,
+  WebhookLogRepository,
   WebhookOutbox,
   WebhookReplays,
-  WebhookStore,
+  WebhookScheduleRepository,
 } from '@app/core';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import { ApiError } from '../common/api-error';
@@ -56,7 +57,8 @@ export class WebhookDeliveriesService {
     private readonly config: AppConfig,
     private readonly security: SecurityActivityService,
     private readonly outbox: WebhookOutbox,
-    private readonly store: WebhookStore,
+    private readonly log: WebhookLogRepository,
+    private readonly schedule: WebhookScheduleRepository,
     private readonly events: WebhookEvents,
     private readonly replays: WebhookReplays,
   ) {}
@@ -64,7 +66,7 @@ export class WebhookDeliveriesService {
   async list(institutionId: string, q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
     const keyset = new Keyset(this.config.keys, `portal:webhook-deliveries:${institutionId}`);
     const limit = q.limit ?? 100;
-    const rows = await this.store.listDeliveries(institutionId, {
+    const rows = await this.log.listDeliveries(institutionId, {
       status: q.status,
       event: q.event,
       id: q.id,
@@ -79,7 +81,7 @@ export class WebhookDeliveriesService {
   }
 
   async detail(institutionId: string, id: string): Promise<WebhookDeliveryDetailDto> {
-    const found = await this.store.findDelivery(institutionId, id);
+    const found = await this.log.findDelivery(institutionId, id);
     if (!found) throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
     // The portal shows the payload as sent, except the full cardholder token: staff see the masked one.
     const { cardholder_token: _full, ...payload } = (found.delivery.payload ?? {}) as Record<
@@ -109,7 +111,7 @@ export class WebhookDeliveriesService {
     id: string,
     requestId?: string,
   ): Promise<RedeliveryAcceptedDto> {
-    const started = await this.store.startRedelivery(institutionId, id);
+    const started = await this.schedule.startRedelivery(institutionId, id);
     switch (started.kind) {
       case 'not_found':
         throw ApiError.notFound('delivery_not_found', 'No such webhook delivery.');
@@ -132,7 +134,7 @@ export class WebhookDeliveriesService {
 
   /** Delivered and failed deliveries per hour over the last 7 days (the dashboard chart). */
   async stats(institutionId: string): Promise<WebhookStatsDto> {
-    const rows = await this.store.hourlyOutcomes(institutionId, 7 * 24);
+    const rows = await this.log.hourlyOutcomes(institutionId, 7 * 24);
     return {
       hours: rows.map((r) => ({
         hour: r.hour.toISOString(),

@@ -7,8 +7,8 @@ import {
   decryptSecret,
   encryptSecret,
   Resolver,
+  WebhookAlertsRepository,
   WebhookOutbox,
-  WebhookStore,
 } from '@app/core';
 import { checkCustomHeaders, checkEventSelection, generateWebhookSecret } from '@app/domain';
 import type { PortalPrincipal } from '../auth/principal';
@@ -34,7 +34,7 @@ export class WebhookSettingsService {
     private readonly config: AppConfig,
     private readonly security: SecurityActivityService,
     private readonly outbox: WebhookOutbox,
-    private readonly store: WebhookStore,
+    private readonly alerts: WebhookAlertsRepository,
   ) {}
 
   async settings(institutionId: string): Promise<WebhookSettingsDto> {
@@ -197,7 +197,7 @@ export class WebhookSettingsService {
     ip: string | undefined,
     requestId?: string,
   ): Promise<ResumedDto> {
-    const steps = await this.store.resume(p.institutionId);
+    const steps = await this.alerts.resume(p.institutionId);
     if (!steps) throw ApiError.conflict('webhook_not_paused', 'Deliveries are not paused.');
     await this.security.record({
       institutionId: p.institutionId,

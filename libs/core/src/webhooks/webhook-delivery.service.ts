@@ -6,7 +6,6 @@ import {
   serializeWebhookPayload,
   signWebhookAttempt,
   WEBHOOK_HEADERS,
-  WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_USER_AGENT,
 } from '@app/domain';
 import type { WebhookJob } from '@app/queue';
@@ -15,7 +14,9 @@ import { Resolver } from './ssrf-guard';
 import { WebhookRateCap } from './webhook-rate-cap';
 import { ClientTls, SendResult, WebhookHttpClient } from './webhook-http';
 import { WebhookOutbox } from './webhook-outbox';
-import { AttemptRecord, ClaimedDelivery } from './webhook-store';
+import { AttemptRecord, WebhookAttemptsRepository } from './webhook-attempts.repository';
+import { deliveryFailedBody } from './webhook-messages';
+import { ClaimedDelivery, WebhookScheduleRepository } from './webhook-schedule.repository';
 
 export type AttemptOutcome =
   | { kind: 'done' }
@@ -50,6 +51,8 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly outbox: WebhookOutbox,
+    private readonly schedule: WebhookScheduleRepository,
+    private readonly attempts: WebhookAttemptsRepository,
   ) {
     this.rateCap = new WebhookRateCap(config.redisUrl, `${config.queuePrefix}:webhook-cap`);
     this.http = new WebhookHttpClient({
@@ -81,8 +84,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   }
 
   async attempt(job: WebhookJob): Promise<AttemptOutcome> {
-    const store = this.outbox.store;
-    const claim = await store.claim({
+    const claim = await this.schedule.claim({
       deliveryId: job.deliveryId,
       series: job.series,
       attempt: job.attempt,
@@ -130,7 +132,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       this.logger.warn(
         `delivery ${d.id}: only ${Math.round(left)} ms of the lease left before sending; giving it back`,
       );
-      await store.release(d.id, d.token);
+      await this.schedule.release(d.id, d.token);
       return { kind: 'busy', until: new Date() };
     }
 
@@ -158,7 +160,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     if (d.maxPerSecond) {
       const waitMs = await this.rateCap.take(d.institutionId, d.maxPerSecond);
       if (waitMs > 0) {
-        await store.release(d.id, d.token);
+        await this.schedule.release(d.id, d.token);
         return { kind: 'busy', until: new Date(Date.now() + waitMs) };
       }
     }
@@ -203,7 +205,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   }
 
   private async skip(d: ClaimedDelivery, reason: string): Promise<AttemptOutcome> {
-    await this.outbox.store.skip(d.id, d.token, reason);
+    await this.schedule.skip(d.id, d.token, reason);
     return { kind: 'skipped', reason };
   }
 
@@ -244,7 +246,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       requestHeaders,
       alertBody:
         decision.outcome === 'failed' && decision.alert
-          ? alertBody(deliveryId, decision.reason, result)
+          ? deliveryFailedBody(deliveryId, decision.reason, result)
           : null,
     };
     const saved = await this.recordWithRetry(rec);
@@ -253,7 +255,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       // attempt as interrupted. A 2xx still counts: the receiver has the event.
       const late =
         result.ok && attemptNumber !== null
-          ? await this.outbox.store.recordLateAcknowledgement(rec, job.series, attemptNumber)
+          ? await this.attempts.recordLateAcknowledgement(rec, job.series, attemptNumber)
           : false;
       this.logger.warn(
         `delivery ${deliveryId}: attempt ${job.attempt} (series ${job.series}) finished after its lease was taken over` +
@@ -270,7 +272,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     } else if (nextAttemptAt && saved.status === 'pending') {
       const step = { id: deliveryId, series: job.series, attempt: job.attempt + 1, nextAttemptAt };
       if (!(await this.outbox.add([step], job.requestId))) {
-        await this.outbox.store.markUnqueued(step).catch(() => undefined); // the relay takes it from here
+        await this.schedule.markUnqueued(step).catch(() => undefined); // the relay takes it from here
       }
     }
     return {
@@ -286,7 +288,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   private async recordWithRetry(rec: AttemptRecord) {
     for (let i = 0; ; i++) {
       try {
-        return await this.outbox.store.record(rec);
+        return await this.attempts.record(rec);
       } catch (e) {
         if (i >= 4) throw e;
         this.logger.warn(
@@ -301,18 +303,4 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     this.http.close();
     await this.rateCap.close();
   }
-}
-
-function alertBody(deliveryId: string, reason: string, last: SendResult): string {
-  const lastError =
-    last.httpStatus !== null ? `HTTP ${last.httpStatus}` : (last.errorClass ?? 'error');
-  const why =
-    reason === 'gone'
-      ? `Your endpoint answered 410 Gone, so no further attempts will be made.`
-      : `All ${WEBHOOK_MAX_ATTEMPTS} attempts over about two hours failed (last: ${lastError}).`;
-  return (
-    `Delivery ${deliveryId} could not be delivered. ${why} ` +
-    `Open it under Webhooks → Deliveries to see every attempt; once your endpoint works, use Redeliver ` +
-    `(same payload and X-Service-Delivery-Id, so your deduplication still applies).`
-  );
 }
