@@ -16,7 +16,7 @@ import {
   createWorld,
   eventually,
   portalLogin,
-  RedisProxy,
+  TcpProxy,
   startApi,
   TestApi,
   uniq,
@@ -38,7 +38,7 @@ const describeBuilt =
   existsSync(bundle('api')) && existsSync(bundle('worker')) ? describe : describe.skip;
 
 describeBuilt('two api and two worker processes on one database and Redis', () => {
-  const proxy = new RedisProxy(new URL(process.env.REDIS_URL!));
+  const proxy = new TcpProxy(new URL(process.env.REDIS_URL!));
   const children: ChildProcess[] = [];
   let apis: string[] = [];
   let workers: ChildProcess[] = [];

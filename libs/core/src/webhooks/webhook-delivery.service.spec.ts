@@ -43,7 +43,7 @@ function setUp(leaseMs = 2_000) {
       rows.schedule as unknown as WebhookScheduleRepository,
       rows.attemptLog as unknown as WebhookAttemptsRepository,
     );
-    const post = jest.fn(async (): Promise<SendResult> => answered(200));
+    const post = jest.fn(async (..._args: unknown[]): Promise<SendResult> => answered(200));
     (service as unknown as { http: { post: typeof post; close(): void } }).http = {
       post,
       close: () => undefined,
@@ -81,6 +81,15 @@ describe('an attempt is fenced by its lease', () => {
 });
 
 describe('what an attempt decides', () => {
+  it('no connection free before the fence: nothing sent, the lease given back', async () => {
+    const { service, post, job, delivery, rows } = setUp();
+    post.mockResolvedValueOnce(null as unknown as SendResult); // the client dropped it unsent
+    expect(await service.attempt(job())).toMatchObject({ kind: 'busy' });
+    expect(post.mock.calls[0][4]).toBeLessThanOrEqual(2_000 - 1_000 - 500); // lease − timeout − grace/2
+    expect(rows.attempts).toEqual([]);
+    expect(delivery).toMatchObject({ status: 'pending', lease: null });
+  });
+
   it('a delivery without a URL is skipped: nothing sent, redeliverable later', async () => {
     const { service, post, rows } = setUp();
     const d = rows.add({ webhookUrl: null, secretEncrypted: null });
@@ -138,5 +147,28 @@ describe('what an attempt decides', () => {
     // The next attempt, already queued, finds the step done and sends nothing.
     expect(await other.service.attempt(job(2))).toEqual({ kind: 'done' });
     expect(other.post).not.toHaveBeenCalled();
+  });
+
+  it('a 2xx that reached the worker during a 10 s database outage ends the delivery once the database is back: sent once', async () => {
+    jest.useFakeTimers();
+    try {
+      const { service, post, job, delivery, rows } = setUp();
+      post.mockImplementationOnce(async () => {
+        rows.outage = true; // PostgreSQL goes away while the receiver answers
+        return answered(200);
+      });
+      const outcome = service.attempt(job());
+      outcome.catch(() => undefined); // awaited below; a rejection must not escape meanwhile
+      await jest.advanceTimersByTimeAsync(10_000);
+      expect(rows.refused).toBeGreaterThan(5);
+      rows.outage = false;
+      await jest.advanceTimersByTimeAsync(2_000);
+      expect(await outcome).toMatchObject({ kind: 'attempted', status: 'delivered' });
+      expect(post).toHaveBeenCalledTimes(1);
+      expect(delivery).toMatchObject({ status: 'delivered', lease: null });
+      expect(rows.attempts).toMatchObject([{ attemptNumber: 1, httpStatus: 200 }]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { isRowDataError } from '@app/db';
 import {
   decideAfterAttempt,
   headersForLog,
@@ -14,7 +15,11 @@ import { Resolver } from './ssrf-guard';
 import { WebhookRateCap } from './webhook-rate-cap';
 import { ClientTls, SendResult, WebhookHttpClient } from './webhook-http';
 import { WebhookOutbox } from './webhook-outbox';
-import { AttemptRecord, WebhookAttemptsRepository } from './webhook-attempts.repository';
+import {
+  AttemptRecord,
+  RecordResult,
+  WebhookAttemptsRepository,
+} from './webhook-attempts.repository';
 import { deliveryFailedBody } from './webhook-messages';
 import { ClaimedDelivery, WebhookScheduleRepository } from './webhook-schedule.repository';
 
@@ -28,6 +33,7 @@ export type AttemptOutcome =
       status: string | null;
       attemptNumber: number | null;
       httpStatus: number | null;
+      errorClass: string | null;
       recorded: boolean;
     };
 
@@ -189,7 +195,16 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
         this.logger.error(`delivery ${d.id}: the client certificate cannot be decrypted`);
       }
     }
-    const result = await this.http.post(d.webhookUrl, body, headers, tls);
+    // Sent only if a connection is free while the fence still holds (see above).
+    const sendBy = leaseEnds - this.config.webhook.timeoutMs - this.config.webhook.leaseGraceMs / 2;
+    const result = await this.http.post(d.webhookUrl, body, headers, tls, sendBy - Date.now());
+    if (!result) {
+      this.logger.warn(
+        `delivery ${d.id}: no connection to the receiver free in time; giving it back`,
+      );
+      await this.schedule.release(d.id, d.token);
+      return { kind: 'busy', until: new Date() };
+    }
     return this.finish(
       job,
       d.token,
@@ -249,7 +264,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
           ? deliveryFailedBody(deliveryId, decision.reason, result)
           : null,
     };
-    const saved = await this.recordWithRetry(rec);
+    const saved = await this.recordUntilWritten(rec);
     if (!saved.recorded) {
       // The lease was taken over (this worker stalled past it): the other claimant logged this
       // attempt as interrupted. A 2xx still counts: the receiver has the event.
@@ -267,6 +282,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
           status: 'delivered',
           attemptNumber,
           httpStatus: result.httpStatus,
+          errorClass: null,
           recorded: true,
         };
     } else if (nextAttemptAt && saved.status === 'pending') {
@@ -280,21 +296,35 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       status: saved.status,
       attemptNumber: saved.attemptNumber,
       httpStatus: result.httpStatus,
+      errorClass: result.errorClass,
       recorded: saved.recorded,
     };
   }
 
-  /** The outcome must not be lost to a blip: a few tries within the lease before giving up. */
-  private async recordWithRetry(rec: AttemptRecord) {
-    for (let i = 0; ; i++) {
+  /**
+   * A 2xx that reached this live worker must end the delivery, however long PostgreSQL is away:
+   * the outcome is retried until it is written (every 2 s at most). Meanwhile nobody sends the
+   * step again: its job is this worker's (BullMQ renews the job's lock while the process lives) and
+   * the lease keeps this worker's token until a claim of that same job replaces it. A statement
+   * refused for its data is not retried (it would be refused forever).
+   */
+  private async recordUntilWritten(rec: AttemptRecord): Promise<RecordResult> {
+    const since = Date.now();
+    for (let tries = 1; ; tries++) {
       try {
-        return await this.attempts.record(rec);
+        const saved = await this.attempts.record(rec);
+        if (tries > 1)
+          this.logger.warn(
+            `delivery ${rec.deliveryId}: attempt recorded after ${tries} tries (${Date.now() - since} ms)`,
+          );
+        return saved;
       } catch (e) {
-        if (i >= 4) throw e;
-        this.logger.warn(
-          `delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying`,
-        );
-        await new Promise((r) => setTimeout(r, 250 * 2 ** i));
+        if (isRowDataError(e)) throw e;
+        if (tries === 1)
+          this.logger.warn(
+            `delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying until the database answers`,
+          );
+        await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * 2 ** (tries - 1))));
       }
     }
   }
