@@ -2,6 +2,7 @@ import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
 import { WebhookScheduleRepository } from '@app/core';
 import { dataSourceOptions } from '@app/db';
+import { DEFAULT_EVENT_TYPES } from '@app/domain';
 import { insertRedemptionDelivery, TEST_DATABASE_URL, uniq } from '@app/testing';
 
 // WebhookScheduleRepository's statements against the real database, without the api or a worker: the
@@ -30,6 +31,14 @@ describe('WebhookScheduleRepository (real PostgreSQL)', () => {
       ]);
     return i.id;
   }
+
+  it("a new institution receives the domain's default event types (the column default)", async () => {
+    const inst = await institution();
+    const [row] = await db.query(`SELECT webhook_event_types FROM institution WHERE id = $1`, [
+      inst,
+    ]);
+    expect(row.webhook_event_types).toEqual([...DEFAULT_EVENT_TYPES]);
+  });
 
   describe('insertDeliveries', () => {
     it('one delivery per redemption and event type: asking again creates nothing', async () => {
