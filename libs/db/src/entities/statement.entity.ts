@@ -1,5 +1,15 @@
-import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import type { MovementType, StatementGranularity } from '@app/domain';
+import type { Institution } from './institution.entity';
 import { numeric } from './transformers';
 
 /**
@@ -9,6 +19,9 @@ import { numeric } from './transformers';
 @Entity('statement_book')
 export class StatementBook {
   @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   @PrimaryColumn('char', { length: 3 }) currency: string;
   /** The first day not closed yet, in `time_zone`. */
   @Column('date', { name: 'open_day' }) openDay: string;
@@ -66,6 +79,9 @@ export class Statement {
   /** UUIDv5 of (institution, currency, granularity, period_start): the same while open. */
   @PrimaryColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
   @Column('char', { length: 3 }) currency: string;
   @Column('text') granularity: StatementGranularity;
   @Column('date', { name: 'period_start' }) periodStart: string;
