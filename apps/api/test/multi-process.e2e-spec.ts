@@ -70,7 +70,8 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
             () => false,
           ),
         `api on ${port} (${err})`,
-        30_000,
+        // A built api starts in ~2 s on a quiet machine; 40 s was seen at load average 26.
+        90_000,
         200,
       );
     }
@@ -87,7 +88,7 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
     apis = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 1}`];
     await Promise.all([startProcess('api', base), startProcess('api', base + 1)]);
     workers = [await startProcess('worker'), await startProcess('worker')];
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     // A process killed by a signal (the fault test's worker) has exited with a null exitCode:
