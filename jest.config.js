@@ -27,6 +27,7 @@ module.exports = {
       testMatch: ['<rootDir>/apps/*/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       setupFiles: ['<rootDir>/libs/testing/src/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/contract-guard.ts'],
     },
   ],
 };

@@ -21,6 +21,7 @@ import { httpMetrics } from './common/metrics';
 import { requestId } from './common/request-id';
 import { precomputedHeaders } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
+import { contractValidation } from './docs/contract-validation';
 import { setupSwagger } from './docs/swagger';
 import { METRICS_OFF_WARNING, metricsAccess } from './operations/metrics-access';
 import { mountQueueDashboard } from './operations/queue-dashboard';
@@ -59,6 +60,7 @@ export async function createApiApp(
   app.disable('x-powered-by');
 
   app.use(requestId);
+  if (config.openApiValidation !== 'off') app.use(contractValidation(config.openApiValidation));
   app.use(httpMetrics());
   // helmet's headers do not depend on the request: computed once, set in one loop.
   app.use(

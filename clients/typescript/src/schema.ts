@@ -236,26 +236,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/api/v1/merchants/{id}/statements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What a merchant is invoiced, per UTC day or month and currency
-         * @description From the statement movements: rewards booked, less every reversal (pending or after settlement credits the full merchant-funded amount), split into the service's revenue and the institutions' payout. Newest period first.
-         */
-        get: operations["adminMerchantStatements"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/admin/api/v1/offers": {
         parameters: {
             query?: never;
@@ -338,26 +318,6 @@ export interface paths {
          * @description Moves every pending settlement entry (and its redemption) whose created_at + the program’s settlement_hold_days is at or before `as_of` to settled. The same run happens on a schedule in the worker (SETTLEMENT_SCHEDULE, hourly by default). Safe to repeat: a settled entry is never settled again.
          */
         post: operations["adminRunSettlement"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/api/v1/statements/close": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Close statements early, up to a day
-         * @description Closes every open day up to and including `through`, read in each institution's time zone, and every month whose last day that closes, for one institution or all. The worker closes each day shortly after it ends; this closes earlier. Running it twice answers `closed: 0`.
-         */
-        post: operations["adminCloseStatements"];
         delete?: never;
         options?: never;
         head?: never;
@@ -536,63 +496,6 @@ export interface paths {
          * @description One entry per redemption: merchant-funded amount, the service revenue, the institution payout and the status.
          */
         get: operations["listSettlements"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/statements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The institution's statements, newest period first
-         * @description Day or month statements per currency, in the program's time zone: every period in [from, to] that has movements, plus the current period of every currency ever booked (zeros allowed). Ordered by period_start descending, then currency; keyset pages. An open period is computed live; its id stays the same once it closes.
-         */
-        get: operations["listStatements"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/statements/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One statement with its figures per offer */
-        get: operations["getStatement"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/statements/{id}/lines": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A statement's lines (JSON pages, or the whole file as CSV)
-         * @description One line per movement, ordered by booked_at then movement_id. With `Accept: text/csv` the whole lines file is streamed (RFC 4180, UTF-8, CRLF): a closed statement's file is byte for byte the one its checksum was computed on. Text cells that a spreadsheet could run as a formula are prefixed with `'` in the CSV only; reconcile on movement_id or redemption_id.
-         */
-        get: operations["listStatementLines"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1454,7 +1357,7 @@ export interface components {
              * @description Tokenized card (never the real number); optional, stored with the enrollment
              * @example card_tok_9d8c7b6a
              */
-            card_token?: string;
+            card_token?: string | null;
             /**
              * @description The institution’s opaque token for the cardholder
              * @example chk_7f3a9c2e41b84d0f9a6e
@@ -1464,7 +1367,7 @@ export interface components {
              * @description Required for a segment-limited offer: the same segment as in the feed. Checked, never stored or logged.
              * @example premium
              */
-            segment?: string;
+            segment?: string | null;
         };
         AdminOfferDto: {
             /** @example 5000 */
@@ -1488,7 +1391,19 @@ export interface components {
              *       "type": "cumulative_spend"
              *     }
              */
-            goal: components["schemas"]["GoalDto"] | null;
+            goal: {
+                /**
+                 * @description Purchases (an integer, 1-1000) for purchase_count; an amount in major units of the offer currency for cumulative_spend
+                 * @example 3
+                 */
+                target: number;
+                /**
+                 * @description purchase_count: the target-th qualifying purchase earns the reward; cumulative_spend: the purchase that takes the counted spend to the target does
+                 * @example purchase_count
+                 * @enum {string}
+                 */
+                type: "purchase_count" | "cumulative_spend";
+            } | null;
             /**
              * @description Share of eligible cardholders held out, as sent (0 = no holdout)
              * @example 10
@@ -1520,7 +1435,72 @@ export interface components {
              *       ]
              *     }
              */
-            qualification: components["schemas"]["QualificationDto"] | null;
+            qualification: {
+                /**
+                 * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
+                 * @example 14
+                 */
+                activation_days?: number | null;
+                /**
+                 * @description all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch
+                 * @default all
+                 * @example new
+                 * @enum {string|null}
+                 */
+                audience: "all" | "new" | "lapsed" | null;
+                /**
+                 * @description Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch
+                 * @example [
+                 *       "online"
+                 *     ]
+                 */
+                channels?: ("in_store" | "online")[] | null;
+                /**
+                 * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
+                 * @example [
+                 *       6,
+                 *       7
+                 *     ]
+                 */
+                days_of_week?: number[] | null;
+                /**
+                 * @description Days the audience looks back; required with audience new or lapsed
+                 * @example 90
+                 */
+                lookback_days?: number | null;
+                /**
+                 * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
+                 * @example 200
+                 */
+                max_spend?: number | null;
+                /**
+                 * @description Card networks, matched case-insensitively against the transaction's network: network_mismatch
+                 * @example [
+                 *       "visa",
+                 *       "elo"
+                 *     ]
+                 */
+                networks?: string[] | null;
+                /**
+                 * @description Local hours [from, to), may cross midnight: outside_hours
+                 * @example {
+                 *       "from": "22:00",
+                 *       "to": "02:00"
+                 *     }
+                 */
+                time_of_day?: {
+                    /**
+                     * @description Local start, included (HH:MM)
+                     * @example 22:00
+                     */
+                    from: string;
+                    /**
+                     * @description Local end, excluded (HH:MM)
+                     * @example 02:00
+                     */
+                    to: string;
+                } | null;
+            } | null;
             /** @example percent */
             reward_type: string;
             /**
@@ -1577,27 +1557,9 @@ export interface components {
             /** @example CN=offers-webhooks, O=Demo Bank */
             subject: string;
         };
-        CloseStatementsDto: {
-            /**
-             * @description One institution (default: all)
-             * @example 8d3f0c1e-4a55-4c1b-9d2e-3f4a5b6c7d8e
-             */
-            institution_id?: string;
-            /**
-             * @description Close every open day up to and including this one, read in each institution's time zone (and every month whose last day it closes); not after an institution's current day
-             * @example 2026-11-25
-             */
-            through: string;
-        };
-        CloseStatementsResultDto: {
-            /**
-             * @description Statements (institution, currency, granularity, period) closed by this call
-             * @example 3
-             */
-            closed: number;
-        };
         CreateApiKeyDto: {
             /**
+             * Format: date-time
              * @description Defaults to one year from now; null: never
              * @example 2027-11-21T00:00:00Z
              */
@@ -1619,7 +1581,7 @@ export interface components {
              * @description Tokenized card, stored with enrollments the widget makes (never the real number)
              * @example card_tok_9d8c7b6a
              */
-            card_token?: string;
+            card_token?: string | null;
             /**
              * @description The institution’s opaque token for the cardholder (a keyed HMAC, never an e-mail or customer id)
              * @example chk_7f3a9c2e41b84d0f9a6e
@@ -1629,18 +1591,18 @@ export interface components {
              * @description en, es or pt-BR: the language of offer texts unless the widget asks for another
              * @example pt-BR
              */
-            locale?: string;
+            locale?: string | null;
             /**
              * @description Segment code from your systems, applied to the widget’s feed and adds. Sealed inside the token: never stored.
              * @example premium
              */
-            segment?: string;
+            segment?: string | null;
             /**
              * @description Lifetime in seconds, 60–3600 (default 900)
              * @default 900
              * @example 900
              */
-            ttl_seconds: number;
+            ttl_seconds: number | null;
         };
         CreateInstitutionDto: {
             /** @example Demo Bank */
@@ -1650,8 +1612,104 @@ export interface components {
              * @enum {string}
              */
             plan: "starter" | "growth" | "enterprise";
-            program?: components["schemas"]["ProgramSettingsDto"];
-            rate_limits?: components["schemas"]["RateLimitsDto"];
+            /**
+             * @example {
+             *       "authorization_expiry_days": 7,
+             *       "max_active_offers": 10,
+             *       "reward_on": "authorization",
+             *       "service_share_rate": 0.5,
+             *       "settlement_hold_days": 30,
+             *       "sort_order": "featured",
+             *       "supported_locales": [
+             *         "en",
+             *         "es",
+             *         "pt-BR"
+             *       ],
+             *       "time_zone": "America/Sao_Paulo",
+             *       "widget_feed_limit": 20
+             *     }
+             */
+            program?: {
+                /**
+                 * @description Days after its transacted_at an authorization without a clearing expires (with reward_on=authorization its redemption is then reversed)
+                 * @default 7
+                 * @example 7
+                 */
+                authorization_expiry_days: number | null;
+                /**
+                 * @default 10
+                 * @example 10
+                 */
+                max_active_offers: number | null;
+                /**
+                 * @description When a card purchase sent as authorization + clearing is rewarded: `clearing` (on the cleared amount) or `authorization` (at the swipe; the clearing confirms it, a void or an expiry reverses it). Purchases sent as `purchase` are rewarded as always.
+                 * @default clearing
+                 * @example authorization
+                 * @enum {string|null}
+                 */
+                reward_on: "clearing" | "authorization" | null;
+                /**
+                 * @description Service's share of the merchant fee
+                 * @default 0.5
+                 * @example 0.5
+                 */
+                service_share_rate: number | null;
+                /**
+                 * @default 30
+                 * @example 30
+                 */
+                settlement_hold_days: number | null;
+                /**
+                 * @default featured
+                 * @example featured
+                 * @enum {string|null}
+                 */
+                sort_order: "featured" | "ending_soon" | "highest_cashback" | "newest" | null;
+                /**
+                 * @description Ordered; the first is the default language
+                 * @example [
+                 *       "en",
+                 *       "es",
+                 *       "pt-BR"
+                 *     ]
+                 */
+                supported_locales?: ("en" | "es" | "pt-BR")[] | null;
+                /**
+                 * @description IANA time zone in which offers' days_of_week and time_of_day are read
+                 * @default UTC
+                 * @example America/Sao_Paulo
+                 */
+                time_zone: string | null;
+                /**
+                 * @default 20
+                 * @example 20
+                 */
+                widget_feed_limit: number | null;
+            } | null;
+            /**
+             * @example {
+             *       "offers": 6000,
+             *       "reporting": 60,
+             *       "transactions": 6000
+             *     }
+             */
+            rate_limits?: {
+                /**
+                 * @description Requests per minute per key for the offers endpoints
+                 * @example 6000
+                 */
+                offers?: number | null;
+                /**
+                 * @description Requests per minute per key for the reporting endpoints
+                 * @example 60
+                 */
+                reporting?: number | null;
+                /**
+                 * @description Requests per minute per key for the transaction endpoints
+                 * @example 6000
+                 */
+                transactions?: number | null;
+            } | null;
         };
         CreateMerchantDto: {
             /**
@@ -1659,7 +1717,7 @@ export interface components {
              * @example groceries
              */
             category: string;
-            identifiers?: components["schemas"]["MerchantIdentifierInputDto"][];
+            identifiers?: components["schemas"]["MerchantIdentifierInputDto"][] | null;
             /** @example Green Grocer */
             name: string;
         };
@@ -1678,10 +1736,13 @@ export interface components {
              * @description Percent of the purchase (percent offers only), 0 < x ≤ 100
              * @example 10
              */
-            cashback_percent?: number;
+            cashback_percent?: number | null;
             /** @example USD */
             currency: string;
-            /** @example 2027-01-31T23:59:59Z */
+            /**
+             * Format: date-time
+             * @example 2027-01-31T23:59:59Z
+             */
             expires_at: string;
             /**
              * @description Goal offer: the reward needs several qualifying purchases (each meeting every rule, min_spend included); the round starts over while max_redemptions_per_cardholder allows. null (on update) removes it
@@ -1690,30 +1751,45 @@ export interface components {
              *       "type": "purchase_count"
              *     }
              */
-            goal?: components["schemas"]["GoalDto"] | null;
+            goal?: {
+                /**
+                 * @description Purchases (an integer, 1-1000) for purchase_count; an amount in major units of the offer currency for cumulative_spend
+                 * @example 3
+                 */
+                target: number;
+                /**
+                 * @description purchase_count: the target-th qualifying purchase earns the reward; cumulative_spend: the purchase that takes the counted spend to the target does
+                 * @example purchase_count
+                 * @enum {string}
+                 */
+                type: "purchase_count" | "cumulative_spend";
+            } | null;
             /**
              * @description Share of eligible cardholders held out (never shown the offer, never rewarded) to measure lift: 0-50 with at most one decimal (docs/lift.md). Fixed once a cardholder added the offer or it has been active at or after starts_at (409 `holdout_locked`)
              * @default 0
              * @example 10
              */
-            holdout_percent: number;
+            holdout_percent: number | null;
             /**
              * @description Institutions the offer is shown to; empty or absent = every institution
              * @example []
              */
-            institution_ids?: string[];
+            institution_ids?: string[] | null;
             /**
              * @default 1
              * @example 1
              */
-            max_redemptions_per_cardholder: number;
+            max_redemptions_per_cardholder: number | null;
             /**
              * @description Merchant's fee on top of the cashback (major units)
              * @default 0
              * @example 1
              */
-            merchant_fee_amount: number;
-            /** @example 3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b */
+            merchant_fee_amount: number | null;
+            /**
+             * Format: uuid
+             * @example 3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b
+             */
             merchant_id: string;
             /**
              * @description Minimum purchase, major units of currency
@@ -1725,7 +1801,7 @@ export interface components {
              * @default 0
              * @example 0
              */
-            priority: number;
+            priority: number | null;
             /**
              * @description Qualification rules; null (on update) removes them
              * @example {
@@ -1742,22 +1818,90 @@ export interface components {
              *       }
              *     }
              */
-            qualification?: components["schemas"]["QualificationDto"] | null;
+            qualification?: {
+                /**
+                 * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
+                 * @example 14
+                 */
+                activation_days?: number | null;
+                /**
+                 * @description all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch
+                 * @default all
+                 * @example new
+                 * @enum {string|null}
+                 */
+                audience: "all" | "new" | "lapsed" | null;
+                /**
+                 * @description Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch
+                 * @example [
+                 *       "online"
+                 *     ]
+                 */
+                channels?: ("in_store" | "online")[] | null;
+                /**
+                 * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
+                 * @example [
+                 *       6,
+                 *       7
+                 *     ]
+                 */
+                days_of_week?: number[] | null;
+                /**
+                 * @description Days the audience looks back; required with audience new or lapsed
+                 * @example 90
+                 */
+                lookback_days?: number | null;
+                /**
+                 * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
+                 * @example 200
+                 */
+                max_spend?: number | null;
+                /**
+                 * @description Card networks, matched case-insensitively against the transaction's network: network_mismatch
+                 * @example [
+                 *       "visa",
+                 *       "elo"
+                 *     ]
+                 */
+                networks?: string[] | null;
+                /**
+                 * @description Local hours [from, to), may cross midnight: outside_hours
+                 * @example {
+                 *       "from": "22:00",
+                 *       "to": "02:00"
+                 *     }
+                 */
+                time_of_day?: {
+                    /**
+                     * @description Local start, included (HH:MM)
+                     * @example 22:00
+                     */
+                    from: string;
+                    /**
+                     * @description Local end, excluded (HH:MM)
+                     * @example 02:00
+                     */
+                    to: string;
+                } | null;
+            } | null;
             /**
              * @description fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount
              * @default fixed
              * @example percent
-             * @enum {string}
+             * @enum {string|null}
              */
-            reward_type: "fixed" | "percent";
+            reward_type: "fixed" | "percent" | null;
             /**
              * @description Segment codes; empty = unrestricted
              * @example [
              *       "premium"
              *     ]
              */
-            segments?: string[];
-            /** @example 2026-11-01T00:00:00Z */
+            segments?: string[] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00Z
+             */
             starts_at: string;
             /**
              * @example active
@@ -1779,7 +1923,10 @@ export interface components {
             translations: Record<string, never>;
         };
         CreateUserDto: {
-            /** @example ana@bank.example */
+            /**
+             * Format: email
+             * @example ana@bank.example
+             */
             email: string;
             /** @example correct horse battery staple */
             password: string;
@@ -1953,7 +2100,72 @@ export interface components {
              *       ]
              *     }
              */
-            qualification: components["schemas"]["QualificationDto"] | null;
+            qualification: {
+                /**
+                 * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
+                 * @example 14
+                 */
+                activation_days?: number | null;
+                /**
+                 * @description all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch
+                 * @default all
+                 * @example new
+                 * @enum {string|null}
+                 */
+                audience: "all" | "new" | "lapsed" | null;
+                /**
+                 * @description Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch
+                 * @example [
+                 *       "online"
+                 *     ]
+                 */
+                channels?: ("in_store" | "online")[] | null;
+                /**
+                 * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
+                 * @example [
+                 *       6,
+                 *       7
+                 *     ]
+                 */
+                days_of_week?: number[] | null;
+                /**
+                 * @description Days the audience looks back; required with audience new or lapsed
+                 * @example 90
+                 */
+                lookback_days?: number | null;
+                /**
+                 * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
+                 * @example 200
+                 */
+                max_spend?: number | null;
+                /**
+                 * @description Card networks, matched case-insensitively against the transaction's network: network_mismatch
+                 * @example [
+                 *       "visa",
+                 *       "elo"
+                 *     ]
+                 */
+                networks?: string[] | null;
+                /**
+                 * @description Local hours [from, to), may cross midnight: outside_hours
+                 * @example {
+                 *       "from": "22:00",
+                 *       "to": "02:00"
+                 *     }
+                 */
+                time_of_day?: {
+                    /**
+                     * @description Local start, included (HH:MM)
+                     * @example 22:00
+                     */
+                    from: string;
+                    /**
+                     * @description Local end, excluded (HH:MM)
+                     * @example 02:00
+                     */
+                    to: string;
+                } | null;
+            } | null;
             /** @description Only with personalize=true */
             reason?: components["schemas"]["ReasonDto"];
             /**
@@ -2311,7 +2523,10 @@ export interface components {
             to: string;
         };
         LoginDto: {
-            /** @example admin@demo-bank.example */
+            /**
+             * Format: email
+             * @example admin@demo-bank.example
+             */
             email: string;
             /** @example demo-password-123 */
             password: string;
@@ -2415,61 +2630,18 @@ export interface components {
              * @description Legacy alias of a card_acceptor merchant_identifier.
              * @example DEMO-CA-GREENGROCER
              */
-            card_acceptor_id?: string;
+            card_acceptor_id?: string | null;
             /**
              * @description Send this (with its type) or card_acceptor_id.
              * @example DEMO-CA-GREENGROCER
              */
-            merchant_identifier?: string;
+            merchant_identifier?: string | null;
             /**
              * @default card_acceptor
              * @example pix_key
-             * @enum {string}
+             * @enum {string|null}
              */
-            merchant_identifier_type: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
-        };
-        MerchantStatementDto: {
-            /** @example USD */
-            currency: string;
-            /**
-             * @example month
-             * @enum {string}
-             */
-            granularity: "day" | "month";
-            /**
-             * @description The institutions' payout, net of reversals
-             * @example 486
-             */
-            institution_payout: number;
-            /**
-             * @description What the merchant funded for rewards booked
-             * @example 600
-             */
-            merchant_funded_earned: number;
-            /**
-             * @description Credited back for every reversal, pending or after settlement
-             * @example 60
-             */
-            merchant_funded_reversed: number;
-            /** @example 110 */
-            movement_count: number;
-            /**
-             * @description merchant_funded_earned − merchant_funded_reversed (= service_revenue + institution_payout)
-             * @example 540
-             */
-            net_invoiced: number;
-            /** @example 2026-11-30 */
-            period_end: string;
-            /** @example 2026-11-01 */
-            period_start: string;
-            /**
-             * @description The service's revenue, net of reversals
-             * @example 54
-             */
-            service_revenue: number;
-        };
-        MerchantStatementListDto: {
-            data: components["schemas"]["MerchantStatementDto"][];
+            merchant_identifier_type: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
         };
         PaginationDto: {
             /** @example 100 */
@@ -2531,10 +2703,11 @@ export interface components {
         };
         PortalCreateApiKeyDto: {
             /**
+             * Format: date-time
              * @description When the key stops working. Defaults to one year from now; must lie in the future and at most two years ahead.
              * @example 2027-11-21T00:00:00Z
              */
-            expires_at?: string;
+            expires_at?: string | null;
             /**
              * @description What the key is for, so the team recognises it later
              * @example production backend
@@ -2645,11 +2818,11 @@ export interface components {
              * @description Test cardholder to preview as (default `portal-preview`)
              * @example portal-preview
              */
-            cardholder_token?: string;
+            cardholder_token?: string | null;
             /** @example en */
-            locale?: string;
+            locale?: string | null;
             /** @example premium */
-            segment?: string;
+            segment?: string | null;
         };
         ProgramDto: {
             /**
@@ -2692,36 +2865,36 @@ export interface components {
              * @default 7
              * @example 7
              */
-            authorization_expiry_days: number;
+            authorization_expiry_days: number | null;
             /**
              * @default 10
              * @example 10
              */
-            max_active_offers: number;
+            max_active_offers: number | null;
             /**
              * @description When a card purchase sent as authorization + clearing is rewarded: `clearing` (on the cleared amount) or `authorization` (at the swipe; the clearing confirms it, a void or an expiry reverses it). Purchases sent as `purchase` are rewarded as always.
              * @default clearing
              * @example authorization
-             * @enum {string}
+             * @enum {string|null}
              */
-            reward_on: "clearing" | "authorization";
+            reward_on: "clearing" | "authorization" | null;
             /**
              * @description Service's share of the merchant fee
              * @default 0.5
              * @example 0.5
              */
-            service_share_rate: number;
+            service_share_rate: number | null;
             /**
              * @default 30
              * @example 30
              */
-            settlement_hold_days: number;
+            settlement_hold_days: number | null;
             /**
              * @default featured
              * @example featured
-             * @enum {string}
+             * @enum {string|null}
              */
-            sort_order: "featured" | "ending_soon" | "highest_cashback" | "newest";
+            sort_order: "featured" | "ending_soon" | "highest_cashback" | "newest" | null;
             /**
              * @description Ordered; the first is the default language
              * @example [
@@ -2730,39 +2903,39 @@ export interface components {
              *       "pt-BR"
              *     ]
              */
-            supported_locales?: ("en" | "es" | "pt-BR")[];
+            supported_locales?: ("en" | "es" | "pt-BR")[] | null;
             /**
              * @description IANA time zone in which offers' days_of_week and time_of_day are read
              * @default UTC
              * @example America/Sao_Paulo
              */
-            time_zone: string;
+            time_zone: string | null;
             /**
              * @default 20
              * @example 20
              */
-            widget_feed_limit: number;
+            widget_feed_limit: number | null;
         };
         QualificationDto: {
             /**
              * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
              * @example 14
              */
-            activation_days?: number;
+            activation_days?: number | null;
             /**
              * @description all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch
              * @default all
              * @example new
-             * @enum {string}
+             * @enum {string|null}
              */
-            audience: "all" | "new" | "lapsed";
+            audience: "all" | "new" | "lapsed" | null;
             /**
              * @description Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch
              * @example [
              *       "online"
              *     ]
              */
-            channels?: ("in_store" | "online")[];
+            channels?: ("in_store" | "online")[] | null;
             /**
              * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
              * @example [
@@ -2770,17 +2943,17 @@ export interface components {
              *       7
              *     ]
              */
-            days_of_week?: number[];
+            days_of_week?: number[] | null;
             /**
              * @description Days the audience looks back; required with audience new or lapsed
              * @example 90
              */
-            lookback_days?: number;
+            lookback_days?: number | null;
             /**
              * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
              * @example 200
              */
-            max_spend?: number;
+            max_spend?: number | null;
             /**
              * @description Card networks, matched case-insensitively against the transaction's network: network_mismatch
              * @example [
@@ -2788,7 +2961,7 @@ export interface components {
              *       "elo"
              *     ]
              */
-            networks?: string[];
+            networks?: string[] | null;
             /**
              * @description Local hours [from, to), may cross midnight: outside_hours
              * @example {
@@ -2796,24 +2969,35 @@ export interface components {
              *       "to": "02:00"
              *     }
              */
-            time_of_day?: components["schemas"]["TimeOfDayDto"];
+            time_of_day?: {
+                /**
+                 * @description Local start, included (HH:MM)
+                 * @example 22:00
+                 */
+                from: string;
+                /**
+                 * @description Local end, excluded (HH:MM)
+                 * @example 02:00
+                 */
+                to: string;
+            } | null;
         };
         RateLimitsDto: {
             /**
              * @description Requests per minute per key for the offers endpoints
              * @example 6000
              */
-            offers?: number;
+            offers?: number | null;
             /**
              * @description Requests per minute per key for the reporting endpoints
              * @example 60
              */
-            reporting?: number;
+            reporting?: number | null;
             /**
              * @description Requests per minute per key for the transaction endpoints
              * @example 6000
              */
-            transactions?: number;
+            transactions?: number | null;
         };
         ReasonDto: {
             /**
@@ -3046,8 +3230,19 @@ export interface components {
             merchant_name: string | null;
         };
         ResumedDto: {
-            /** @description The mutual TLS client certificate presented to the URL, if any */
-            client_certificate: components["schemas"]["ClientCertificateDto"] | null;
+            /**
+             * @description The mutual TLS client certificate presented to the URL, if any
+             * @example {
+             *       "expires_at": "2027-11-21T00:00:00.000Z",
+             *       "subject": "CN=offers-webhooks, O=Demo Bank"
+             *     }
+             */
+            client_certificate: {
+                /** @example 2027-11-21T00:00:00.000Z */
+                expires_at: string;
+                /** @example CN=offers-webhooks, O=Demo Bank */
+                subject: string;
+            } | null;
             /**
              * @description Names of the custom headers sent with every attempt (values are never shown)
              * @example [
@@ -3128,14 +3323,15 @@ export interface components {
              * @default 86400
              * @example 86400
              */
-            overlap_seconds: number;
+            overlap_seconds: number | null;
         };
         RunSettlementDto: {
             /**
+             * Format: date-time
              * @description Settle entries whose hold has passed at this time (default now). A future time settles early.
              * @example 2026-12-31T00:00:00Z
              */
-            as_of?: string;
+            as_of?: string | null;
         };
         SecurityEventDto: {
             /**
@@ -3397,245 +3593,71 @@ export interface components {
              * @example true
              */
             matched: boolean;
-            merchant: components["schemas"]["SimulatedMerchantDto"] | null;
+            /**
+             * @example {
+             *       "id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+             *       "name": "Corner Grocer"
+             *     }
+             */
+            merchant: {
+                /**
+                 * Format: uuid
+                 * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @example Corner Grocer */
+                name: string;
+            } | null;
             /** @description For transaction_type refund only. */
             refund?: components["schemas"]["SimulatedRefundDto"];
-            /** @description Purchases only: the one offer that would get the redemption (its evaluation is `match`), or null when none qualifies. */
-            winner?: components["schemas"]["SimulatedWinnerDto"] | null;
+            /**
+             * @description Purchases only: the one offer that would get the redemption (its evaluation is `match`), or null when none qualifies.
+             * @example {
+             *       "cardholder_offer_id": "a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d",
+             *       "currency": "USD",
+             *       "institution_payout_amount": 5.5,
+             *       "offer_id": "0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e",
+             *       "rule": "highest institution payout for this purchase, then higher priority, then lower offer id"
+             *     }
+             */
+            winner?: {
+                /**
+                 * Format: uuid
+                 * @example a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                cardholder_offer_id: string | null;
+                /** @example USD */
+                currency: string;
+                /**
+                 * @description What the institution would be paid.
+                 * @example 5.5
+                 */
+                institution_payout_amount: number;
+                /**
+                 * Format: uuid
+                 * @example 0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e
+                 */
+                offer_id: string;
+                /**
+                 * @description How the winner is chosen among the qualifying offers.
+                 * @example highest institution payout for this purchase, then higher priority, then lower offer id
+                 */
+                rule: string;
+            } | null;
         };
         StartReplayDto: {
             /**
+             * Format: date-time
              * @description Replay the failed deliveries created at or after this time
              * @example 2026-11-21T08:00:00Z
              */
             since: string;
             /**
+             * Format: date-time
              * @description and before this time (default now)
              * @example 2026-11-21T12:00:00Z
              */
-            until?: string;
-        };
-        StatementDetailDto: {
-            /**
-             * @description SHA-256 (lowercase hex) of the lines file; null while open
-             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-             */
-            checksum: string | null;
-            /**
-             * @description Clawed back from settled entries reversed in the period
-             * @example 2
-             */
-            clawed_back: number;
-            /**
-             * @description null while open
-             * @example 2026-11-26T03:05:00.000Z
-             */
-            closed_at: string | null;
-            /** @example USD */
-            currency: string;
-            /**
-             * @description Payout of redemptions booked in the period
-             * @example 35
-             */
-            earned: number;
-            /**
-             * @example day
-             * @enum {string}
-             */
-            granularity: "day" | "month";
-            /**
-             * @description UUIDv5 of (institution, currency, granularity, period_start): the same while open and once closed
-             * @example 3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30
-             */
-            id: string;
-            /** @example 12 */
-            movement_count: number;
-            /**
-             * @description settled − clawed_back: the amount payable
-             * @example 38
-             */
-            net_payout: number;
-            /** @description The figures per offer */
-            offers: components["schemas"]["StatementOfferDto"][];
-            /**
-             * @description pending_opening + earned − reversed − settled
-             * @example 110.5
-             */
-            pending_closing: number;
-            /**
-             * @description Pending payout when the period opened
-             * @example 120.5
-             */
-            pending_opening: number;
-            /**
-             * @description Last day, inclusive
-             * @example 2026-11-25
-             */
-            period_end: string;
-            /**
-             * @description First day, inclusive
-             * @example 2026-11-25
-             */
-            period_start: string;
-            /**
-             * @description Payout of pending entries reversed in the period
-             * @example 5
-             */
-            reversed: number;
-            /**
-             * @description Payout of entries settled in the period
-             * @example 40
-             */
-            settled: number;
-            /**
-             * @example closed
-             * @enum {string}
-             */
-            status: "open" | "closed";
-            /**
-             * @description The time zone the period opened with
-             * @example America/Sao_Paulo
-             */
-            time_zone: string;
-        };
-        StatementDto: {
-            /**
-             * @description SHA-256 (lowercase hex) of the lines file; null while open
-             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-             */
-            checksum: string | null;
-            /**
-             * @description Clawed back from settled entries reversed in the period
-             * @example 2
-             */
-            clawed_back: number;
-            /**
-             * @description null while open
-             * @example 2026-11-26T03:05:00.000Z
-             */
-            closed_at: string | null;
-            /** @example USD */
-            currency: string;
-            /**
-             * @description Payout of redemptions booked in the period
-             * @example 35
-             */
-            earned: number;
-            /**
-             * @example day
-             * @enum {string}
-             */
-            granularity: "day" | "month";
-            /**
-             * @description UUIDv5 of (institution, currency, granularity, period_start): the same while open and once closed
-             * @example 3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30
-             */
-            id: string;
-            /** @example 12 */
-            movement_count: number;
-            /**
-             * @description settled − clawed_back: the amount payable
-             * @example 38
-             */
-            net_payout: number;
-            /**
-             * @description pending_opening + earned − reversed − settled
-             * @example 110.5
-             */
-            pending_closing: number;
-            /**
-             * @description Pending payout when the period opened
-             * @example 120.5
-             */
-            pending_opening: number;
-            /**
-             * @description Last day, inclusive
-             * @example 2026-11-25
-             */
-            period_end: string;
-            /**
-             * @description First day, inclusive
-             * @example 2026-11-25
-             */
-            period_start: string;
-            /**
-             * @description Payout of pending entries reversed in the period
-             * @example 5
-             */
-            reversed: number;
-            /**
-             * @description Payout of entries settled in the period
-             * @example 40
-             */
-            settled: number;
-            /**
-             * @example closed
-             * @enum {string}
-             */
-            status: "open" | "closed";
-            /**
-             * @description The time zone the period opened with
-             * @example America/Sao_Paulo
-             */
-            time_zone: string;
-        };
-        StatementLineDto: {
-            /**
-             * @description Positive; the type says the direction
-             * @example 4.5
-             */
-            amount: number;
-            /** @example 2026-11-25T14:03:07.412Z */
-            booked_at: string;
-            /** @example USD */
-            currency: string;
-            /** @example Green Grocer */
-            merchant_name: string;
-            /** @example 6a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d */
-            movement_id: string;
-            /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
-            offer_id: string;
-            /** @example 0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b */
-            redemption_id: string;
-            /**
-             * @example matching
-             * @enum {string}
-             */
-            source: "matching" | "claim";
-            /**
-             * @description The rewarded purchase's reference
-             * @example tx-2026-11-25-0001
-             */
-            transaction_ref: string;
-            /**
-             * @example earned
-             * @enum {string}
-             */
-            type: "earned" | "reversed" | "settled" | "clawback";
-        };
-        StatementLinePageDto: {
-            data: components["schemas"]["StatementLineDto"][];
-            pagination: components["schemas"]["PaginationDto"];
-        };
-        StatementOfferDto: {
-            /** @example 2 */
-            clawed_back: number;
-            /** @example 35 */
-            earned: number;
-            /** @example 9 */
-            movement_count: number;
-            /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
-            offer_id: string;
-            /** @example 5 */
-            reversed: number;
-            /** @example 40 */
-            settled: number;
-            /** @example $5 back at Green Grocer */
-            title: string;
-        };
-        StatementPageDto: {
-            data: components["schemas"]["StatementDto"][];
-            pagination: components["schemas"]["PaginationDto"];
+            until?: string | null;
         };
         TestEventAcceptedDto: {
             /** @example webhook.test */
@@ -3680,7 +3702,20 @@ export interface components {
              * @example true
              */
             history?: boolean;
-            transactions: components["schemas"]["TransactionEventDto"][];
+            /**
+             * @description Transaction events. Each item is checked on its own: an item that is not a valid event (even not an object) is reported in `invalid` by its index and never refuses the batch, so the item schema admits any value.
+             * @example [
+             *       {
+             *         "amount": 42.9,
+             *         "card_token": "ctk_4f9a2b7c1d",
+             *         "cardholder_token": "chk_7Hq2LmP9xQ",
+             *         "merchant_identifier": "DEMO-CA-GREENGROCER",
+             *         "transacted_at": "2026-11-21T10:15:00Z",
+             *         "transaction_ref": "txn-2026-11-21-000042"
+             *       }
+             *     ]
+             */
+            transactions: (components["schemas"]["TransactionEventDto"] | unknown)[];
         };
         TransactionDuplicateDto: {
             /**
@@ -3711,12 +3746,12 @@ export interface components {
              * @description Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.
              * @example DEMO-CA-GREENGROCER
              */
-            card_acceptor_id?: string;
+            card_acceptor_id?: string | null;
             /**
              * @description Tokenized card number (card-rail alias of instrument_token). Send this or instrument_token.
              * @example ctk_4f9a2b7c1d
              */
-            card_token?: string;
+            card_token?: string | null;
             /**
              * @description Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.
              * @example chk_7Hq2LmP9xQ
@@ -3725,66 +3760,67 @@ export interface components {
             /**
              * @description Where the purchase was made. Offers restricted to channels match only a transaction that sends one of theirs.
              * @example online
-             * @enum {string}
+             * @enum {string|null}
              */
-            channel?: "in_store" | "online";
+            channel?: "in_store" | "online" | null;
             /**
              * @description ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.
              * @example USD
              */
-            currency?: string;
+            currency?: string | null;
             /**
              * Format: uuid
              * @description Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).
              * @example 0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e
              */
-            institution_id?: string;
+            institution_id?: string | null;
             /**
              * @description Card token, or wallet/account token. Send this or card_token.
              * @example wlt_a81c33
              */
-            instrument_token?: string;
+            instrument_token?: string | null;
             /**
              * @description Defaults to `card` when card_token is sent.
              * @example card
-             * @enum {string}
+             * @enum {string|null}
              */
-            instrument_type?: "card" | "wallet" | "account";
+            instrument_type?: "card" | "wallet" | "account" | null;
             /**
              * @description Merchant category code (4 digits). Reserved for enrichment; not used for matching.
              * @example 5411
              */
-            mcc?: string;
+            mcc?: string | null;
             /**
              * @description Reserved for fallback resolution; not matched on.
              * @example GROCER #12 SAO PAULO
              */
-            merchant_descriptor?: string;
+            merchant_descriptor?: string | null;
             /**
              * Format: uuid
              * @description Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.
              * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
              */
-            merchant_id?: string;
+            merchant_id?: string | null;
             /**
              * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant. The examples use the demo merchants (`npm run demo` prints them).
              * @example DEMO-CA-GREENGROCER
              */
-            merchant_identifier?: string;
+            merchant_identifier?: string | null;
             /**
              * @description Defaults to `card_acceptor`.
              * @example card_acceptor
-             * @enum {string}
+             * @enum {string|null}
              */
-            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
+            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
             /** @example visa */
-            network?: string;
+            network?: string | null;
             /**
              * @description Required for refunds (the transaction_ref of the purchase refunded, or of the clearing or authorization of a card purchase) and for `authorization_reversal` (its authorization’s transaction_ref); optional for `clearing` (its authorization’s transaction_ref). Refused otherwise.
              * @example txn-2026-11-20-000017
              */
-            original_transaction_ref?: string;
+            original_transaction_ref?: string | null;
             /**
+             * Format: date-time
              * @description ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.
              * @example 2026-11-21T10:15:00Z
              */
@@ -3797,9 +3833,9 @@ export interface components {
             /**
              * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. The card lifecycle (docs/transactions.md): `authorization` at the swipe, then its `clearing` (the settled amount) or its void (`authorization_reversal`); the program’s reward_on decides which record is rewarded. A `clearing` without original_transaction_ref is a purchase. Defaults to `purchase`.
              * @example purchase
-             * @enum {string}
+             * @enum {string|null}
              */
-            transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal";
+            transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal" | null;
         };
         /** @description A transaction event in one of the two published shapes. The current shape has `transaction_ref` and `transacted_at`; the earlier one `transaction_id` and `timestamp`. Send one shape, not both. */
         TransactionEventDto: components["schemas"]["TransactionEventCurrent"] | components["schemas"]["TransactionEventEarlier"];
@@ -3818,12 +3854,12 @@ export interface components {
              * @description Legacy alias: card-acceptor id (ISO 8583 field 42), implies type card_acceptor.
              * @example DEMO-CA-GREENGROCER
              */
-            card_acceptor_id?: string;
+            card_acceptor_id?: string | null;
             /**
              * @description Tokenized card number (card-rail alias of instrument_token). Send this or instrument_token.
              * @example ctk_4f9a2b7c1d
              */
-            card_token?: string;
+            card_token?: string | null;
             /**
              * @description Opaque, stable per customer: a keyed HMAC made by the institution, never a plain hash, e-mail or customer id.
              * @example chk_7Hq2LmP9xQ
@@ -3832,66 +3868,67 @@ export interface components {
             /**
              * @description Where the purchase was made. Offers restricted to channels match only a transaction that sends one of theirs.
              * @example online
-             * @enum {string}
+             * @enum {string|null}
              */
-            channel?: "in_store" | "online";
+            channel?: "in_store" | "online" | null;
             /**
              * @description ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.
              * @example USD
              */
-            currency?: string;
+            currency?: string | null;
             /**
              * Format: uuid
              * @description Optional. Must equal the API key’s institution (else 403 `institution_mismatch`; an invalid item in a batch).
              * @example 0b9e8d4c-1f2a-4b3c-8d4e-5f6a7b8c9d0e
              */
-            institution_id?: string;
+            institution_id?: string | null;
             /**
              * @description Card token, or wallet/account token. Send this or card_token.
              * @example wlt_a81c33
              */
-            instrument_token?: string;
+            instrument_token?: string | null;
             /**
              * @description Defaults to `card` when card_token is sent.
              * @example card
-             * @enum {string}
+             * @enum {string|null}
              */
-            instrument_type?: "card" | "wallet" | "account";
+            instrument_type?: "card" | "wallet" | "account" | null;
             /**
              * @description Merchant category code (4 digits). Reserved for enrichment; not used for matching.
              * @example 5411
              */
-            mcc?: string;
+            mcc?: string | null;
             /**
              * @description Reserved for fallback resolution; not matched on.
              * @example GROCER #12 SAO PAULO
              */
-            merchant_descriptor?: string;
+            merchant_descriptor?: string | null;
             /**
              * Format: uuid
              * @description Service merchant id, only if you already resolved it. Used when it exists; otherwise the identifier is.
              * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
              */
-            merchant_id?: string;
+            merchant_id?: string | null;
             /**
              * @description Preferred. The merchant identifier carried by your record; resolved to the service merchant. The examples use the demo merchants (`npm run demo` prints them).
              * @example DEMO-CA-GREENGROCER
              */
-            merchant_identifier?: string;
+            merchant_identifier?: string | null;
             /**
              * @description Defaults to `card_acceptor`.
              * @example card_acceptor
-             * @enum {string}
+             * @enum {string|null}
              */
-            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id";
+            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
             /** @example visa */
-            network?: string;
+            network?: string | null;
             /**
              * @description Required for refunds (the transaction_ref of the purchase refunded, or of the clearing or authorization of a card purchase) and for `authorization_reversal` (its authorization’s transaction_ref); optional for `clearing` (its authorization’s transaction_ref). Refused otherwise.
              * @example txn-2026-11-20-000017
              */
-            original_transaction_ref?: string;
+            original_transaction_ref?: string | null;
             /**
+             * Format: date-time
              * @deprecated
              * @description ISO 8601 with a time zone.
              * @example 2026-11-21T10:15:00Z
@@ -3906,9 +3943,9 @@ export interface components {
             /**
              * @description A refund reverses the purchase’s redemption when the net amount falls below the offer’s min_spend. The card lifecycle (docs/transactions.md): `authorization` at the swipe, then its `clearing` (the settled amount) or its void (`authorization_reversal`); the program’s reward_on decides which record is rewarded. A `clearing` without original_transaction_ref is a purchase. Defaults to `purchase`.
              * @example purchase
-             * @enum {string}
+             * @enum {string|null}
              */
-            transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal";
+            transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal" | null;
         };
         UnreadCountDto: {
             /** @example 2 */
@@ -3931,21 +3968,117 @@ export interface components {
         };
         UpdateInstitutionDto: {
             /** @example Demo Bank S.A. */
-            name?: string;
+            name?: string | null;
             /**
              * @example enterprise
-             * @enum {string}
+             * @enum {string|null}
              */
-            plan?: "starter" | "growth" | "enterprise";
-            program?: components["schemas"]["ProgramSettingsDto"];
-            /** @description Replaces the overrides; {} clears them */
-            rate_limits?: components["schemas"]["RateLimitsDto"];
+            plan?: "starter" | "growth" | "enterprise" | null;
+            /**
+             * @example {
+             *       "authorization_expiry_days": 7,
+             *       "max_active_offers": 10,
+             *       "reward_on": "authorization",
+             *       "service_share_rate": 0.5,
+             *       "settlement_hold_days": 30,
+             *       "sort_order": "featured",
+             *       "supported_locales": [
+             *         "en",
+             *         "es",
+             *         "pt-BR"
+             *       ],
+             *       "time_zone": "America/Sao_Paulo",
+             *       "widget_feed_limit": 20
+             *     }
+             */
+            program?: {
+                /**
+                 * @description Days after its transacted_at an authorization without a clearing expires (with reward_on=authorization its redemption is then reversed)
+                 * @default 7
+                 * @example 7
+                 */
+                authorization_expiry_days: number | null;
+                /**
+                 * @default 10
+                 * @example 10
+                 */
+                max_active_offers: number | null;
+                /**
+                 * @description When a card purchase sent as authorization + clearing is rewarded: `clearing` (on the cleared amount) or `authorization` (at the swipe; the clearing confirms it, a void or an expiry reverses it). Purchases sent as `purchase` are rewarded as always.
+                 * @default clearing
+                 * @example authorization
+                 * @enum {string|null}
+                 */
+                reward_on: "clearing" | "authorization" | null;
+                /**
+                 * @description Service's share of the merchant fee
+                 * @default 0.5
+                 * @example 0.5
+                 */
+                service_share_rate: number | null;
+                /**
+                 * @default 30
+                 * @example 30
+                 */
+                settlement_hold_days: number | null;
+                /**
+                 * @default featured
+                 * @example featured
+                 * @enum {string|null}
+                 */
+                sort_order: "featured" | "ending_soon" | "highest_cashback" | "newest" | null;
+                /**
+                 * @description Ordered; the first is the default language
+                 * @example [
+                 *       "en",
+                 *       "es",
+                 *       "pt-BR"
+                 *     ]
+                 */
+                supported_locales?: ("en" | "es" | "pt-BR")[] | null;
+                /**
+                 * @description IANA time zone in which offers' days_of_week and time_of_day are read
+                 * @default UTC
+                 * @example America/Sao_Paulo
+                 */
+                time_zone: string | null;
+                /**
+                 * @default 20
+                 * @example 20
+                 */
+                widget_feed_limit: number | null;
+            } | null;
+            /**
+             * @description Replaces the overrides; {} clears them
+             * @example {
+             *       "offers": 6000,
+             *       "reporting": 60,
+             *       "transactions": 6000
+             *     }
+             */
+            rate_limits?: {
+                /**
+                 * @description Requests per minute per key for the offers endpoints
+                 * @example 6000
+                 */
+                offers?: number | null;
+                /**
+                 * @description Requests per minute per key for the reporting endpoints
+                 * @example 60
+                 */
+                reporting?: number | null;
+                /**
+                 * @description Requests per minute per key for the transaction endpoints
+                 * @example 6000
+                 */
+                transactions?: number | null;
+            } | null;
             /**
              * @description A suspended institution's keys get 403 institution_suspended
              * @example active
-             * @enum {string}
+             * @enum {string|null}
              */
-            status?: "active" | "suspended";
+            status?: "active" | "suspended" | null;
         };
         UpdateOfferDto: {
             /**
@@ -3957,14 +4090,17 @@ export interface components {
              * @description Fixed reward, or the cap of a percent reward (major units)
              * @example 5
              */
-            cashback_amount?: number;
+            cashback_amount?: number | null;
             /**
              * @description Percent of the purchase (percent offers only), 0 < x ≤ 100
              * @example 10
              */
-            cashback_percent?: number;
-            /** @example 2027-01-31T23:59:59Z */
-            expires_at?: string;
+            cashback_percent?: number | null;
+            /**
+             * Format: date-time
+             * @example 2027-01-31T23:59:59Z
+             */
+            expires_at?: string | null;
             /**
              * @description Goal offer: the reward needs several qualifying purchases (each meeting every rule, min_spend included); the round starts over while max_redemptions_per_cardholder allows. null (on update) removes it
              * @example {
@@ -3972,40 +4108,52 @@ export interface components {
              *       "type": "purchase_count"
              *     }
              */
-            goal?: components["schemas"]["GoalDto"] | null;
+            goal?: {
+                /**
+                 * @description Purchases (an integer, 1-1000) for purchase_count; an amount in major units of the offer currency for cumulative_spend
+                 * @example 3
+                 */
+                target: number;
+                /**
+                 * @description purchase_count: the target-th qualifying purchase earns the reward; cumulative_spend: the purchase that takes the counted spend to the target does
+                 * @example purchase_count
+                 * @enum {string}
+                 */
+                type: "purchase_count" | "cumulative_spend";
+            } | null;
             /**
              * @description Share of eligible cardholders held out (never shown the offer, never rewarded) to measure lift: 0-50 with at most one decimal (docs/lift.md). Fixed once a cardholder added the offer or it has been active at or after starts_at (409 `holdout_locked`)
              * @default 0
              * @example 10
              */
-            holdout_percent: number;
+            holdout_percent: number | null;
             /**
              * @description Institutions the offer is shown to; empty or absent = every institution
              * @example []
              */
-            institution_ids?: string[];
+            institution_ids?: string[] | null;
             /**
              * @default 1
              * @example 1
              */
-            max_redemptions_per_cardholder: number;
+            max_redemptions_per_cardholder: number | null;
             /**
              * @description Merchant's fee on top of the cashback (major units)
              * @default 0
              * @example 1
              */
-            merchant_fee_amount: number;
+            merchant_fee_amount: number | null;
             /**
              * @description Minimum purchase, major units of currency
              * @example 20
              */
-            min_spend?: number;
+            min_spend?: number | null;
             /**
              * @description Higher comes first in the featured sort order
              * @default 0
              * @example 0
              */
-            priority: number;
+            priority: number | null;
             /**
              * @description Qualification rules; null (on update) removes them
              * @example {
@@ -4022,28 +4170,96 @@ export interface components {
              *       }
              *     }
              */
-            qualification?: components["schemas"]["QualificationDto"] | null;
+            qualification?: {
+                /**
+                 * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
+                 * @example 14
+                 */
+                activation_days?: number | null;
+                /**
+                 * @description all; new: no purchase by the cardholder at this merchant in the lookback_days before the transaction; lapsed: one before that window, none inside it. Applied in matching and the feed: audience_mismatch
+                 * @default all
+                 * @example new
+                 * @enum {string|null}
+                 */
+                audience: "all" | "new" | "lapsed" | null;
+                /**
+                 * @description Where the purchase was made, against the transaction's channel; a transaction without one never matches: channel_mismatch
+                 * @example [
+                 *       "online"
+                 *     ]
+                 */
+                channels?: ("in_store" | "online")[] | null;
+                /**
+                 * @description ISO weekdays 1-7 (Monday = 1), local: outside_days
+                 * @example [
+                 *       6,
+                 *       7
+                 *     ]
+                 */
+                days_of_week?: number[] | null;
+                /**
+                 * @description Days the audience looks back; required with audience new or lapsed
+                 * @example 90
+                 */
+                lookback_days?: number | null;
+                /**
+                 * @description Purchases above this amount (offer currency) do not qualify: above_max_spend
+                 * @example 200
+                 */
+                max_spend?: number | null;
+                /**
+                 * @description Card networks, matched case-insensitively against the transaction's network: network_mismatch
+                 * @example [
+                 *       "visa",
+                 *       "elo"
+                 *     ]
+                 */
+                networks?: string[] | null;
+                /**
+                 * @description Local hours [from, to), may cross midnight: outside_hours
+                 * @example {
+                 *       "from": "22:00",
+                 *       "to": "02:00"
+                 *     }
+                 */
+                time_of_day?: {
+                    /**
+                     * @description Local start, included (HH:MM)
+                     * @example 22:00
+                     */
+                    from: string;
+                    /**
+                     * @description Local end, excluded (HH:MM)
+                     * @example 02:00
+                     */
+                    to: string;
+                } | null;
+            } | null;
             /**
              * @description fixed pays cashback_amount; percent pays cashback_percent of the purchase, capped at cashback_amount
              * @default fixed
              * @example percent
-             * @enum {string}
+             * @enum {string|null}
              */
-            reward_type: "fixed" | "percent";
+            reward_type: "fixed" | "percent" | null;
             /**
              * @description Segment codes; empty = unrestricted
              * @example [
              *       "premium"
              *     ]
              */
-            segments?: string[];
-            /** @example 2026-11-01T00:00:00Z */
-            starts_at?: string;
+            segments?: string[] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00Z
+             */
+            starts_at?: string | null;
             /**
              * @example active
-             * @enum {string}
+             * @enum {string|null}
              */
-            status?: "draft" | "active" | "paused" | "ended";
+            status?: "draft" | "active" | "paused" | "ended" | null;
             /**
              * @example {
              *       "en": {
@@ -4056,7 +4272,7 @@ export interface components {
              *       }
              *     }
              */
-            translations?: Record<string, never>;
+            translations?: Record<string, never> | null;
         };
         UpdateRateCapDto: {
             /**
@@ -4080,8 +4296,50 @@ export interface components {
              */
             allowed_origins: string[];
             /** @example false */
-            personalize?: boolean;
-            theme?: components["schemas"]["WidgetThemeDto"];
+            personalize?: boolean | null;
+            /**
+             * @example {
+             *       "accent": "#0b5fff",
+             *       "font": "Inter, system-ui, sans-serif",
+             *       "mode": "auto",
+             *       "radius": "12px",
+             *       "surface": "#ffffff",
+             *       "text": "#1a1c21"
+             *     }
+             */
+            theme?: {
+                /**
+                 * @description Buttons, links, progress (hex color)
+                 * @example #0b5fff
+                 */
+                accent?: string | null;
+                /**
+                 * @description Font family list (letters, digits, spaces, commas, hyphens, quotes)
+                 * @example Inter, system-ui, sans-serif
+                 */
+                font?: string | null;
+                /**
+                 * @description auto follows the cardholder’s system setting
+                 * @example auto
+                 * @enum {string|null}
+                 */
+                mode?: "light" | "dark" | "auto" | null;
+                /**
+                 * @description Corner radius, 0px–32px
+                 * @example 12px
+                 */
+                radius?: string | null;
+                /**
+                 * @description Card background (hex color)
+                 * @example #ffffff
+                 */
+                surface?: string | null;
+                /**
+                 * @description Text (hex color)
+                 * @example #1a1c21
+                 */
+                text?: string | null;
+            } | null;
         };
         UploadAcceptedDto: {
             /** @example 9a1f2c3d-1111-4a4a-9b9b-123456789abc */
@@ -4402,8 +4660,19 @@ export interface components {
             data: components["schemas"]["WebhookReplayDto"][];
         };
         WebhookSettingsDto: {
-            /** @description The mutual TLS client certificate presented to the URL, if any */
-            client_certificate: components["schemas"]["ClientCertificateDto"] | null;
+            /**
+             * @description The mutual TLS client certificate presented to the URL, if any
+             * @example {
+             *       "expires_at": "2027-11-21T00:00:00.000Z",
+             *       "subject": "CN=offers-webhooks, O=Demo Bank"
+             *     }
+             */
+            client_certificate: {
+                /** @example 2027-11-21T00:00:00.000Z */
+                expires_at: string;
+                /** @example CN=offers-webhooks, O=Demo Bank */
+                subject: string;
+            } | null;
             /**
              * @description Names of the custom headers sent with every attempt (values are never shown)
              * @example [
@@ -4516,33 +4785,33 @@ export interface components {
              * @description Buttons, links, progress (hex color)
              * @example #0b5fff
              */
-            accent?: string;
+            accent?: string | null;
             /**
              * @description Font family list (letters, digits, spaces, commas, hyphens, quotes)
              * @example Inter, system-ui, sans-serif
              */
-            font?: string;
+            font?: string | null;
             /**
              * @description auto follows the cardholder’s system setting
              * @example auto
-             * @enum {string}
+             * @enum {string|null}
              */
-            mode?: "light" | "dark" | "auto";
+            mode?: "light" | "dark" | "auto" | null;
             /**
              * @description Corner radius, 0px–32px
              * @example 12px
              */
-            radius?: string;
+            radius?: string | null;
             /**
              * @description Card background (hex color)
              * @example #ffffff
              */
-            surface?: string;
+            surface?: string | null;
             /**
              * @description Text (hex color)
              * @example #1a1c21
              */
-            text?: string;
+            text?: string | null;
         };
         WindowDto: {
             /** @example 2026-10-22T00:00:00.000Z */
@@ -4577,7 +4846,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["InstitutionDto"][];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
                 };
             };
             /** @description Invalid input (`validation_failed`, `invalid_json`) */
@@ -4592,7 +4864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4600,7 +4872,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -4639,7 +4923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4647,7 +4931,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -4684,7 +5004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4692,7 +5012,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -4708,6 +5028,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     adminUpdateInstitution: {
@@ -4719,7 +5051,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateInstitutionDto"];
             };
@@ -4745,7 +5077,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4753,7 +5085,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -4766,6 +5098,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "institution_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -4806,7 +5174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4814,7 +5182,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -4827,6 +5195,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "institution_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -4867,7 +5271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4875,7 +5279,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -4900,6 +5304,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "email_taken";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -4940,7 +5380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4948,7 +5388,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description No such institution (`institution_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
                     };
                 };
             };
@@ -4961,6 +5413,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "replay_running" | "webhook_not_configured";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -4985,7 +5473,19 @@ export interface operations {
                     "application/json": components["schemas"]["TestEventAcceptedDto"];
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4993,7 +5493,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description No such institution (`institution_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
                     };
                 };
             };
@@ -5006,6 +5518,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "webhook_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5034,7 +5558,19 @@ export interface operations {
                     "application/json": components["schemas"]["MatchFailurePageDto"];
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5042,7 +5578,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5081,7 +5629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5089,7 +5637,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5115,7 +5699,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["MerchantDto"][];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
                 };
             };
             /** @description Invalid input (`validation_failed`) */
@@ -5130,7 +5717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5138,7 +5725,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5177,7 +5776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5185,7 +5784,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -5198,6 +5797,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "identifier_taken";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5234,7 +5869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5242,7 +5877,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -5255,6 +5890,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "merchant_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5295,7 +5942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5303,7 +5950,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -5331,66 +5978,39 @@ export interface operations {
                     };
                 };
             };
-        };
-    };
-    adminMerchantStatements: {
-        parameters: {
-            query: {
-                granularity: "day" | "month";
-                /** @description First UTC day, inclusive Example: `2026-11-01`. */
-                from?: string;
-                /** @description Last UTC day, inclusive Example: `2026-11-30`. */
-                to?: string;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MerchantStatementListDto"];
-                };
-            };
-            /** @description Bad granularity or date (`validation_failed`) */
-            400: {
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                        error?: "payload_too_large";
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
-            401: {
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description No such merchant (`merchant_not_found`) */
-            404: {
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "merchant_not_found" | "not_found";
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5417,7 +6037,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["AdminOfferDto"][];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
                 };
             };
             /** @description Invalid input (`validation_failed`) */
@@ -5432,7 +6055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5440,7 +6063,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5479,7 +6114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5487,7 +6122,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5524,7 +6195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5532,7 +6203,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -5548,6 +6219,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     adminUpdateOffer: {
@@ -5559,7 +6242,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateOfferDto"];
             };
@@ -5585,7 +6268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5593,7 +6276,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -5618,6 +6301,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "holdout_locked";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5657,7 +6376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5665,7 +6384,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -5681,6 +6400,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     adminRunSettlement: {
@@ -5690,7 +6421,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RunSettlementDto"];
             };
@@ -5716,7 +6447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5724,54 +6455,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
-        };
-    };
-    adminCloseStatements: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CloseStatementsDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloseStatementsResultDto"];
-                };
-            };
-            /** @description `through` is not a date, or is after an institution's current day (`validation_failed`) */
-            400: {
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "bad_request" | "invalid_json" | "through" | "validation_failed";
+                        error?: "payload_too_large";
                     };
                 };
             };
-            /** @description Missing or wrong operator token */
-            401: {
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "unauthorized";
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5853,7 +6573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -5867,7 +6587,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
                     };
                 };
             };
@@ -5888,6 +6644,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -5934,7 +6708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -5948,7 +6722,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -5969,6 +6743,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6057,7 +6849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -6071,7 +6863,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
                     };
                 };
             };
@@ -6092,6 +6920,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6171,7 +7017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -6185,7 +7031,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -6206,6 +7052,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6300,7 +7164,7 @@ export interface operations {
                 };
             };
             /**
-             * @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`)
+             * @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`)
              *
              *     A segment-limited offer without a matching segment (`segment_not_eligible`)
              */
@@ -6317,7 +7181,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "segment_not_eligible" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "segment_not_eligible" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -6364,6 +7228,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
@@ -6381,6 +7281,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6470,7 +7388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -6484,7 +7402,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -6505,6 +7423,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6571,7 +7507,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -6585,7 +7521,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -6624,6 +7560,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6696,7 +7650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -6710,7 +7664,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -6731,6 +7685,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -6805,7 +7777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -6819,7 +7791,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -6843,44 +7815,8 @@ export interface operations {
                     };
                 };
             };
-        };
-    };
-    listStatements: {
-        parameters: {
-            query: {
-                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
-                cursor?: string;
-                limit?: number;
-                granularity: "day" | "month";
-                /** @description First day, inclusive, in the program's time zone (default: no lower bound) Example: `2026-11-01`. */
-                from?: string;
-                /** @description Last day, inclusive; may be in the future (default: no upper bound) Example: `2026-11-30`. */
-                to?: string;
-                /** @description Only this currency (default: all) Example: `USD`. */
-                currency?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StatementPageDto"];
-                };
-            };
-            /** @description Bad query value, date or cursor (`validation_failed`) */
-            400: {
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
                     "X-RateLimit-Limit"?: number;
@@ -6893,312 +7829,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "bad_request" | "invalid_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
-            401: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "invalid_token" | "unauthorized";
-                    };
-                };
-            };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
-                    };
-                };
-            };
-            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-        };
-    };
-    getStatement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StatementDetailDto"];
-                };
-            };
-            /** @description Bad query value, date or cursor (`validation_failed`) */
-            400: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "bad_request" | "invalid_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
-            401: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "invalid_token" | "unauthorized";
-                    };
-                };
-            };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
-                    };
-                };
-            };
-            /** @description No such statement, or another institution's (`statement_not_found`) */
-            404: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "not_found" | "statement_not_found";
-                    };
-                };
-            };
-            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-        };
-    };
-    listStatementLines: {
-        parameters: {
-            query?: {
-                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of lines, or the CSV file */
-            200: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StatementLinePageDto"];
-                    /**
-                     * @example movement_id,type,booked_at,redemption_id,offer_id,merchant_name,transaction_ref,amount,currency,source
-                     *     6a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d,earned,2026-11-25T14:03:07.412Z,0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b,c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f,Green Grocer,tx-2026-11-25-0001,4.50,USD,matching
-                     */
-                    "text/csv": string;
-                };
-            };
-            /** @description Bad query value, date or cursor (`validation_failed`) */
-            400: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "bad_request" | "invalid_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
-            401: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "invalid_token" | "unauthorized";
-                    };
-                };
-            };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
-                    };
-                };
-            };
-            /** @description No such statement, or another institution's (`statement_not_found`) */
-            404: {
-                headers: {
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "not_found" | "statement_not_found";
-                    };
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed per minute for this key and scope group. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"] & {
-                        /** @enum {string} */
-                        error?: "rate_limited";
+                        error?: "internal_error";
                     };
                 };
             };
@@ -7301,7 +7932,7 @@ export interface operations {
             /**
              * @description institution_id differs from the API key’s institution (`institution_mismatch`); key revoked (`token_revoked`), expired (`token_expired`) or without the transactions scope (`insufficient_scope`)
              *
-             *     Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`)
+             *     Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`)
              */
             403: {
                 headers: {
@@ -7316,7 +7947,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "institution_mismatch" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_mismatch" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -7338,6 +7969,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
@@ -7355,6 +8004,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -7454,7 +8121,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`) */
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
             403: {
                 headers: {
                     /** @description Requests allowed per minute for this key and scope group. */
@@ -7468,7 +8135,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };
@@ -7490,6 +8157,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
             429: {
                 headers: {
@@ -7507,6 +8192,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -7628,7 +8331,7 @@ export interface operations {
             /**
              * @description institution_id differs from the API key’s institution (`institution_mismatch`); key revoked (`token_revoked`), expired (`token_expired`) or without the transactions scope (`insufficient_scope`)
              *
-             *     Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`)
+             *     Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`)
              */
             403: {
                 headers: {
@@ -7643,7 +8346,43 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "institution_mismatch" | "insufficient_scope" | "token_expired" | "token_revoked";
+                        error?: "forbidden" | "institution_mismatch" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
                     };
                 };
             };
@@ -7667,6 +8406,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     health: {
@@ -7683,7 +8440,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
                 };
             };
         };
@@ -7745,6 +8517,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -7810,6 +8594,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalRevokeApiKey: {
@@ -7832,6 +8652,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PortalApiKeyDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -7870,6 +8702,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalLogin: {
@@ -7891,6 +8735,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionViewDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description `invalid_credentials` (same answer for unknown e-mail and wrong password) */
@@ -7924,6 +8780,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
             /** @description `login_locked` after repeated failures */
             429: {
                 headers: {
@@ -7935,6 +8815,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "login_locked" | "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -7980,6 +8872,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8046,6 +8950,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalGetHoldoutKey: {
@@ -8089,6 +9005,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8147,6 +9075,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "holdout_key_revealed";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8214,6 +9154,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalInboxReadAll: {
@@ -8257,6 +9209,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8306,6 +9270,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalInboxRead: {
@@ -8328,6 +9304,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InboxReadDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -8363,6 +9351,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "message_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8412,6 +9412,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalListOffers: {
@@ -8438,6 +9450,18 @@ export interface operations {
                     "application/json": components["schemas"]["PortalOfferPageDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -8459,6 +9483,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8484,6 +9520,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LiftReportDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -8519,6 +9567,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8584,6 +9644,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalListUploads: {
@@ -8643,6 +9715,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8737,6 +9821,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalGetUpload: {
@@ -8759,6 +9867,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -8794,6 +9914,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "not_found" | "upload_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8840,6 +9972,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -8905,6 +10049,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalSetWebhookClientCertificate: {
@@ -8967,6 +10147,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalRemoveWebhookClientCertificate: {
@@ -9010,6 +10226,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9089,6 +10317,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalGetWebhookDelivery: {
@@ -9111,6 +10351,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryDetailDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -9149,6 +10401,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalRedeliverWebhook: {
@@ -9171,6 +10435,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RedeliveryAcceptedDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -9218,6 +10494,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "delivery_in_progress" | "webhook_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9283,6 +10571,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalSetWebhookHeaders: {
@@ -9342,6 +10666,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9407,6 +10767,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalListWebhookReplays: {
@@ -9450,6 +10846,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9527,6 +10935,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalGetWebhookReplay: {
@@ -9549,6 +10993,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookReplayDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -9584,6 +11040,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "not_found" | "replay_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9645,6 +11113,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalRotateWebhookSecret: {
@@ -9657,7 +11137,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RotateSecretDto"];
             };
@@ -9707,6 +11187,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalExpirePreviousWebhookSecret: {
@@ -9753,6 +11269,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalGetWebhookStats: {
@@ -9796,6 +11324,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9857,6 +11397,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalGetWidget: {
@@ -9900,6 +11452,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -9965,6 +11529,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     portalWidgetPreviewSession: {
@@ -9977,7 +11577,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PreviewSessionDto"];
             };
@@ -9989,6 +11589,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CardholderSessionDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -10015,6 +11627,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
         };
     };
     ready: {
@@ -10031,7 +11679,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        checks: {
+                            /** @enum {string} */
+                            postgres: "ok" | "down";
+                            /** @enum {string} */
+                            redis: "ok" | "down";
+                        };
+                        /** @enum {string} */
+                        status: "ready" | "not_ready";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
                 };
             };
             503: {
@@ -10041,7 +11710,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        checks: {
+                            /** @enum {string} */
+                            postgres: "ok" | "down";
+                            /** @enum {string} */
+                            redis: "ok" | "down";
+                        };
+                        /** @enum {string} */
+                        status: "ready" | "not_ready";
+                    };
                 };
             };
         };
@@ -10122,6 +11800,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };
@@ -10253,6 +11943,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
                     };
                 };
             };

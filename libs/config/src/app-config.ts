@@ -53,6 +53,8 @@ export class AppConfig {
   readonly settlementSchedule: string;
   readonly smtp?: { url: string; from: string };
   readonly publicBaseUrl?: string;
+  /** Responses (and accepted requests) checked against the OpenAPI document: tests only. */
+  readonly openApiValidation: EnvVars['OPENAPI_RESPONSE_VALIDATION'];
 
   constructor(env: EnvVars) {
     this.nodeEnv = env.NODE_ENV;
@@ -105,6 +107,7 @@ export class AppConfig {
       ? { url: env.SMTP_URL, from: env.SMTP_FROM ?? 'offers@localhost' }
       : undefined;
     this.publicBaseUrl = env.PUBLIC_BASE_URL;
+    this.openApiValidation = env.OPENAPI_RESPONSE_VALIDATION;
   }
 
   get isProduction(): boolean {

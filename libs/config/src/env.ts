@@ -246,6 +246,10 @@ export class EnvVars {
   @IsOptional()
   @IsString()
   PUBLIC_BASE_URL?: string;
+
+  /** Check every api answer against openapi/openapi.json: `log` or `fail` (tests); `off` in production. */
+  @IsIn(['off', 'log', 'fail'], { message: 'OPENAPI_RESPONSE_VALIDATION must be off, log or fail' })
+  OPENAPI_RESPONSE_VALIDATION: 'off' | 'log' | 'fail' = 'off';
 }
 
 export class ConfigError extends Error {

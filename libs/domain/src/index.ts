@@ -41,5 +41,3 @@ export * from './redemption-records';
 export * from './holdout';
 export * from './lift-statistics';
 export * from './lift';
-export * from './statements';
-export * from './statement-file';

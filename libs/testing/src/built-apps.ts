@@ -61,12 +61,22 @@ const ok = (url: string) =>
 export async function startBuilt(app: 'api' | 'worker', env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/main.js`)], {
     cwd: root,
-    env: app === 'worker' ? { ...env, LOG_LEVEL: 'info' } : env,
+    env:
+      app === 'worker'
+        ? { ...env, LOG_LEVEL: 'info' }
+        : // Every answer checked against openapi/openapi.json; stopChild reports violations.
+          { OPENAPI_RESPONSE_VALIDATION: 'fail', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  const collect = (d: Buffer) => {
+    output += d;
+    for (const line of String(d).split('\n'))
+      if (line.includes('openapi contract violation')) violations.get(child)!.push(line);
+  };
+  violations.set(child, []);
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${app} exited: ${output.slice(-2000)}`);
@@ -79,12 +89,22 @@ export async function startBuilt(app: 'api' | 'worker', env: NodeJS.ProcessEnv) 
   }
 }
 
-/** SIGTERM, then SIGKILL after 8 s; resolves when the process has exited. */
+/** The OpenAPI contract violations each started api logged (OPENAPI_RESPONSE_VALIDATION). */
+const violations = new WeakMap<ChildProcess, string[]>();
+
+/**
+ * SIGTERM, then SIGKILL after 8 s; resolves when the process has exited, or rejects naming the
+ * OpenAPI contract violations an api logged, so the suite that ran against it fails.
+ */
 export function stopChild(c: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise<void>((resolve) => {
     if (c.exitCode !== null) return resolve();
     c.once('exit', () => resolve());
     c.kill('SIGTERM');
     setTimeout(() => c.kill('SIGKILL'), 8000).unref();
+  }).then(() => {
+    const found = violations.get(c) ?? [];
+    if (found.length)
+      throw new Error(`${found.length} OpenAPI contract violation(s):\n${found.join('\n')}`);
   });
 }

@@ -16,6 +16,9 @@ Object.assign(process.env, {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_RETRY_BASE_MS: '50',
   WORKER_HEALTH_PORT: '0',
+  // Every answer checked against openapi/openapi.json; a violation becomes a 500 and fails the
+  // file (contract-guard.ts). `log` (set outside) only reports them.
+  OPENAPI_RESPONSE_VALIDATION: process.env.OPENAPI_RESPONSE_VALIDATION ?? 'fail',
   // Queues per test database: suites running at once against different databases (several
   // engineers on one machine) never consume each other's jobs.
   QUEUE_PREFIX: `test-${new URL(TEST_DATABASE_URL).pathname.slice(1)}`,

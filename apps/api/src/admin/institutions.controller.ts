@@ -59,7 +59,7 @@ export class InstitutionsController {
     description:
       'Every institution with its plan, status and program settings. Pass `next_cursor` from a page as `cursor` to read the next one.',
   })
-  @ApiPageResponse()
+  @ApiPageResponse(InstitutionDto)
   list(@Query() q: PageQuery) {
     return this.institutions.list(q.limit ?? 100, q.cursor);
   }

@@ -50,7 +50,7 @@ export class MerchantsController {
     description:
       'Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged.',
   })
-  @ApiPageResponse()
+  @ApiPageResponse(MerchantDto)
   list(@Query() q: MerchantListQuery) {
     return this.merchants.list(q.limit ?? 100, q.cursor, q.category);
   }

@@ -43,7 +43,7 @@ export class OffersAdminController {
     summary: 'List offers, newest first (keyset paged)',
     description: 'Every offer with its rewards, window, budget and targeting. Keyset paged.',
   })
-  @ApiPageResponse()
+  @ApiPageResponse(AdminOfferDto)
   list(@Query() q: OfferListQuery) {
     return this.offers.list(q.limit ?? 100, q.cursor, {
       status: q.status,

@@ -43,7 +43,7 @@ export function OperatorAuth() {
     UseGuards(OperatorGuard),
     ApiBearerAuth('operator-token'),
     ApiUnauthorizedResponse({
-      description: 'Missing or wrong operator token',
+      description: 'Missing (`unauthorized`) or wrong operator token (`invalid_token`)',
       type: ErrorResponseDto,
     }),
   );

@@ -3,22 +3,31 @@ import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiConflictResponse,
+  ApiNotFoundResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
-import { StartReplayDto, TestEventAcceptedDto, WebhookReplayDto } from '../webhooks/webhooks.dto';
-import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
+import {
+  StartReplayDto,
+  TestEventAcceptedDto,
+  WebhookReplayDto,
+} from '../portal/webhooks/portal-webhooks.dto';
+import { PortalWebhooksService } from '../portal/webhooks/portal-webhooks.service';
 import { OperatorAuth } from './operator.guard';
 
 /** Operators act on an institution's webhook as its portal admins can (recorded as `operator`). */
 @ApiTags('Admin')
 @OperatorAuth()
+@ApiNotFoundResponse({
+  description: 'No such institution (`institution_not_found`)',
+  type: ErrorResponseDto,
+})
 @Controller('admin/api/v1/institutions/:id/webhook')
 export class WebhooksAdminController {
-  constructor(private readonly webhooks: WebhookDeliveriesService) {}
+  constructor(private readonly webhooks: PortalWebhooksService) {}
 
   @Post('test')
   @HttpCode(HttpStatus.ACCEPTED)

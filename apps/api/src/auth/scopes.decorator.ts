@@ -28,7 +28,7 @@ export function ApiKeyAuth(scope: RateGroup) {
     }),
     ApiForbiddenResponse({
       description:
-        'Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`) or without the scope (`insufficient_scope`)',
+        'Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`)',
       type: ErrorResponseDto,
     }),
     ApiTooManyRequestsResponse({

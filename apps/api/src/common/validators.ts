@@ -15,6 +15,8 @@ export function IsAmount(options: ValidationOptions & { positive?: boolean } = {
       name: 'isAmount',
       target: object.constructor,
       propertyName,
+      // Read by the OpenAPI generation (validator-bounds.ts): exclusive minimum or not.
+      constraints: [options.positive === true],
       options: {
         message: options.positive ? 'must be a positive number' : 'must be a non-negative number',
         ...options,

@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type express from 'express';
 import { finishContract } from './contract';
+import type { Klass } from './validator-bounds';
 import { VERSIONING_POLICY, VERSIONING_POLICY_PATH } from './versioning-policy';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -68,7 +70,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey}_${methodKey}`,
   });
-  finishContract(document);
+  finishContract(document, routeParamClasses(app));
   document.tags = [
     { name: 'Account', description: 'Check an API key' },
     { name: 'Transactions', description: 'Transaction ingestion and matching' },
@@ -89,6 +91,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ),
   );
   return document;
+}
+
+/** The classes the routes take as parameters (bodies and queries), from TypeScript's metadata. */
+function routeParamClasses(app: INestApplication): Klass[] {
+  const out = new Set<Klass>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const proto = (wrapper.metatype as Klass | undefined)?.prototype;
+      if (!proto) continue;
+      for (const method of Object.getOwnPropertyNames(proto)) {
+        const types = Reflect.getMetadata('design:paramtypes', proto, method) as
+          Klass[] | undefined;
+        for (const t of types ?? []) if (typeof t === 'function' && t.name) out.add(t);
+      }
+    }
+  }
+  return [...out];
 }
 
 /**

@@ -14,6 +14,20 @@ import { REDIS } from '@app/queue';
 import { register } from 'prom-client';
 import { checkMetricsAccess } from '../operations/metrics-access';
 
+const CHECK = { type: 'string', enum: ['ok', 'down'] };
+const READINESS = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not_ready'] },
+    checks: {
+      type: 'object',
+      required: ['postgres', 'redis'],
+      properties: { postgres: CHECK, redis: CHECK },
+    },
+  },
+};
+
 @ApiTags('Operations')
 @Controller()
 export class HealthController {
@@ -31,7 +45,14 @@ export class HealthController {
     description:
       'Answers 200 while the process runs, without touching PostgreSQL or Redis: use it as the liveness probe.',
   })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['ok'] } },
+      example: { status: 'ok' },
+    },
+  })
   health() {
     return { status: 'ok' };
   }
@@ -44,10 +65,16 @@ export class HealthController {
       '200 when PostgreSQL and Redis answer, 503 otherwise: use it as the readiness probe.',
   })
   @ApiOkResponse({
-    schema: { example: { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } } },
+    schema: {
+      ...READINESS,
+      example: { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } },
+    },
   })
   @ApiServiceUnavailableResponse({
-    schema: { example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'down' } } },
+    schema: {
+      ...READINESS,
+      example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'down' } },
+    },
   })
   async ready(@Res({ passthrough: true }) res: Response) {
     const [postgres, redis] = await Promise.all([

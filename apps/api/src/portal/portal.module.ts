@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CsvUploadsRepository } from '@app/core';
+import { CsvUploadsRepository, WebhooksCoreModule } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
-import { LiftModule } from '../lift/lift.module';
 import { ReportingModule } from '../reporting/reporting.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
@@ -9,18 +8,18 @@ import { PortalActivityRepository } from './portal-activity.repository';
 import { PortalDashboardController } from './portal-dashboard.controller';
 import { PortalAuthController } from './portal-auth.controller';
 import { PortalKeysController } from './portal-keys.controller';
-import { PortalLiftController } from './portal-lift.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
 import { PortalSessionsRepository } from './portal-sessions.repository';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
-import { WebhooksModule } from '../webhooks/webhooks.module';
-import { PortalWebhooksController } from './portal-webhooks.controller';
+import { PortalWebhooksController } from './webhooks/portal-webhooks.controller';
+import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
+import { WebhookSettingsRepository } from './webhooks/webhook-settings.repository';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
-  imports: [ReportingModule, WebhooksModule, LiftModule, AuthModule],
+  imports: [ReportingModule, WebhooksCoreModule, AuthModule],
   controllers: [
     PortalAuthController,
     PortalKeysController,
@@ -28,7 +27,6 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
     PortalUploadsController,
     PortalDashboardController,
     PortalWebhooksController,
-    PortalLiftController,
   ],
   providers: [
     PortalSessionsService,
@@ -38,7 +36,9 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
     CsvUploadsService,
     CsvUploadsRepository,
     PortalActivityRepository,
+    PortalWebhooksService,
+    WebhookSettingsRepository,
   ],
-  exports: [PortalSessionsService, PortalSessionGuard],
+  exports: [PortalSessionsService, PortalSessionGuard, PortalWebhooksService],
 })
 export class PortalModule {}

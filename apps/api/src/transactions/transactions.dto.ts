@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { MAX_AMOUNT, MIN_POSITIVE_AMOUNT } from '../docs/validator-bounds';
 import {
   INSTRUMENT_TYPES,
   MERCHANT_IDENTIFIER_TYPES,
@@ -74,6 +75,7 @@ export class TransactionEventDto {
 
   @ApiPropertyOptional({
     example: '5411',
+    pattern: '^\\d{4}$',
     description:
       'Merchant category code (4 digits). Reserved for enrichment; not used for matching.',
   })
@@ -107,12 +109,15 @@ export class TransactionEventDto {
 
   @ApiProperty({
     example: 42.9,
+    minimum: MIN_POSITIVE_AMOUNT,
+    maximum: MAX_AMOUNT,
     description: 'Positive, in major units of the offer’s currency, at most 4 decimal places.',
   })
   amount: number;
 
   @ApiPropertyOptional({
     example: 'USD',
+    pattern: '^[A-Z]{3}$',
     description: 'ISO 4217 (earlier shape). When sent it must equal the offer’s currency to match.',
   })
   currency?: string;
@@ -134,6 +139,7 @@ export class TransactionEventDto {
 
   @ApiProperty({
     example: '2026-11-21T10:15:00Z',
+    format: 'date-time',
     description:
       'ISO 8601 with a time zone. Earlier shape: `timestamp`. A purchase is matched on this time however late it arrives.',
   })
@@ -142,6 +148,7 @@ export class TransactionEventDto {
   @ApiPropertyOptional({
     deprecated: true,
     example: '2026-11-21T10:15:00Z',
+    format: 'date-time',
     description: 'Earlier shape of transacted_at.',
   })
   timestamp?: string;
@@ -182,8 +189,30 @@ export class TransactionDuplicateDto {
 }
 
 export class TransactionBatchDto {
-  @ApiProperty({ type: [TransactionEventDto], minItems: 1, maxItems: 1000 })
-  transactions: TransactionEventDto[];
+  @ApiProperty({
+    type: 'array',
+    minItems: 1,
+    maxItems: 1000,
+    description:
+      'Transaction events. Each item is checked on its own: an item that is not a valid event (even not an object) is reported in `invalid` by its index and never refuses the batch, so the item schema admits any value.',
+    example: [
+      {
+        cardholder_token: 'chk_7Hq2LmP9xQ',
+        card_token: 'ctk_4f9a2b7c1d',
+        merchant_identifier: 'DEMO-CA-GREENGROCER',
+        amount: 42.9,
+        transaction_ref: 'txn-2026-11-21-000042',
+        transacted_at: '2026-11-21T10:15:00Z',
+      },
+    ],
+    items: {
+      anyOf: [
+        { $ref: getSchemaPath(TransactionEventDto) },
+        { description: 'Any other value: answered in `invalid` with its index.' },
+      ],
+    },
+  })
+  transactions: unknown[];
 
   @ApiPropertyOptional({
     example: true,

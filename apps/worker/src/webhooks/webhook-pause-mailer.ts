@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InstitutionMailer, WebhookAlertsRepository } from '@app/core';
+import { InstitutionMailer, WebhookStore } from '@app/core';
 
 /**
  * When attempts pause an institution's URL (every attempt failed for WEBHOOK_DISABLE_AFTER_DAYS),
@@ -9,12 +9,12 @@ import { InstitutionMailer, WebhookAlertsRepository } from '@app/core';
 @Injectable()
 export class WebhookPauseMailer implements OnModuleInit {
   constructor(
-    private readonly alerts: WebhookAlertsRepository,
+    private readonly store: WebhookStore,
     private readonly mailer: InstitutionMailer,
   ) {}
 
   onModuleInit(): void {
-    this.alerts.onPaused(
+    this.store.onPaused(
       (alert) =>
         void this.mailer.send(alert.institutionId, {
           subject: alert.title,

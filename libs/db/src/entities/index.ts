@@ -29,7 +29,6 @@ import { Offer, OfferTarget } from './offer.entity';
 import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
-import { Statement, StatementBook, StatementMovement } from './statement.entity';
 import { CardChain, Transaction } from './transaction.entity';
 import { WidgetSettings } from './widget-settings.entity';
 
@@ -44,7 +43,6 @@ export * from './offer.entity';
 export * from './program.entity';
 export * from './redemption.entity';
 export * from './settlement.entity';
-export * from './statement.entity';
 export * from './transaction.entity';
 export * from './transformers';
 export * from './widget-settings.entity';
@@ -69,9 +67,6 @@ export const ENTITIES = [
   Redemption,
   SettlementEntry,
   SettlementRun,
-  StatementBook,
-  StatementMovement,
-  Statement,
   ApiKey,
   ApiKeyReminder,
   PortalUser,

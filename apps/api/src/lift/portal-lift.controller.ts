@@ -10,14 +10,9 @@ import type { Request } from 'express';
 import { PageQuery } from '../common/pagination';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
-import {
-  HoldoutKeyDto,
-  HoldoutKeyStateDto,
-  LiftReportDto,
-  PortalOfferPageDto,
-} from '../lift/lift.dto';
-import { LiftService } from '../lift/lift.service';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth } from '../portal/portal-session.guard';
+import { HoldoutKeyDto, HoldoutKeyStateDto, LiftReportDto, PortalOfferPageDto } from './lift.dto';
+import { LiftService } from './lift.service';
 
 /** The portal's read-only Offers page, each offer's Lift view, and the holdout key (docs/portal.md). */
 @ApiTags('Portal')
