@@ -113,6 +113,29 @@ export default tseslint.config(
       ],
     },
   },
+  // Boundary: the portal is one of the api's edges (routes for the institution's staff); other
+  // modules never build on it. A service it shares lives in its domain's module (webhooks,
+  // widget), a type in auth (PortalPrincipal). app.module.ts wires the portal's modules in. The
+  // typescript-eslint variant of the rule, so that the core rule's options above and below (which
+  // replace each other per file) still apply.
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['apps/api/src/portal/**', 'apps/api/src/app.module.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/portal/**', 'portal/**'],
+              message:
+                'Only the portal imports from apps/api/src/portal: move what you need into its domain module, or auth.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Boundary: controllers speak HTTP and call services; statements live in repositories.
   {
     files: ['**/*.controller.ts'],

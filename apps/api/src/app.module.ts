@@ -16,6 +16,7 @@ import { OperationsModule } from './operations/operations.module';
 import { PortalModule } from './portal/portal.module';
 import { PortalWidgetModule } from './portal/widget/portal-widget.module';
 import { ReportingModule } from './reporting/reporting.module';
+import { StatementsModule } from './statements/statements.module';
 import { WidgetModule } from './widget/widget.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
@@ -29,6 +30,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     AdminModule,
     PortalModule,
     ReportingModule,
+    StatementsModule,
     OffersModule,
     OperationsModule,
     TransactionsModule,

@@ -8,12 +8,15 @@ Object.assign(process.env, {
 import { ChildProcess, spawn } from 'child_process';
 import { existsSync } from 'fs';
 import { join } from 'path';
+import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { KEY_REMINDER_SCHEDULER_ID, QUEUES, SETTLEMENT_SCHEDULER_ID } from '@app/queue';
 import {
   createWorld,
   eventually,
   portalLogin,
-  RedisProxy,
+  TcpProxy,
   startApi,
   TestApi,
   uniq,
@@ -35,7 +38,7 @@ const describeBuilt =
   existsSync(bundle('api')) && existsSync(bundle('worker')) ? describe : describe.skip;
 
 describeBuilt('two api and two worker processes on one database and Redis', () => {
-  const proxy = new RedisProxy(new URL(process.env.REDIS_URL!));
+  const proxy = new TcpProxy(new URL(process.env.REDIS_URL!));
   const children: ChildProcess[] = [];
   let apis: string[] = [];
   let workers: ChildProcess[] = [];
@@ -67,7 +70,8 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
             () => false,
           ),
         `api on ${port} (${err})`,
-        30_000,
+        // A built api starts in ~2 s on a quiet machine; 40 s was seen at load average 26.
+        90_000,
         200,
       );
     }
@@ -84,7 +88,7 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
     apis = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 1}`];
     await Promise.all([startProcess('api', base), startProcess('api', base + 1)]);
     workers = [await startProcess('worker'), await startProcess('worker')];
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     // A process killed by a signal (the fault test's worker) has exited with a null exitCode:
@@ -171,6 +175,29 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
       [w.institution.id, body.transaction_ref],
     );
     expect(n).toBe(1);
+  });
+
+  it('scheduled work: both workers keep one settlement and one reminder scheduler, so a tick makes one job in total', async () => {
+    const config = setup.app.get(AppConfig);
+    for (const [name, id] of [
+      [QUEUES.settlement, SETTLEMENT_SCHEDULER_ID],
+      [QUEUES.reminders, KEY_REMINDER_SCHEDULER_ID],
+    ]) {
+      const q = new Queue(name, {
+        connection: { url: config.redisUrl },
+        prefix: config.queuePrefix,
+      });
+      try {
+        // Each worker upserts its schedulers at start: wait until both have.
+        const keys = await eventually(async () => {
+          const all = await q.getJobSchedulers();
+          return all.length ? all.map((s) => s.key) : null;
+        }, `${name} scheduler`);
+        expect(keys).toEqual([id]);
+      } finally {
+        await q.close();
+      }
+    }
   });
 
   it('budget race: 30 qualifying purchases through both apis and both workers, budget for 10: exactly 10 redemptions', async () => {

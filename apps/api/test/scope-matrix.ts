@@ -42,4 +42,5 @@ export const PUBLIC_ROUTES: RouteCase[] = [
   { method: 'get', path: '/api/v1/reporting/redemptions', scope: 'reporting' },
   { method: 'get', path: '/api/v1/reporting/settlements', scope: 'reporting' },
   { method: 'get', path: '/api/v1/reporting/funnel', scope: 'reporting' },
+  { method: 'get', path: '/api/v1/statements?granularity=day', scope: 'reporting' },
 ];

@@ -19,7 +19,7 @@ import {
   DAY,
   eventually,
   jobsSettled,
-  RedisProxy,
+  TcpProxy,
   startApi,
   startWorker,
   TestApi,
@@ -28,7 +28,7 @@ import {
 } from '@app/testing';
 
 // Stopping it is a Redis outage for this suite's api and worker alone.
-const redisOutage = new RedisProxy(new URL(process.env.REDIS_URL!));
+const redisOutage = new TcpProxy(new URL(process.env.REDIS_URL!));
 
 describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   let api: TestApi;

@@ -17,7 +17,7 @@ import type { TLSSocket } from 'tls';
 import { Queue } from 'bullmq';
 import { randomUUID } from 'crypto';
 import { AppConfig } from '@app/config';
-import { WebhookDeliveryService, WebhookOutbox } from '@app/core';
+import { WEBHOOK_MESSAGES, WebhookDeliveryService, WebhookOutbox } from '@app/core';
 import { DataSource } from 'typeorm';
 import { jobIds, QUEUES } from '@app/queue';
 import {
@@ -226,7 +226,11 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
       `SELECT kind, body FROM inbox_message WHERE institution_id = $1 AND kind = 'webhook.paused'`,
       [world.institution.id],
     );
-    expect(inbox).toEqual([{ kind: 'webhook.paused', body: expect.stringContaining('resume') }]);
+    // The text is the message module's, with the streak's start filled in (UTC, to the minute).
+    const since = paused.failing_since.slice(0, 16).replace('T', ' ');
+    expect(inbox).toEqual([
+      { kind: 'webhook.paused', body: WEBHOOK_MESSAGES.paused.body.replace('{since}', since) },
+    ]);
     // ... and e-mailed once to the institution's portal users
     const mails = await eventually(
       async () => {

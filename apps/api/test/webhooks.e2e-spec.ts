@@ -14,7 +14,12 @@ import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { WebhookDeliveryService, WebhookOutbox } from '@app/core';
+import {
+  deliveryFailedBody,
+  WEBHOOK_MESSAGES,
+  WebhookDeliveryService,
+  WebhookOutbox,
+} from '@app/core';
 import { maskToken, verifyWebhook } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import {
@@ -33,7 +38,7 @@ import {
   WebhookReceiver,
   World,
 } from '@app/testing';
-import { PortalWebhooksService } from '../src/portal/webhooks/portal-webhooks.service';
+import { WebhookSettingsService } from '../src/webhooks/webhook-settings.service';
 
 type Portal = Awaited<ReturnType<typeof portalLogin>>;
 
@@ -374,8 +379,11 @@ describe('redemption webhooks', () => {
     expect(await inbox()).toEqual([
       {
         kind: 'webhook.failed',
-        title: expect.any(String),
-        body: expect.stringContaining(id),
+        title: WEBHOOK_MESSAGES.failed.title,
+        body: deliveryFailedBody(id, 'attempts_exhausted', {
+          httpStatus: null,
+          errorClass: 'connection_refused',
+        }),
         dedupe_key: `webhook.failed:${id}`,
       },
     ]);
@@ -957,7 +965,7 @@ describe('redemption webhooks', () => {
         if (host === 'hooks.bank.test') return [{ address: '93.184.216.34', family: 4 }];
         throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       };
-      strictApi.app.get(PortalWebhooksService).resolver = resolver;
+      strictApi.app.get(WebhookSettingsService).resolver = resolver;
       strictWorker.get(WebhookDeliveryService).useResolver(resolver);
       world = await createWorld(strictApi);
       admin = await portalLogin(strictApi, world.admin);

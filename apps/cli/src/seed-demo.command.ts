@@ -7,8 +7,8 @@ import { InstitutionsService } from '../../api/src/admin/institutions.service';
 import { MerchantsService } from '../../api/src/admin/merchants.service';
 import { OffersAdminService } from '../../api/src/admin/offers-admin.service';
 import { CreateOfferDto } from '../../api/src/admin/offers.dto';
-import type { PortalPrincipal } from '../../api/src/portal/portal-session.guard';
-import { PortalWebhooksService } from '../../api/src/portal/webhooks/portal-webhooks.service';
+import type { PortalPrincipal } from '../../api/src/auth/principal';
+import { WebhookSettingsService } from '../../api/src/webhooks/webhook-settings.service';
 import { migrate } from './migrate.command';
 import { SeedDemoRepository } from './seed-demo.repository';
 
@@ -459,7 +459,7 @@ export async function seedDemo(args: string[] = []): Promise<void> {
 
     let webhook: string[] = [];
     if (webhookUrl) {
-      const hooks = app.get(PortalWebhooksService);
+      const hooks = app.get(WebhookSettingsService);
       const actor = { institutionId, email: 'seed-demo' } as PortalPrincipal;
       await hooks.setUrl(actor, webhookUrl, undefined);
       const { signing_secret } = await hooks.rotateSecret(actor, undefined, 0);

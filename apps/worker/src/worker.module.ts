@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
-import { logDestination, TransactionsCoreModule } from '@app/core';
+import { logDestination, StatementsCoreModule, TransactionsCoreModule } from '@app/core';
 import { DbModule, HealthRepository } from '@app/db';
 import { bullConnection, QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
@@ -12,6 +12,7 @@ import { MatchRelayTimer } from './matching/match-relay-timer.service';
 import { SettlementScheduleService } from './settlement/settlement-schedule.service';
 import { AuthorizationExpiryTimer } from './lifecycle/authorization-expiry.timer';
 import { SettlementProcessor } from './settlement/settlement.processor';
+import { StatementCloseTimer } from './statements/statement-close.timer';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({
@@ -36,6 +37,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     }),
     BullModule.registerQueue({ name: QUEUES.settlement }),
     TransactionsCoreModule,
+    StatementsCoreModule,
     WebhooksWorkerModule,
   ],
   providers: [
@@ -46,6 +48,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     SettlementProcessor,
     SettlementScheduleService,
     AuthorizationExpiryTimer,
+    StatementCloseTimer,
   ],
 })
 export class WorkerModule {}

@@ -236,6 +236,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/v1/merchants/{id}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a merchant is invoiced, per UTC day or month and currency
+         * @description From the statement movements: rewards booked, less every reversal (pending or after settlement credits the full merchant-funded amount), split into the service's revenue and the institutions' payout. Newest period first.
+         */
+        get: operations["adminMerchantStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/offers": {
         parameters: {
             query?: never;
@@ -318,6 +338,26 @@ export interface paths {
          * @description Moves every pending settlement entry (and its redemption) whose created_at + the program’s settlement_hold_days is at or before `as_of` to settled. The same run happens on a schedule in the worker (SETTLEMENT_SCHEDULE, hourly by default). Safe to repeat: a settled entry is never settled again.
          */
         post: operations["adminRunSettlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/statements/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close statements early, up to a day
+         * @description Closes every open day up to and including `through`, read in each institution's time zone, and every month whose last day that closes, for one institution or all. The worker closes each day shortly after it ends; this closes earlier. Running it twice answers `closed: 0`.
+         */
+        post: operations["adminCloseStatements"];
         delete?: never;
         options?: never;
         head?: never;
@@ -496,6 +536,63 @@ export interface paths {
          * @description One entry per redemption: merchant-funded amount, the service revenue, the institution payout and the status.
          */
         get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The institution's statements, newest period first
+         * @description Day or month statements per currency, in the program's time zone: every period in [from, to] that has movements, plus the current period of every currency ever booked (zeros allowed). Ordered by period_start descending, then currency; keyset pages. An open period is computed live; its id stays the same once it closes.
+         */
+        get: operations["listStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One statement with its figures per offer */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statements/{id}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement's lines (JSON pages, or the whole file as CSV)
+         * @description One line per movement, ordered by booked_at then movement_id. With `Accept: text/csv` the whole lines file is streamed (RFC 4180, UTF-8, CRLF): a closed statement's file is byte for byte the one its checksum was computed on. Text cells that a spreadsheet could run as a formula are prefixed with `'` in the CSV only; reconcile on movement_id or redemption_id.
+         */
+        get: operations["listStatementLines"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1556,6 +1653,26 @@ export interface components {
             expires_at: string;
             /** @example CN=offers-webhooks, O=Demo Bank */
             subject: string;
+        };
+        CloseStatementsDto: {
+            /**
+             * Format: uuid
+             * @description One institution (default: all)
+             * @example 8d3f0c1e-4a55-4c1b-9d2e-3f4a5b6c7d8e
+             */
+            institution_id?: string | null;
+            /**
+             * @description Close every open day up to and including this one, read in each institution's time zone (and every month whose last day it closes); not after an institution's current day
+             * @example 2026-11-25
+             */
+            through: string;
+        };
+        CloseStatementsResultDto: {
+            /**
+             * @description Statements (institution, currency, granularity, period) closed by this call
+             * @example 3
+             */
+            closed: number;
         };
         CreateApiKeyDto: {
             /**
@@ -2643,6 +2760,49 @@ export interface components {
              */
             merchant_identifier_type: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
         };
+        MerchantStatementDto: {
+            /** @example USD */
+            currency: string;
+            /**
+             * @example month
+             * @enum {string}
+             */
+            granularity: "day" | "month";
+            /**
+             * @description The institutions' payout, net of reversals
+             * @example 486
+             */
+            institution_payout: number;
+            /**
+             * @description What the merchant funded for rewards booked
+             * @example 600
+             */
+            merchant_funded_earned: number;
+            /**
+             * @description Credited back for every reversal, pending or after settlement
+             * @example 60
+             */
+            merchant_funded_reversed: number;
+            /** @example 110 */
+            movement_count: number;
+            /**
+             * @description merchant_funded_earned − merchant_funded_reversed (= service_revenue + institution_payout)
+             * @example 540
+             */
+            net_invoiced: number;
+            /** @example 2026-11-30 */
+            period_end: string;
+            /** @example 2026-11-01 */
+            period_start: string;
+            /**
+             * @description The service's revenue, net of reversals
+             * @example 54
+             */
+            service_revenue: number;
+        };
+        MerchantStatementListDto: {
+            data: components["schemas"]["MerchantStatementDto"][];
+        };
         PaginationDto: {
             /** @example 100 */
             limit: number;
@@ -3658,6 +3818,228 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             until?: string | null;
+        };
+        StatementDetailDto: {
+            /**
+             * @description SHA-256 (lowercase hex) of the lines file; null while open
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            checksum: string | null;
+            /**
+             * @description Clawed back from settled entries reversed in the period
+             * @example 2
+             */
+            clawed_back: number;
+            /**
+             * @description null while open
+             * @example 2026-11-26T03:05:00.000Z
+             */
+            closed_at: string | null;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description Payout of redemptions booked in the period
+             * @example 35
+             */
+            earned: number;
+            /**
+             * @example day
+             * @enum {string}
+             */
+            granularity: "day" | "month";
+            /**
+             * @description UUIDv5 of (institution, currency, granularity, period_start): the same while open and once closed
+             * @example 3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30
+             */
+            id: string;
+            /** @example 12 */
+            movement_count: number;
+            /**
+             * @description settled − clawed_back: the amount payable
+             * @example 38
+             */
+            net_payout: number;
+            /** @description The figures per offer */
+            offers: components["schemas"]["StatementOfferDto"][];
+            /**
+             * @description pending_opening + earned − reversed − settled
+             * @example 110.5
+             */
+            pending_closing: number;
+            /**
+             * @description Pending payout when the period opened
+             * @example 120.5
+             */
+            pending_opening: number;
+            /**
+             * @description Last day, inclusive
+             * @example 2026-11-25
+             */
+            period_end: string;
+            /**
+             * @description First day, inclusive
+             * @example 2026-11-25
+             */
+            period_start: string;
+            /**
+             * @description Payout of pending entries reversed in the period
+             * @example 5
+             */
+            reversed: number;
+            /**
+             * @description Payout of entries settled in the period
+             * @example 40
+             */
+            settled: number;
+            /**
+             * @example closed
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            /**
+             * @description The time zone the period opened with
+             * @example America/Sao_Paulo
+             */
+            time_zone: string;
+        };
+        StatementDto: {
+            /**
+             * @description SHA-256 (lowercase hex) of the lines file; null while open
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            checksum: string | null;
+            /**
+             * @description Clawed back from settled entries reversed in the period
+             * @example 2
+             */
+            clawed_back: number;
+            /**
+             * @description null while open
+             * @example 2026-11-26T03:05:00.000Z
+             */
+            closed_at: string | null;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description Payout of redemptions booked in the period
+             * @example 35
+             */
+            earned: number;
+            /**
+             * @example day
+             * @enum {string}
+             */
+            granularity: "day" | "month";
+            /**
+             * @description UUIDv5 of (institution, currency, granularity, period_start): the same while open and once closed
+             * @example 3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30
+             */
+            id: string;
+            /** @example 12 */
+            movement_count: number;
+            /**
+             * @description settled − clawed_back: the amount payable
+             * @example 38
+             */
+            net_payout: number;
+            /**
+             * @description pending_opening + earned − reversed − settled
+             * @example 110.5
+             */
+            pending_closing: number;
+            /**
+             * @description Pending payout when the period opened
+             * @example 120.5
+             */
+            pending_opening: number;
+            /**
+             * @description Last day, inclusive
+             * @example 2026-11-25
+             */
+            period_end: string;
+            /**
+             * @description First day, inclusive
+             * @example 2026-11-25
+             */
+            period_start: string;
+            /**
+             * @description Payout of pending entries reversed in the period
+             * @example 5
+             */
+            reversed: number;
+            /**
+             * @description Payout of entries settled in the period
+             * @example 40
+             */
+            settled: number;
+            /**
+             * @example closed
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            /**
+             * @description The time zone the period opened with
+             * @example America/Sao_Paulo
+             */
+            time_zone: string;
+        };
+        StatementLineDto: {
+            /**
+             * @description Positive; the type says the direction
+             * @example 4.5
+             */
+            amount: number;
+            /** @example 2026-11-25T14:03:07.412Z */
+            booked_at: string;
+            /** @example USD */
+            currency: string;
+            /** @example Green Grocer */
+            merchant_name: string;
+            /** @example 6a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d */
+            movement_id: string;
+            /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
+            offer_id: string;
+            /** @example 0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b */
+            redemption_id: string;
+            /**
+             * @example matching
+             * @enum {string}
+             */
+            source: "matching" | "claim";
+            /**
+             * @description The rewarded purchase's reference
+             * @example tx-2026-11-25-0001
+             */
+            transaction_ref: string;
+            /**
+             * @example earned
+             * @enum {string}
+             */
+            type: "earned" | "reversed" | "settled" | "clawback";
+        };
+        StatementLinePageDto: {
+            data: components["schemas"]["StatementLineDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        StatementOfferDto: {
+            /** @example 2 */
+            clawed_back: number;
+            /** @example 35 */
+            earned: number;
+            /** @example 9 */
+            movement_count: number;
+            /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
+            offer_id: string;
+            /** @example 5 */
+            reversed: number;
+            /** @example 40 */
+            settled: number;
+            /** @example $5 back at Green Grocer */
+            title: string;
+        };
+        StatementPageDto: {
+            data: components["schemas"]["StatementDto"][];
+            pagination: components["schemas"]["PaginationDto"];
         };
         TestEventAcceptedDto: {
             /** @example webhook.test */
@@ -6016,6 +6398,81 @@ export interface operations {
             };
         };
     };
+    adminMerchantStatements: {
+        parameters: {
+            query: {
+                granularity: "day" | "month";
+                /** @description First UTC day, inclusive Example: `2026-11-01`. */
+                from?: string;
+                /** @description Last UTC day, inclusive Example: `2026-11-30`. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantStatementListDto"];
+                };
+            };
+            /** @description Bad granularity or date (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description No such merchant (`merchant_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "merchant_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     adminListOffers: {
         parameters: {
             query?: {
@@ -6444,6 +6901,89 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminCloseStatements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloseStatementsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloseStatementsResultDto"];
+                };
+            };
+            /** @description `through` is not a date, or is after an institution's current day (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "through" | "validation_failed";
                     };
                 };
             };
@@ -7793,6 +8333,419 @@ export interface operations {
                         /** @enum {string} */
                         error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    listStatements: {
+        parameters: {
+            query: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                granularity: "day" | "month";
+                /** @description First day, inclusive, in the program's time zone (default: no lower bound) Example: `2026-11-01`. */
+                from?: string;
+                /** @description Last day, inclusive; may be in the future (default: no upper bound) Example: `2026-11-30`. */
+                to?: string;
+                /** @description Only this currency (default: all) Example: `USD`. */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementPageDto"];
+                };
+            };
+            /** @description Bad query value, date or cursor (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementDetailDto"];
+                };
+            };
+            /** @description Bad query value, date or cursor (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description No such statement, or another institution's (`statement_not_found`) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "statement_not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    listStatementLines: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lines, or the CSV file */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementLinePageDto"];
+                    /**
+                     * @example movement_id,type,booked_at,redemption_id,offer_id,merchant_name,transaction_ref,amount,currency,source
+                     *     6a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d,earned,2026-11-25T14:03:07.412Z,0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b,c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f,Green Grocer,tx-2026-11-25-0001,4.50,USD,matching
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad query value, date or cursor (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description No such statement, or another institution's (`statement_not_found`) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "statement_not_found";
+                    };
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Rate limit exceeded (`rate_limited`), see Retry-After */

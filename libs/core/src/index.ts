@@ -25,3 +25,7 @@ export * from './metrics';
 export * from './holdout-keys';
 export * from './matching/evaluation.pipeline';
 export * from './matching/evaluation-reports';
+export * from './statements/statements-core.module';
+export * from './statements/statements.repository';
+export * from './statements/statement-closer.service';
+export * from './statements/statement-lines';

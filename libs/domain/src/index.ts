@@ -41,3 +41,5 @@ export * from './redemption-records';
 export * from './holdout';
 export * from './lift-statistics';
 export * from './lift';
+export * from './statements';
+export * from './statement-file';

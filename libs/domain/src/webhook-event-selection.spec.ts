@@ -5,7 +5,7 @@ import {
 } from './webhook-event-selection';
 
 describe('webhook event selection', () => {
-  it('new institutions receive every redemption event; a test event is never selected', () => {
+  it('new institutions receive the three redemption events, named one by one: a type added later is off until chosen; a test event is never selected', () => {
     expect(DEFAULT_EVENT_TYPES).toEqual([
       'redemption.completed',
       'redemption.reversed',

@@ -2,8 +2,8 @@ import type { WebhookEventType } from './webhook-payloads';
 
 /**
  * Which event types an institution receives. Only redemption events are chosen (a test event is
- * sent when asked for). Institutions created from now on receive all of them; `redemption.completed`
- * (the event that tells them to credit a cardholder) stays on while a webhook URL is set.
+ * sent when asked for). New institutions receive DEFAULT_EVENT_TYPES; `redemption.completed` (the
+ * event that tells them to credit a cardholder) stays on while a webhook URL is set.
  */
 export const SELECTABLE_EVENT_TYPES = [
   'redemption.completed',
@@ -12,7 +12,16 @@ export const SELECTABLE_EVENT_TYPES = [
 ] as const satisfies readonly WebhookEventType[];
 export type SelectableEventType = (typeof SELECTABLE_EVENT_TYPES)[number];
 
-export const DEFAULT_EVENT_TYPES: readonly SelectableEventType[] = SELECTABLE_EVENT_TYPES;
+/**
+ * What a new institution receives: the three redemption events, named one by one so that an event
+ * type added to the catalog later is off for every institution until an admin turns it on. The
+ * column default of institution.webhook_event_types is this list.
+ */
+export const DEFAULT_EVENT_TYPES: readonly SelectableEventType[] = [
+  'redemption.completed',
+  'redemption.reversed',
+  'redemption.settled',
+];
 
 export type EventSelection =
   | { ok: true; types: SelectableEventType[] }

@@ -5,4 +5,4 @@ export * from './webhook-receiver';
 export * from './wait';
 export * from './webhook-fixtures';
 export * from './smtp-sink';
-export * from './redis-proxy';
+export * from './tcp-proxy';

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TransactionsCoreModule } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
-import { PortalModule } from '../portal/portal.module';
 import { InstitutionsController } from './institutions.controller';
 import { InstitutionsRepository } from './institutions.repository';
 import { InstitutionsService } from './institutions.service';
@@ -14,11 +13,12 @@ import { OffersAdminService } from './offers-admin.service';
 import { OffersRepository } from './offers.repository';
 import { OperatorGuard } from './operator.guard';
 import { SettlementsAdminController } from './settlements-admin.controller';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WebhooksAdminController } from './webhooks-admin.controller';
 
 /** The operators' API under /admin/api/v1 (Bearer OPERATOR_TOKEN). */
 @Module({
-  imports: [PortalModule, AuthModule, TransactionsCoreModule],
+  imports: [WebhooksModule, AuthModule, TransactionsCoreModule],
   controllers: [
     InstitutionsController,
     MatchFailuresAdminController,

@@ -10,12 +10,8 @@ import {
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
-import {
-  StartReplayDto,
-  TestEventAcceptedDto,
-  WebhookReplayDto,
-} from '../portal/webhooks/portal-webhooks.dto';
-import { PortalWebhooksService } from '../portal/webhooks/portal-webhooks.service';
+import { StartReplayDto, TestEventAcceptedDto, WebhookReplayDto } from '../webhooks/webhooks.dto';
+import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
 import { OperatorAuth } from './operator.guard';
 
 /** Operators act on an institution's webhook as its portal admins can (recorded as `operator`). */
@@ -27,7 +23,7 @@ import { OperatorAuth } from './operator.guard';
 })
 @Controller('admin/api/v1/institutions/:id/webhook')
 export class WebhooksAdminController {
-  constructor(private readonly webhooks: PortalWebhooksService) {}
+  constructor(private readonly webhooks: WebhookDeliveriesService) {}
 
   @Post('test')
   @HttpCode(HttpStatus.ACCEPTED)

@@ -72,6 +72,11 @@ export class Keyset {
     limit: number,
     map: (r: R) => T,
   ): Page<T> {
+    return this.pageBy(rows, limit, map, (r) => ({ t: r.cursor_t, id: r.id }));
+  }
+
+  /** The same, for a list whose sort key is not (created_at, id): `key` gives a row's. */
+  pageBy<R, T>(rows: R[], limit: number, map: (r: R) => T, key: (r: R) => CursorKey): Page<T> {
     const more = rows.length > limit;
     const kept = more ? rows.slice(0, limit) : rows;
     const last = kept[kept.length - 1];
@@ -79,10 +84,7 @@ export class Keyset {
       data: kept.map(map),
       pagination: {
         limit,
-        next_cursor:
-          more && last
-            ? encodeCursor(this.keys.cursorMac, this.scope, { t: last.cursor_t, id: last.id })
-            : null,
+        next_cursor: more && last ? encodeCursor(this.keys.cursorMac, this.scope, key(last)) : null,
       },
     };
   }

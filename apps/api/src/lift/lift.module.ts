@@ -2,16 +2,14 @@ import { Module } from '@nestjs/common';
 import { HoldoutKeys } from '@app/core';
 import { OperatorGuard } from '../admin/operator.guard';
 import { AuthModule } from '../auth/auth.module';
-import { PortalModule } from '../portal/portal.module';
 import { LiftAdminController, LiftReportingController } from './lift.controller';
 import { LiftRepository } from './lift.repository';
 import { LiftService } from './lift.service';
-import { PortalLiftController } from './portal-lift.controller';
 
-/** The lift report of holdout offers (docs/lift.md): reporting API, admin API and portal. */
+/** The lift report of holdout offers (docs/lift.md): reporting and admin API; the portal's routes call LiftService. */
 @Module({
-  imports: [AuthModule, PortalModule],
-  controllers: [LiftReportingController, LiftAdminController, PortalLiftController],
+  imports: [AuthModule],
+  controllers: [LiftReportingController, LiftAdminController],
   providers: [LiftService, LiftRepository, HoldoutKeys, OperatorGuard],
   exports: [LiftService],
 })

@@ -13,8 +13,9 @@ import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { PORTAL_ROLES } from '@app/domain';
+import type { PortalPrincipal } from '../auth/principal';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { PortalAuth, PortalPrincipal } from './portal-session.guard';
+import { PortalAuth } from './portal-session.guard';
 import { PortalSessionsService, SESSION_COOKIE } from './portal-sessions.service';
 
 export class LoginDto {

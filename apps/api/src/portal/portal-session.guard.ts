@@ -16,20 +16,10 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { PortalRole } from '@app/domain';
+import type { PortalPrincipal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { PortalSessionsService, SESSION_COOKIE } from './portal-sessions.service';
-
-export interface PortalPrincipal {
-  sessionId: string;
-  userId: string;
-  email: string;
-  role: PortalRole;
-  institutionId: string;
-  institutionName: string;
-  plan: string;
-  csrfToken: string;
-}
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -6,7 +6,7 @@ import { DUMMY_PASSWORD_HASH, verifyPassword } from '@app/core';
 import { safeEqual } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { SecurityActivityService } from '../auth/security-activity.service';
-import type { PortalPrincipal } from './portal-session.guard';
+import type { PortalPrincipal } from '../auth/principal';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalSessionsRepository } from './portal-sessions.repository';
 

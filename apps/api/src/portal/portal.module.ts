@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CsvUploadsRepository, WebhooksCoreModule } from '@app/core';
+import { CsvUploadsRepository } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
+import { LiftModule } from '../lift/lift.module';
 import { ReportingModule } from '../reporting/reporting.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
@@ -8,18 +9,18 @@ import { PortalActivityRepository } from './portal-activity.repository';
 import { PortalDashboardController } from './portal-dashboard.controller';
 import { PortalAuthController } from './portal-auth.controller';
 import { PortalKeysController } from './portal-keys.controller';
+import { PortalLiftController } from './portal-lift.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
 import { PortalSessionsRepository } from './portal-sessions.repository';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
-import { PortalWebhooksController } from './webhooks/portal-webhooks.controller';
-import { PortalWebhooksService } from './webhooks/portal-webhooks.service';
-import { WebhookSettingsRepository } from './webhooks/webhook-settings.repository';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { PortalWebhooksController } from './portal-webhooks.controller';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
-  imports: [ReportingModule, WebhooksCoreModule, AuthModule],
+  imports: [ReportingModule, WebhooksModule, LiftModule, AuthModule],
   controllers: [
     PortalAuthController,
     PortalKeysController,
@@ -27,6 +28,7 @@ import { WebhookSettingsRepository } from './webhooks/webhook-settings.repositor
     PortalUploadsController,
     PortalDashboardController,
     PortalWebhooksController,
+    PortalLiftController,
   ],
   providers: [
     PortalSessionsService,
@@ -36,9 +38,7 @@ import { WebhookSettingsRepository } from './webhooks/webhook-settings.repositor
     CsvUploadsService,
     CsvUploadsRepository,
     PortalActivityRepository,
-    PortalWebhooksService,
-    WebhookSettingsRepository,
   ],
-  exports: [PortalSessionsService, PortalSessionGuard, PortalWebhooksService],
+  exports: [PortalSessionsService, PortalSessionGuard],
 })
 export class PortalModule {}

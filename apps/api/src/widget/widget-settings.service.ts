@@ -4,7 +4,7 @@ import { AppConfig } from '@app/config';
 import { normalizeOrigins } from '@app/domain';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import { ApiError } from '../common/api-error';
-import type { PortalPrincipal } from '../portal/portal-session.guard';
+import type { PortalPrincipal } from '../auth/principal';
 import { UpdateWidgetSettingsDto, WidgetSettingsDto } from './widget.dto';
 import { WidgetSettings, WidgetSettingsRepository } from './widget-settings.repository';
 

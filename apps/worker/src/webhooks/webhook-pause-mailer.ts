@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InstitutionMailer, WebhookStore } from '@app/core';
+import { InstitutionMailer, WebhookAlertsRepository } from '@app/core';
 
 /**
  * When attempts pause an institution's URL (every attempt failed for WEBHOOK_DISABLE_AFTER_DAYS),
@@ -9,12 +9,12 @@ import { InstitutionMailer, WebhookStore } from '@app/core';
 @Injectable()
 export class WebhookPauseMailer implements OnModuleInit {
   constructor(
-    private readonly store: WebhookStore,
+    private readonly alerts: WebhookAlertsRepository,
     private readonly mailer: InstitutionMailer,
   ) {}
 
   onModuleInit(): void {
-    this.store.onPaused(
+    this.alerts.onPaused(
       (alert) =>
         void this.mailer.send(alert.institutionId, {
           subject: alert.title,

@@ -58,6 +58,7 @@ export class WebhooksProcessor
       case 'paused':
         // The URL is paused: the step waits in PostgreSQL; resuming queues it again.
         outcomes.inc({ outcome: 'paused' });
+        this.logger.log({ deliveryId: job.data.deliveryId }, 'webhook paused');
         return { paused: true };
       case 'skipped':
         outcomes.inc({ outcome: 'skipped' });
@@ -66,18 +67,21 @@ export class WebhooksProcessor
       case 'attempted': {
         const outcome = r.status === 'pending' ? 'retry' : (r.status ?? 'lost');
         outcomes.inc({ outcome });
-        // Every attempt is in the attempt log (database); the process log keeps the failures.
+        // Every attempt is in the attempt log (database). The process log has one info line per
+        // delivery's outcome (delivered, failed; skipped and paused above); the attempts on the way
+        // at debug.
         const line = {
           deliveryId: job.data.deliveryId,
           series: job.data.series,
           attempt: r.attemptNumber,
           httpStatus: r.httpStatus,
+          errorClass: r.errorClass,
           status: r.status,
           requestId: job.data.requestId,
         };
-        if (outcome === 'delivered') this.logger.debug(line, 'webhook delivered');
-        else
-          this.logger.log(line, outcome === 'failed' ? 'webhook failed' : 'webhook attempt failed');
+        if (outcome === 'delivered') this.logger.log(line, 'webhook delivered');
+        else if (outcome === 'failed') this.logger.log(line, 'webhook failed');
+        else this.logger.debug(line, 'webhook attempt failed');
         return { status: r.status, attempt: r.attemptNumber };
       }
     }

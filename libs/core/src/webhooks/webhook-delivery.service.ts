@@ -1,12 +1,12 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { isRowDataError } from '@app/db';
 import {
   decideAfterAttempt,
   headersForLog,
   serializeWebhookPayload,
   signWebhookAttempt,
   WEBHOOK_HEADERS,
-  WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_USER_AGENT,
 } from '@app/domain';
 import type { WebhookJob } from '@app/queue';
@@ -15,7 +15,13 @@ import { Resolver } from './ssrf-guard';
 import { WebhookRateCap } from './webhook-rate-cap';
 import { ClientTls, SendResult, WebhookHttpClient } from './webhook-http';
 import { WebhookOutbox } from './webhook-outbox';
-import { AttemptRecord, ClaimedDelivery } from './webhook-store';
+import {
+  AttemptRecord,
+  RecordResult,
+  WebhookAttemptsRepository,
+} from './webhook-attempts.repository';
+import { deliveryFailedBody } from './webhook-messages';
+import { ClaimedDelivery, WebhookScheduleRepository } from './webhook-schedule.repository';
 
 export type AttemptOutcome =
   | { kind: 'done' }
@@ -27,6 +33,7 @@ export type AttemptOutcome =
       status: string | null;
       attemptNumber: number | null;
       httpStatus: number | null;
+      errorClass: string | null;
       recorded: boolean;
     };
 
@@ -50,6 +57,8 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly outbox: WebhookOutbox,
+    private readonly schedule: WebhookScheduleRepository,
+    private readonly attempts: WebhookAttemptsRepository,
   ) {
     this.rateCap = new WebhookRateCap(config.redisUrl, `${config.queuePrefix}:webhook-cap`);
     this.http = new WebhookHttpClient({
@@ -81,8 +90,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   }
 
   async attempt(job: WebhookJob): Promise<AttemptOutcome> {
-    const store = this.outbox.store;
-    const claim = await store.claim({
+    const claim = await this.schedule.claim({
       deliveryId: job.deliveryId,
       series: job.series,
       attempt: job.attempt,
@@ -130,7 +138,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       this.logger.warn(
         `delivery ${d.id}: only ${Math.round(left)} ms of the lease left before sending; giving it back`,
       );
-      await store.release(d.id, d.token);
+      await this.schedule.release(d.id, d.token);
       return { kind: 'busy', until: new Date() };
     }
 
@@ -158,7 +166,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     if (d.maxPerSecond) {
       const waitMs = await this.rateCap.take(d.institutionId, d.maxPerSecond);
       if (waitMs > 0) {
-        await store.release(d.id, d.token);
+        await this.schedule.release(d.id, d.token);
         return { kind: 'busy', until: new Date(Date.now() + waitMs) };
       }
     }
@@ -187,7 +195,16 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
         this.logger.error(`delivery ${d.id}: the client certificate cannot be decrypted`);
       }
     }
-    const result = await this.http.post(d.webhookUrl, body, headers, tls);
+    // Sent only if a connection is free while the fence still holds (see above).
+    const sendBy = leaseEnds - this.config.webhook.timeoutMs - this.config.webhook.leaseGraceMs / 2;
+    const result = await this.http.post(d.webhookUrl, body, headers, tls, sendBy - Date.now());
+    if (!result) {
+      this.logger.warn(
+        `delivery ${d.id}: no connection to the receiver free in time; giving it back`,
+      );
+      await this.schedule.release(d.id, d.token);
+      return { kind: 'busy', until: new Date() };
+    }
     return this.finish(
       job,
       d.token,
@@ -203,7 +220,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
   }
 
   private async skip(d: ClaimedDelivery, reason: string): Promise<AttemptOutcome> {
-    await this.outbox.store.skip(d.id, d.token, reason);
+    await this.schedule.skip(d.id, d.token, reason);
     return { kind: 'skipped', reason };
   }
 
@@ -244,16 +261,16 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       requestHeaders,
       alertBody:
         decision.outcome === 'failed' && decision.alert
-          ? alertBody(deliveryId, decision.reason, result)
+          ? deliveryFailedBody(deliveryId, decision.reason, result)
           : null,
     };
-    const saved = await this.recordWithRetry(rec);
+    const saved = await this.recordUntilWritten(rec);
     if (!saved.recorded) {
       // The lease was taken over (this worker stalled past it): the other claimant logged this
       // attempt as interrupted. A 2xx still counts: the receiver has the event.
       const late =
         result.ok && attemptNumber !== null
-          ? await this.outbox.store.recordLateAcknowledgement(rec, job.series, attemptNumber)
+          ? await this.attempts.recordLateAcknowledgement(rec, job.series, attemptNumber)
           : false;
       this.logger.warn(
         `delivery ${deliveryId}: attempt ${job.attempt} (series ${job.series}) finished after its lease was taken over` +
@@ -265,12 +282,13 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
           status: 'delivered',
           attemptNumber,
           httpStatus: result.httpStatus,
+          errorClass: null,
           recorded: true,
         };
     } else if (nextAttemptAt && saved.status === 'pending') {
       const step = { id: deliveryId, series: job.series, attempt: job.attempt + 1, nextAttemptAt };
       if (!(await this.outbox.add([step], job.requestId))) {
-        await this.outbox.store.markUnqueued(step).catch(() => undefined); // the relay takes it from here
+        await this.schedule.markUnqueued(step).catch(() => undefined); // the relay takes it from here
       }
     }
     return {
@@ -278,21 +296,35 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       status: saved.status,
       attemptNumber: saved.attemptNumber,
       httpStatus: result.httpStatus,
+      errorClass: result.errorClass,
       recorded: saved.recorded,
     };
   }
 
-  /** The outcome must not be lost to a blip: a few tries within the lease before giving up. */
-  private async recordWithRetry(rec: AttemptRecord) {
-    for (let i = 0; ; i++) {
+  /**
+   * A 2xx that reached this live worker must end the delivery, however long PostgreSQL is away:
+   * the outcome is retried until it is written (every 2 s at most). Meanwhile nobody sends the
+   * step again: its job is this worker's (BullMQ renews the job's lock while the process lives) and
+   * the lease keeps this worker's token until a claim of that same job replaces it. A statement
+   * refused for its data is not retried (it would be refused forever).
+   */
+  private async recordUntilWritten(rec: AttemptRecord): Promise<RecordResult> {
+    const since = Date.now();
+    for (let tries = 1; ; tries++) {
       try {
-        return await this.outbox.store.record(rec);
+        const saved = await this.attempts.record(rec);
+        if (tries > 1)
+          this.logger.warn(
+            `delivery ${rec.deliveryId}: attempt recorded after ${tries} tries (${Date.now() - since} ms)`,
+          );
+        return saved;
       } catch (e) {
-        if (i >= 4) throw e;
-        this.logger.warn(
-          `delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying`,
-        );
-        await new Promise((r) => setTimeout(r, 250 * 2 ** i));
+        if (isRowDataError(e)) throw e;
+        if (tries === 1)
+          this.logger.warn(
+            `delivery ${rec.deliveryId}: recording the attempt failed (${(e as Error).message}); retrying until the database answers`,
+          );
+        await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * 2 ** (tries - 1))));
       }
     }
   }
@@ -301,18 +333,4 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     this.http.close();
     await this.rateCap.close();
   }
-}
-
-function alertBody(deliveryId: string, reason: string, last: SendResult): string {
-  const lastError =
-    last.httpStatus !== null ? `HTTP ${last.httpStatus}` : (last.errorClass ?? 'error');
-  const why =
-    reason === 'gone'
-      ? `Your endpoint answered 410 Gone, so no further attempts will be made.`
-      : `All ${WEBHOOK_MAX_ATTEMPTS} attempts over about two hours failed (last: ${lastError}).`;
-  return (
-    `Delivery ${deliveryId} could not be delivered. ${why} ` +
-    `Open it under Webhooks → Deliveries to see every attempt; once your endpoint works, use Redeliver ` +
-    `(same payload and X-Service-Delivery-Id, so your deduplication still applies).`
-  );
 }

@@ -7,19 +7,19 @@ import {
   redemptionSettledPayload,
   webhookTestPayload,
 } from '@app/domain';
-import { WebhookStore } from './webhook-store';
+import { WebhookScheduleRepository } from './webhook-schedule.repository';
 
 /**
  * What the rest of the service calls when something an institution is told about happens: it
  * asks for the event's deliveries inside its own transaction. Bodies are built by libs/domain and
- * rows written by the WebhookStore; callers build neither.
+ * rows written by the WebhookScheduleRepository; callers build neither.
  */
 @Injectable()
 export class WebhookEvents {
-  constructor(private readonly store: WebhookStore) {}
+  constructor(private readonly schedule: WebhookScheduleRepository) {}
 
   redemptionsCompleted(m: EntityManager, facts: RedemptionFacts[], at: Date): Promise<string[]> {
-    return this.store.insertDeliveries(
+    return this.schedule.insertDeliveries(
       m,
       facts.map((r) => ({
         institutionId: r.institutionId,
@@ -35,7 +35,7 @@ export class WebhookEvents {
     reversals: { facts: RedemptionFacts; clawbackMinor: number | null }[],
     at: Date,
   ): Promise<string[]> {
-    return this.store.insertDeliveries(
+    return this.schedule.insertDeliveries(
       m,
       reversals.map(({ facts, clawbackMinor }) => ({
         institutionId: facts.institutionId,
@@ -47,7 +47,7 @@ export class WebhookEvents {
   }
 
   redemptionsSettled(m: EntityManager, facts: RedemptionFacts[], at: Date): Promise<string[]> {
-    return this.store.insertDeliveries(
+    return this.schedule.insertDeliveries(
       m,
       facts.map((r) => ({
         institutionId: r.institutionId,
@@ -60,7 +60,7 @@ export class WebhookEvents {
 
   /** A `webhook.test` delivery for this institution (sent whatever event types it chose). */
   async test(m: EntityManager, institutionId: string, at: Date): Promise<string> {
-    const [id] = await this.store.insertDeliveries(m, [
+    const [id] = await this.schedule.insertDeliveries(m, [
       {
         institutionId,
         redemptionId: null,

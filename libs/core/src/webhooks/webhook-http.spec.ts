@@ -122,11 +122,11 @@ describe('WebhookHttpClient', () => {
     const before = hits;
     const redirected = await client.post(`http://127.0.0.1:${port}/moved`, body, {});
     expect(redirected).toMatchObject({ ok: false, httpStatus: 302, errorClass: 'http_status' });
-    expect(redirected.errorMessage).toContain('redirect not followed');
+    expect(redirected!.errorMessage).toContain('redirect not followed');
     expect(hits).toBe(before + 1);
     handler = (_req, res) => res.writeHead(500).end('x'.repeat(20_000));
     const big = await client.post(`http://127.0.0.1:${port}/big`, body, {});
-    expect(big.responseExcerpt).toHaveLength(RESPONSE_EXCERPT_BYTES);
+    expect(big!.responseExcerpt).toHaveLength(RESPONSE_EXCERPT_BYTES);
     handler = (_req, res) => res.writeHead(429, { 'Retry-After': '7' }).end();
     expect(await client.post(`http://127.0.0.1:${port}/slow-down`, body, {})).toMatchObject({
       ok: false,
@@ -141,8 +141,8 @@ describe('WebhookHttpClient', () => {
     handler = (_req, res) => setTimeout(() => res.writeHead(200).end(), 600);
     const slow = await client.post(`http://127.0.0.1:${port}/slow`, body, {});
     expect(slow).toMatchObject({ ok: false, errorClass: 'timeout', httpStatus: null });
-    expect(slow.durationMs).toBeGreaterThanOrEqual(190);
-    expect(slow.durationMs).toBeLessThan(1000);
+    expect(slow!.durationMs).toBeGreaterThanOrEqual(190);
+    expect(slow!.durationMs).toBeLessThan(1000);
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const closedPort = (closed.address() as AddressInfo).port;
@@ -151,6 +151,37 @@ describe('WebhookHttpClient', () => {
       ok: false,
       errorClass: 'connection_refused',
     });
+    client.close();
+  });
+  it('the timeout measures the receiver, not the wait for a free connection in our agent', async () => {
+    // One connection at a time: the third post waits for two answers (2 × 400 ms) before it is
+    // sent; each answer takes 400 ms, well within the 1 s timeout.
+    const client = new WebhookHttpClient({ allowPrivate: true, timeoutMs: 1000, maxSockets: 1 });
+    handler = (_req, res) => setTimeout(() => res.writeHead(200).end(), 400);
+    const results = await Promise.all(
+      [1, 2, 3].map(() => client.post(`http://127.0.0.1:${port}/queued`, body, {})),
+    );
+    expect(results.map((r) => r && { ok: r.ok, errorClass: r.errorClass })).toEqual(
+      Array(3).fill({ ok: true, errorClass: null }),
+    );
+    for (const r of results) expect(r!.durationMs).toBeLessThan(1000);
+    client.close();
+  });
+
+  it('sends nothing when no connection is free within the wait it was given', async () => {
+    const client = new WebhookHttpClient({ allowPrivate: true, timeoutMs: 2000, maxSockets: 1 });
+    handler = (_req, res) => setTimeout(() => res.writeHead(200).end(), 300);
+    const url = `http://127.0.0.1:${port}/busy`;
+    const before = hits;
+    const [first, second] = await Promise.all([
+      client.post(url, body, {}),
+      client.post(url, body, {}, undefined, 100),
+    ]);
+    expect(first).toMatchObject({ ok: true });
+    expect(second).toBeNull();
+    // The connection is free again: the next post goes out, the abandoned one never does.
+    expect(await client.post(url, body, {})).toMatchObject({ ok: true });
+    expect(hits).toBe(before + 2);
     client.close();
   });
 });

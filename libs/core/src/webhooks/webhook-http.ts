@@ -43,9 +43,11 @@ export interface ClientTls {
 
 /**
  * Sends one webhook POST. One deadline covers DNS, connect, TLS, the status line and the (capped)
- * body read; redirects are never followed (a 3xx is a failed attempt); only a 2xx is success. The
- * connection's DNS lookup is the SSRF guard's, so the socket connects only to checked addresses.
- * Keep-alive agents reuse connections to the same receiver.
+ * body read: the receiver's time, counted from the moment the request has a connection (a
+ * request waiting for a free connection in our agent, after an outage's backlog say, is not the
+ * receiver's fault). Redirects are never followed (a 3xx is a failed attempt); only a 2xx is
+ * success. The connection's DNS lookup is the SSRF guard's, so the socket connects only to checked
+ * addresses. Keep-alive agents reuse connections to the same receiver.
  */
 export class WebhookHttpClient {
   private readonly httpAgent: http.Agent;
@@ -78,14 +80,19 @@ export class WebhookHttpClient {
     return agent;
   }
 
+  /**
+   * Null when nothing was sent: no connection was free within `waitForConnectionMs` (the request is
+   * dropped from the agent's queue, so the caller may give the attempt to another worker).
+   */
   async post(
     rawUrl: string,
     body: Buffer,
     headers: Record<string, string>,
     tls?: ClientTls,
-  ): Promise<SendResult> {
-    const startedAt = new Date();
-    const t0 = performance.now();
+    waitForConnectionMs = Infinity,
+  ): Promise<SendResult | null> {
+    let startedAt = new Date();
+    let t0 = performance.now();
     const done = (r: Omit<SendResult, 'startedAt' | 'durationMs'>): SendResult => ({
       ...r,
       startedAt,
@@ -106,13 +113,16 @@ export class WebhookHttpClient {
     const url = shape.url;
     const isHttps = url.protocol === 'https:';
 
-    return new Promise<SendResult>((resolve) => {
+    return new Promise<SendResult | null>((resolve) => {
       let settled = false;
-      const finish = (r: Omit<SendResult, 'startedAt' | 'durationMs'>) => {
+      let timer: NodeJS.Timeout | undefined;
+      let queued: NodeJS.Timeout | undefined;
+      const finish = (r: Omit<SendResult, 'startedAt' | 'durationMs'> | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve(done(r));
+        clearTimeout(queued);
+        resolve(r && done(r));
       };
       const fail = (err: NodeJS.ErrnoException) =>
         finish({
@@ -148,10 +158,25 @@ export class WebhookHttpClient {
             code: 'WEBHOOK_TIMEOUT',
           }),
         );
-      const timer = setTimeout(() => {
-        onDeadline();
-        req.destroy();
-      }, this.options.timeoutMs);
+      const connected = () => {
+        clearTimeout(queued);
+        startedAt = new Date();
+        t0 = performance.now();
+        timer = setTimeout(() => {
+          onDeadline();
+          req.destroy();
+        }, this.options.timeoutMs);
+      };
+      req.once('socket', connected);
+      if (Number.isFinite(waitForConnectionMs))
+        queued = setTimeout(
+          () => {
+            if (timer) return; // connected meanwhile
+            finish(null);
+            req.destroy();
+          },
+          Math.max(0, waitForConnectionMs),
+        );
 
       req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {

@@ -10,7 +10,7 @@ import {
   WEBHOOK_JOB_OPTIONS,
   WebhookJob,
 } from '@app/queue';
-import { StepRef, WebhookStore } from './webhook-store';
+import { StepRef, WebhookScheduleRepository } from './webhook-schedule.repository';
 
 const RELAY_BATCH = 1_000;
 /** On the interval pass, a row younger than this is left to whoever is enqueueing it right now. */
@@ -32,7 +32,7 @@ export class WebhookOutbox implements OnApplicationShutdown {
   /** At most one warning a second. */
   private readonly warn = throttled((m) => this.logger.warn(m));
   constructor(
-    readonly store: WebhookStore,
+    private readonly schedule: WebhookScheduleRepository,
     private readonly config: AppConfig,
   ) {
     this.producer = new ProducerQueue<WebhookJob>(
@@ -58,8 +58,8 @@ export class WebhookOutbox implements OnApplicationShutdown {
     if (!steps.length) return true;
     if (!(await this.add(steps, requestId))) return false;
     try {
-      if (mark === 'unqueued') await this.store.markEnqueued([...steps]);
-      else if (mark === 'touch') await this.store.touchEnqueued([...steps]);
+      if (mark === 'unqueued') await this.schedule.markEnqueued([...steps]);
+      else if (mark === 'touch') await this.schedule.touchEnqueued([...steps]);
     } catch (e) {
       // The jobs are queued; the marks only spare the relay some work.
       this.warn(`could not mark ${steps.length} deliveries as queued (${(e as Error).message})`);
@@ -128,12 +128,15 @@ export class WebhookOutbox implements OnApplicationShutdown {
   ): Promise<{ unqueued: number; overdue: number }> {
     let unqueued = 0;
     for (;;) {
-      const steps = await this.store.unqueued(RELAY_BATCH, options.freshGraceMs ?? FRESH_GRACE_MS);
+      const steps = await this.schedule.unqueued(
+        RELAY_BATCH,
+        options.freshGraceMs ?? FRESH_GRACE_MS,
+      );
       if (!steps.length || !(await this.enqueueSteps(steps, undefined, 'unqueued'))) break;
       unqueued += steps.length;
       if (steps.length < RELAY_BATCH) break;
     }
-    const late = await this.store.overdue(RELAY_BATCH, this.config.webhook.stuckAfterMs);
+    const late = await this.schedule.overdue(RELAY_BATCH, this.config.webhook.stuckAfterMs);
     // Due now: drop the (past) next_attempt_at so they run at once.
     const overdue =
       late.length &&

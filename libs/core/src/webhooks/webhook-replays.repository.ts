@@ -37,7 +37,7 @@ const stepDue = (p = '') =>
 
 /**
  * Every statement on webhook_replay, and the reads of the failed deliveries a replay takes (their
- * status changes are the WebhookStore's, like every write of webhook_delivery).
+ * status changes are the WebhookScheduleRepository's, like every write of webhook_delivery).
  */
 @Injectable()
 export class WebhookReplaysRepository {

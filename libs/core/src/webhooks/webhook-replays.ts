@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ReplayRow, WebhookReplaysRepository } from './webhook-replays.repository';
-import { StepRef, WebhookStore } from './webhook-store';
+import { StepRef, WebhookScheduleRepository } from './webhook-schedule.repository';
 
 export type { ReplayRow } from './webhook-replays.repository';
 
@@ -22,7 +22,7 @@ export class WebhookReplays {
   constructor(
     private readonly db: DataSource,
     private readonly repo: WebhookReplaysRepository,
-    private readonly store: WebhookStore,
+    private readonly schedule: WebhookScheduleRepository,
   ) {}
 
   /** Starts a replay (in the caller's transaction, with its security record). */
@@ -76,8 +76,8 @@ export class WebhookReplays {
       // The pace chosen when the replay was requested, whichever worker steps it.
       const take = Math.min(r.per_second ?? perStep, r.total - r.done);
       const next = take ? await this.repo.nextFailed(m, r, take) : [];
-      // The status change is the store's, like every write of webhook_delivery.
-      const started = await this.store.reopenFailed(
+      // A new series is the schedule's, like every status change of webhook_delivery.
+      const started = await this.schedule.reopenFailed(
         m,
         next.map((n) => n.id),
       );

@@ -8,28 +8,47 @@ import { WebhookEvents } from './webhook-events';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookReplays } from './webhook-replays';
 import { WebhookReplaysRepository } from './webhook-replays.repository';
-import { WebhookStore } from './webhook-store';
+import { WebhookAlertsRepository } from './webhook-alerts.repository';
+import { WebhookAttemptsRepository } from './webhook-attempts.repository';
+import { WebhookLogRepository } from './webhook-log.repository';
+import { WebhookScheduleRepository } from './webhook-schedule.repository';
 
-const store = {
-  provide: WebhookStore,
-  useFactory: (db: DataSource, config: AppConfig) =>
-    new WebhookStore(
-      db,
-      config.webhook.timeoutMs + config.webhook.leaseGraceMs,
-      config.webhook.disableAfterMs,
-    ),
-  inject: [DataSource, AppConfig],
-};
+const repositories = [
+  {
+    provide: WebhookScheduleRepository,
+    useFactory: (db: DataSource, config: AppConfig) =>
+      new WebhookScheduleRepository(db, config.webhook.timeoutMs + config.webhook.leaseGraceMs),
+    inject: [DataSource, AppConfig],
+  },
+  {
+    provide: WebhookAlertsRepository,
+    useFactory: (db: DataSource, schedule: WebhookScheduleRepository, config: AppConfig) =>
+      new WebhookAlertsRepository(db, schedule, config.webhook.disableAfterMs),
+    inject: [DataSource, WebhookScheduleRepository, AppConfig],
+  },
+  {
+    provide: WebhookAttemptsRepository,
+    useFactory: (db: DataSource, alerts: WebhookAlertsRepository) =>
+      new WebhookAttemptsRepository(db, alerts),
+    inject: [DataSource, WebhookAlertsRepository],
+  },
+  {
+    provide: WebhookLogRepository,
+    useFactory: (db: DataSource) => new WebhookLogRepository(db),
+    inject: [DataSource],
+  },
+];
 
 /**
- * Webhook delivery for both apps (needs the global DbModule and ConfigModule): the store that
- * owns the delivery and attempt rows, the events matching and settlement record in their
- * transactions, the outbox, the delivery engine, replays, and the mailer of institution alerts.
- * Imported by TransactionsCoreModule, the api's PortalModule and the worker's modules.
+ * Webhook delivery for both apps (needs the global DbModule and ConfigModule): the repositories of
+ * the delivery rows (schedule and leases, attempts, alerts, the log), the events matching and
+ * settlement record in their transactions, the outbox, the delivery engine, replays, and the
+ * mailer of institution alerts. Imported by TransactionsCoreModule, the api's WebhooksModule and
+ * the worker's modules.
  */
 @Module({
   providers: [
-    store,
+    ...repositories,
     WebhookEvents,
     WebhookOutbox,
     WebhookDeliveryService,
@@ -39,7 +58,10 @@ const store = {
     InstitutionMailer,
   ],
   exports: [
-    WebhookStore,
+    WebhookScheduleRepository,
+    WebhookAttemptsRepository,
+    WebhookAlertsRepository,
+    WebhookLogRepository,
     WebhookEvents,
     WebhookOutbox,
     WebhookDeliveryService,

@@ -29,6 +29,7 @@ import { Offer, OfferTarget } from './offer.entity';
 import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
+import { Statement, StatementBook, StatementMovement } from './statement.entity';
 import { CardChain, Transaction } from './transaction.entity';
 import { WidgetSettings } from './widget-settings.entity';
 
@@ -43,6 +44,7 @@ export * from './offer.entity';
 export * from './program.entity';
 export * from './redemption.entity';
 export * from './settlement.entity';
+export * from './statement.entity';
 export * from './transaction.entity';
 export * from './transformers';
 export * from './widget-settings.entity';
@@ -67,6 +69,9 @@ export const ENTITIES = [
   Redemption,
   SettlementEntry,
   SettlementRun,
+  StatementBook,
+  StatementMovement,
+  Statement,
   ApiKey,
   ApiKeyReminder,
   PortalUser,

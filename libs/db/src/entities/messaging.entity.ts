@@ -65,7 +65,7 @@ export class WebhookDelivery {
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   /** Attempts made in the current series (automatic, or one manual redelivery). */
   @Column('int', { name: 'series_attempt_count', default: 0 }) seriesAttemptCount: number;
-  /** The attempt in flight: who holds it and until when (see libs/core/src/webhooks/webhook-store.ts). */
+  /** The attempt in flight: who holds it and until when (see libs/core/src/webhooks/webhook-schedule.repository.ts). */
   @Column('uuid', { name: 'lease_token', nullable: true }) leaseToken: string | null;
   @Column('timestamptz', { name: 'lease_until', nullable: true }) leaseUntil: Date | null;
   @Column('timestamptz', { name: 'lease_started_at', nullable: true }) leaseStartedAt: Date | null;

@@ -53,6 +53,8 @@ export class Redemption {
   @Column('int', { name: 'goal_round', nullable: true }) goalRound: number | null;
   /** The round's target when it was rewarded (the offer's may change later). */
   @Column('bigint', { name: 'goal_target', nullable: true }) goalTarget: string | null;
+  /** `claim` when a claim decided it (docs/claims.md), else `matching`. */
+  @Column('text', { default: 'matching' }) source: 'matching' | 'claim';
   @Column('text', { default: 'pending' }) status: SettlementStatus;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'settled_at', nullable: true }) settledAt: Date | null;

@@ -181,6 +181,22 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     why: 'keeps the funnel rollups (engagement_hourly, cardholder numbers, viewer bitmaps) in the statement that inserts the events',
   },
   { kind: 'function', name: 'engagement_rollup', why: 'the rollup trigger’s function' },
+  ...(
+    [
+      ['settlement_entry_books_earned', 'settlement_entry'],
+      ['settlement_entry_books_changes', 'settlement_entry'],
+    ] as const
+  ).map(([name, table]): SchemaAllowance => ({
+    kind: 'trigger',
+    name,
+    table,
+    why: 'books each change to an institution’s money as a statement movement in the transaction that makes it, whatever code path changes the settlement ledger (docs/statements.md)',
+  })),
+  {
+    kind: 'function',
+    name: 'statement_book_movements',
+    why: 'the statement triggers’ function',
+  },
   // ------------------------------------------------------------------ functions called by the code
   {
     kind: 'function',

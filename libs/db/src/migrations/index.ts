@@ -29,6 +29,7 @@ import { KeyDerivation1795699994853 } from './1795699994853-key-derivation';
 import { OfferHoldout1795701801460 } from './1795701801460-offer-holdout';
 import { LiftIndexes1795701801461 } from './1795701801461-lift-indexes';
 import { DatabaseJitOff1795703178476 } from './1795703178476-database-jit-off';
+import { Statements1795704758570 } from './1795704758570-statements';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   OfferHoldout1795701801460,
   LiftIndexes1795701801461,
   DatabaseJitOff1795703178476,
+  Statements1795704758570,
 ];

@@ -1,19 +1,20 @@
 import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
-import { WebhookStore } from '@app/core';
+import { WebhookScheduleRepository } from '@app/core';
 import { dataSourceOptions } from '@app/db';
+import { DEFAULT_EVENT_TYPES } from '@app/domain';
 import { insertRedemptionDelivery, TEST_DATABASE_URL, uniq } from '@app/testing';
 
-// WebhookStore's statements against the real database, without the api or a worker: the
+// WebhookScheduleRepository's statements against the real database, without the api or a worker: the
 // delivery rows it creates, and the lease an attempt is claimed under.
-describe('WebhookStore (real PostgreSQL)', () => {
+describe('WebhookScheduleRepository (real PostgreSQL)', () => {
   const LEASE_MS = 2_000;
   let db: DataSource;
-  let store: WebhookStore;
+  let store: WebhookScheduleRepository;
 
   beforeAll(async () => {
     db = await new DataSource(dataSourceOptions(TEST_DATABASE_URL)).initialize();
-    store = new WebhookStore(db, LEASE_MS);
+    store = new WebhookScheduleRepository(db, LEASE_MS);
   });
   afterAll(() => db.destroy());
 
@@ -30,6 +31,14 @@ describe('WebhookStore (real PostgreSQL)', () => {
       ]);
     return i.id;
   }
+
+  it("a new institution receives the domain's default event types (the column default)", async () => {
+    const inst = await institution();
+    const [row] = await db.query(`SELECT webhook_event_types FROM institution WHERE id = $1`, [
+      inst,
+    ]);
+    expect(row.webhook_event_types).toEqual([...DEFAULT_EVENT_TYPES]);
+  });
 
   describe('insertDeliveries', () => {
     it('one delivery per redemption and event type: asking again creates nothing', async () => {

@@ -24,10 +24,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorResponseDto } from '../../common/error-response.dto';
-import { Page } from '../../common/pagination';
-import { uuidPipe } from '../../common/uuid.pipe';
-import { PortalAuth } from '../portal-session.guard';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { Page } from '../common/pagination';
+import { uuidPipe } from '../common/uuid.pipe';
+import { PortalAuth } from './portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
@@ -48,9 +48,10 @@ import {
   WebhookDeliveryDto,
   WebhookDeliveryPageDto,
   WebhookSettingsDto,
-} from './portal-webhooks.dto';
-import { PortalWebhooksService } from './portal-webhooks.service';
-import { UpdateEventTypesDto, WEBHOOK_EVENT_MODELS } from './webhook-events.dto';
+} from '../webhooks/webhooks.dto';
+import { UpdateEventTypesDto, WEBHOOK_EVENT_MODELS } from '../webhooks/webhook-events.dto';
+import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
+import { WebhookSettingsService } from '../webhooks/webhook-settings.service';
 
 /** The redemption webhook in the portal: URL, signing secret, delivery log, redelivery. */
 /**
@@ -69,7 +70,10 @@ function SettingsChange(refused?: string) {
 @ApiExtraModels(...WEBHOOK_EVENT_MODELS)
 @Controller('portal/api/webhook')
 export class PortalWebhooksController {
-  constructor(private readonly webhooks: PortalWebhooksService) {}
+  constructor(
+    private readonly settings: WebhookSettingsService,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {}
 
   @Get()
   @PortalAuth()
@@ -81,7 +85,7 @@ export class PortalWebhooksController {
   })
   @ApiOkResponse({ type: WebhookSettingsDto })
   get(@Req() req: Request): Promise<WebhookSettingsDto> {
-    return this.webhooks.settings(req.portalUser!.institutionId);
+    return this.settings.settings(req.portalUser!.institutionId);
   }
 
   @Put()
@@ -95,7 +99,7 @@ export class PortalWebhooksController {
       'https only, no credentials, and the host must resolve only to public addresses (checked again at every connection). Recorded in the security activity.',
   })
   put(@Req() req: Request, @Body() dto: UpdateWebhookDto): Promise<WebhookSettingsDto> {
-    return this.webhooks.setUrl(req.portalUser!, dto.url, req.ip);
+    return this.settings.setUrl(req.portalUser!, dto.url, req.ip);
   }
 
   @Put('event-types')
@@ -112,7 +116,7 @@ export class PortalWebhooksController {
     @Req() req: Request,
     @Body() dto: UpdateEventTypesDto,
   ): Promise<WebhookSettingsDto> {
-    return this.webhooks.setEventTypes(req.portalUser!, dto.event_types, req.ip);
+    return this.settings.setEventTypes(req.portalUser!, dto.event_types, req.ip);
   }
 
   @Put('headers')
@@ -127,7 +131,7 @@ export class PortalWebhooksController {
     @Req() req: Request,
     @Body() dto: UpdateCustomHeadersDto,
   ): Promise<WebhookSettingsDto> {
-    return this.webhooks.setCustomHeaders(req.portalUser!, dto.headers, req.ip);
+    return this.settings.setCustomHeaders(req.portalUser!, dto.headers, req.ip);
   }
 
   @Put('client-certificate')
@@ -144,7 +148,7 @@ export class PortalWebhooksController {
     @Req() req: Request,
     @Body() dto: UploadClientCertificateDto,
   ): Promise<WebhookSettingsDto> {
-    return this.webhooks.setClientCertificate(
+    return this.settings.setClientCertificate(
       req.portalUser!,
       dto.certificate,
       dto.private_key,
@@ -161,7 +165,7 @@ export class PortalWebhooksController {
       'Deletes the stored certificate and key; later attempts connect without a client certificate. Recorded in the security activity.',
   })
   removeClientCertificate(@Req() req: Request): Promise<WebhookSettingsDto> {
-    return this.webhooks.removeClientCertificate(req.portalUser!, req.ip);
+    return this.settings.removeClientCertificate(req.portalUser!, req.ip);
   }
 
   @Put('rate-limit')
@@ -173,7 +177,7 @@ export class PortalWebhooksController {
       'Attempts to the URL are spaced evenly to at most `max_per_second`, shared by every worker; deliveries wait rather than fail.',
   })
   setRateCap(@Req() req: Request, @Body() dto: UpdateRateCapDto): Promise<WebhookSettingsDto> {
-    return this.webhooks.setRateCap(req.portalUser!, dto.max_per_second, req.ip);
+    return this.settings.setRateCap(req.portalUser!, dto.max_per_second, req.ip);
   }
 
   @Post('resume')
@@ -188,7 +192,7 @@ export class PortalWebhooksController {
   @ApiOkResponse({ type: ResumedDto })
   @ApiConflictResponse({ description: '`webhook_not_paused`', type: ErrorResponseDto })
   resume(@Req() req: Request): Promise<ResumedDto> {
-    return this.webhooks.resume(req.portalUser!, req.ip, req.id as string | undefined);
+    return this.settings.resume(req.portalUser!, req.ip, req.id as string | undefined);
   }
 
   @Post('secret')
@@ -206,7 +210,7 @@ export class PortalWebhooksController {
     type: ErrorResponseDto,
   })
   rotate(@Req() req: Request, @Body() dto: RotateSecretDto): Promise<SigningSecretDto> {
-    return this.webhooks.rotateSecret(
+    return this.settings.rotateSecret(
       req.portalUser!,
       req.ip,
       dto.overlap_seconds ?? SECRET_OVERLAP_DEFAULT_SECONDS,
@@ -221,7 +225,7 @@ export class PortalWebhooksController {
     description: 'Recorded in the security activity when an overlap was running.',
   })
   expirePrevious(@Req() req: Request): Promise<WebhookSettingsDto> {
-    return this.webhooks.expirePreviousSecret(req.portalUser!, req.ip);
+    return this.settings.expirePreviousSecret(req.portalUser!, req.ip);
   }
 
   @Get('deliveries')
@@ -238,7 +242,7 @@ export class PortalWebhooksController {
     type: ErrorResponseDto,
   })
   list(@Req() req: Request, @Query() q: DeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
-    return this.webhooks.list(req.portalUser!.institutionId, q);
+    return this.deliveries.list(req.portalUser!.institutionId, q);
   }
 
   @Get('deliveries/:id')
@@ -257,7 +261,7 @@ export class PortalWebhooksController {
     @Req() req: Request,
     @Param('id', uuidPipe) id: string,
   ): Promise<WebhookDeliveryDetailDto> {
-    return this.webhooks.detail(req.portalUser!.institutionId, id);
+    return this.deliveries.detail(req.portalUser!.institutionId, id);
   }
 
   @Post('deliveries/:id/redeliver')
@@ -279,7 +283,11 @@ export class PortalWebhooksController {
     @Req() req: Request,
     @Param('id', uuidPipe) id: string,
   ): Promise<RedeliveryAcceptedDto> {
-    return this.webhooks.redeliver(req.portalUser!.institutionId, id, req.id as string | undefined);
+    return this.deliveries.redeliver(
+      req.portalUser!.institutionId,
+      id,
+      req.id as string | undefined,
+    );
   }
 
   @Post('test')
@@ -295,7 +303,7 @@ export class PortalWebhooksController {
   @ApiConflictResponse({ description: '`webhook_not_configured`', type: ErrorResponseDto })
   sendTest(@Req() req: Request): Promise<TestEventAcceptedDto> {
     const p = req.portalUser!;
-    return this.webhooks.sendTest(p.institutionId, p.email, req.ip, req.id as string | undefined);
+    return this.deliveries.sendTest(p.institutionId, p.email, req.ip, req.id as string | undefined);
   }
 
   @Post('replays')
@@ -318,7 +326,7 @@ export class PortalWebhooksController {
   })
   startReplay(@Req() req: Request, @Body() dto: StartReplayDto): Promise<WebhookReplayDto> {
     const p = req.portalUser!;
-    return this.webhooks.startReplay(p.institutionId, p.email, dto, req.ip);
+    return this.deliveries.startReplay(p.institutionId, p.email, dto, req.ip);
   }
 
   @Get('replays')
@@ -330,7 +338,7 @@ export class PortalWebhooksController {
   })
   @ApiOkResponse({ type: WebhookReplayListDto })
   replays(@Req() req: Request): Promise<WebhookReplayListDto> {
-    return this.webhooks.recentReplays(req.portalUser!.institutionId);
+    return this.deliveries.recentReplays(req.portalUser!.institutionId);
   }
 
   @Get('replays/:id')
@@ -344,7 +352,7 @@ export class PortalWebhooksController {
   @ApiOkResponse({ type: WebhookReplayDto })
   @ApiNotFoundResponse({ description: '`replay_not_found`', type: ErrorResponseDto })
   replay(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<WebhookReplayDto> {
-    return this.webhooks.replay(req.portalUser!.institutionId, id);
+    return this.deliveries.replay(req.portalUser!.institutionId, id);
   }
 
   @Get('stats')
@@ -357,6 +365,6 @@ export class PortalWebhooksController {
   })
   @ApiOkResponse({ type: WebhookStatsDto })
   stats(@Req() req: Request): Promise<WebhookStatsDto> {
-    return this.webhooks.stats(req.portalUser!.institutionId);
+    return this.deliveries.stats(req.portalUser!.institutionId);
   }
 }

@@ -22,8 +22,8 @@ import {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_URL_MAX_LENGTH,
 } from '@app/domain';
-import { PageQuery, PaginationDto } from '../../common/pagination';
-import { IsTimestamp } from '../../common/validators';
+import { PageQuery, PaginationDto } from '../common/pagination';
+import { IsTimestamp } from '../common/validators';
 
 const UUID = '3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11';
 

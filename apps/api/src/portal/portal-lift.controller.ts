@@ -10,9 +10,14 @@ import type { Request } from 'express';
 import { PageQuery } from '../common/pagination';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
-import { PortalAuth } from '../portal/portal-session.guard';
-import { HoldoutKeyDto, HoldoutKeyStateDto, LiftReportDto, PortalOfferPageDto } from './lift.dto';
-import { LiftService } from './lift.service';
+import {
+  HoldoutKeyDto,
+  HoldoutKeyStateDto,
+  LiftReportDto,
+  PortalOfferPageDto,
+} from '../lift/lift.dto';
+import { LiftService } from '../lift/lift.service';
+import { PortalAuth } from './portal-session.guard';
 
 /** The portal's read-only Offers page, each offer's Lift view, and the holdout key (docs/portal.md). */
 @ApiTags('Portal')
