@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { HoldoutKeys } from '@app/core';
 import { holdoutBucket, inHoldout } from '@app/domain';
 import { createWorld, DAY, startApi, TestApi, World } from '@app/testing';
-import { hmacPads, holdoutBucketSql } from '../src/lift/lift.repository';
+import { hmacPads, holdoutBucketSql, holdoutMacSql } from '../src/lift/lift.repository';
 import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
@@ -143,8 +143,10 @@ describe('holdouts', () => {
       // The lift report assigns in PostgreSQL by the same formula: the same bucket for every token.
       const pads = hmacPads(w.institution.id, key);
       const rows: { u: number }[] = await db.query(
-        `SELECT ${holdoutBucketSql('$1::bytea', '$2::bytea', '$3::text', 'x.t')}::int AS u
-           FROM unnest($4::text[]) WITH ORDINALITY AS x(t, i) ORDER BY x.i`,
+        `SELECT ${holdoutBucketSql('m.mac')}::int AS u
+           FROM unnest($4::text[]) WITH ORDINALITY AS x(t, i)
+           CROSS JOIN LATERAL (SELECT ${holdoutMacSql('$1::bytea', '$2::bytea', '$3::text', 'x.t')} AS mac) m
+          ORDER BY x.i`,
         [pads.inner, pads.outer, offerId, all],
       );
       expect(rows.map((r) => r.u)).toEqual(js);

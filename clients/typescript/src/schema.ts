@@ -2155,7 +2155,7 @@ export interface components {
              *       "below_min_spend"
              *     ]
              */
-            reasons: ("not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing")[];
+            reasons: ("holdout" | "not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing")[];
         };
         FeedOfferDto: {
             /**

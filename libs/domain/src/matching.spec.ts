@@ -294,6 +294,50 @@ describe('evaluateOffer: channel, activation window and audience', () => {
   });
 });
 
+describe('holdout: a held-out cardholder is never rewarded, and holdout is the first reason', () => {
+  // The documented vectors (holdout.spec.ts, docs/lift.md): tok_alice is in bucket 4423, tok_bob 8832.
+  const key = Buffer.from(
+    '17c014a6f522c98c611426226871e7491f43e9834f33048026292f5bc7daacfa',
+    'hex',
+  );
+  const held = offer({ id: '0b6e2f1a-3c4d-4e5f-8a9b-0c1d2e3f4a5b', holdoutBps: 5000 });
+  const as = (cardholderToken: string) => purchase({ holdout: { key, cardholderToken } });
+
+  it('an enrolled cardholder in the holdout does not qualify, holdout first', () => {
+    const e = evaluateOffer(as('tok_alice'), held, enrollment({ offerId: held.id }), '0.5');
+    expect(e.qualifies).toBe(false);
+    expect(e.reasons).toEqual(['holdout']);
+    const notEnrolled = evaluateOffer(as('tok_alice'), held, null, '0.5');
+    expect(notEnrolled.reasons).toEqual(['holdout', 'not_enrolled']);
+  });
+
+  it('a cardholder outside it qualifies as usual; an offer without a holdout holds no one out', () => {
+    expect(
+      evaluateOffer(as('tok_bob'), held, enrollment({ offerId: held.id }), '0.5').qualifies,
+    ).toBe(true);
+    const none = offer({ id: held.id });
+    expect(
+      evaluateOffer(as('tok_alice'), none, enrollment({ offerId: held.id }), '0.5').qualifies,
+    ).toBe(true);
+  });
+
+  it('allocate makes no redemption for a held-out cardholder', () => {
+    const r = allocate(
+      [
+        {
+          transactionId: 't1',
+          facts: as('tok_alice'),
+          serviceShareRate: '0.5',
+          enrollmentIds: ['enr-a'],
+        },
+      ],
+      new Map([[held.id, held]]),
+      new Map([['enr-a', enrollment({ offerId: held.id })]]),
+    );
+    expect(r.redemptions).toEqual([]);
+  });
+});
+
 describe('selectBest and explain', () => {
   const offers = new Map<string, OfferTerms>([
     ['a', offer({ id: 'a', cashbackAmount: 500 })],

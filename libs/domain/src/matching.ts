@@ -1,4 +1,5 @@
 import { applyRate, parseDecimal, toMinor } from './money';
+import { inHoldout } from './holdout';
 import { comparePreference } from './winner';
 import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
 import { activationExpired } from './enrollment-activation';
@@ -23,6 +24,7 @@ export { comparePreference } from './winner';
 
 /** Why an enrollment did not (or would not) produce a redemption. */
 export const NO_MATCH_REASONS = [
+  'holdout',
   'not_enrolled',
   'enrollment_inactive',
   'enrolled_after_purchase',
@@ -73,6 +75,8 @@ export interface OfferTerms {
   qualification?: Qualification;
   /** Goal offers (goal-progress.ts): the reward needs several purchases; absent = one purchase. */
   goal?: Goal;
+  /** Holdout share in basis points (holdout.ts); absent or 0 = none. */
+  holdoutBps?: number;
 }
 
 export interface MatchingEnrollment {
@@ -110,6 +114,11 @@ export interface PurchaseFacts {
    * count a card chain once, on its clearing. Absent = counts.
    */
   countsTowardGoals?: boolean;
+  /**
+   * The cardholder and the institution's holdout key, to place the cardholder in offers' holdouts
+   * (holdout.ts); absent = no holdout applies.
+   */
+  holdout?: { key: Buffer; cardholderToken: string };
 }
 
 /** A reward in the offer's minor units. merchantFunded = serviceRevenue + institutionPayout, always. */
@@ -187,6 +196,13 @@ export function evaluateOffer(
   const reasons: NoMatchReason[] = [];
   const purchaseMinor = toMinor(purchase.amount, offer.currency);
   const reward = computeReward(offer, purchaseMinor, serviceShareRate);
+  // A held-out cardholder is never rewarded for the offer, whatever else holds (docs/lift.md).
+  if (
+    offer.holdoutBps &&
+    purchase.holdout &&
+    inHoldout(purchase.holdout.key, offer.id, purchase.holdout.cardholderToken, offer.holdoutBps)
+  )
+    reasons.push('holdout');
   if (!enrollment) {
     reasons.push('not_enrolled');
   } else {

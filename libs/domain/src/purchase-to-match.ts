@@ -17,6 +17,8 @@ export interface ClaimedPurchase {
   channel: string | null;
   time_zone: string | null;
   service_share_rate: string | null;
+  /** The cardholder (holdouts); absent = no holdout applies. */
+  cardholder_token?: string;
 }
 
 /** Allocation order: transacted_at, then id (budget and per-cardholder limits are spent in it). */
@@ -40,6 +42,8 @@ export function toPurchasesToMatch<P extends ClaimedPurchase>(
   history: ReadonlyMap<string, Date | null>,
   /** Offers each purchase is explained against without an enrollment (the report only). */
   unenrolled?: ReadonlyMap<string, string[]>,
+  /** The holdout key of the purchase's institution (holdout.ts); absent = no holdout applies. */
+  holdoutKeyOf?: (p: P) => Buffer,
 ): PurchaseToMatch[] {
   return [...purchases].sort(compareAllocationOrder).map((p) => ({
     transactionId: p.id,
@@ -53,6 +57,9 @@ export function toPurchasesToMatch<P extends ClaimedPurchase>(
       channel: p.channel,
       lastPurchaseAtMerchant: history.get(p.id) ?? null,
       ...(p.kind === 'authorization' ? { countsTowardGoals: false } : {}),
+      ...(holdoutKeyOf && p.cardholder_token !== undefined
+        ? { holdout: { key: holdoutKeyOf(p), cardholderToken: p.cardholder_token } }
+        : {}),
     },
     serviceShareRate: p.service_share_rate ?? PROGRAM_DEFAULTS.serviceShareRate,
     enrollmentIds: enrollmentIdsOf(p),

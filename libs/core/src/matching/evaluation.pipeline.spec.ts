@@ -1,9 +1,11 @@
+import type { AppConfig } from '@app/config';
 import type { EntityManager } from 'typeorm';
 import type { GoalState, MatchingEnrollment, NewRedemption, OfferTerms } from '@app/domain';
 import type { WebhookEvents } from '../webhooks/webhook-events';
 import { CandidateLookup } from './candidate.lookup';
 import { CardLifecyclePlanner } from './card-lifecycle.planner';
 import type { CardLifecycleRepository } from './card-lifecycle.repository';
+import { HoldoutKeys } from '../holdout-keys';
 import { EvaluationPipeline } from './evaluation.pipeline';
 import { EvaluationReports } from './evaluation-reports';
 import type { GoalProgressRepository } from './goal-progress.repository';
@@ -154,6 +156,7 @@ class Store {
       goals,
       new RedemptionWriter(matching, webhooks),
       new EvaluationReports(),
+      new HoldoutKeys({ secretsKey: Buffer.alloc(32, 1) } as AppConfig),
     );
   }
 }

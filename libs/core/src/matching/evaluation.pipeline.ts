@@ -12,6 +12,7 @@ import {
   ReversedRedemption,
   toPurchasesToMatch,
 } from '@app/domain';
+import { HoldoutKeys } from '../holdout-keys';
 import { CandidateLookup, purchaseKey, Visible } from './candidate.lookup';
 import { CardLifecyclePlanner, LifecyclePlan } from './card-lifecycle.planner';
 import { EvaluationReports } from './evaluation-reports';
@@ -101,6 +102,7 @@ export class EvaluationPipeline {
     private readonly goals: GoalProgressService,
     private readonly writer: RedemptionWriter,
     private readonly reports: EvaluationReports,
+    private readonly holdoutKeys: HoldoutKeys,
   ) {}
 
   /** Runs `rows` (read by the entry point in `m`, its transaction) through matching. */
@@ -185,7 +187,13 @@ export class EvaluationPipeline {
       offers,
     );
     const allocation = allocate(
-      toPurchasesToMatch(explain ? purchases : resolved, enrollmentIdsOf, history, seen.unenrolled),
+      toPurchasesToMatch(
+        explain ? purchases : resolved,
+        enrollmentIdsOf,
+        history,
+        seen.unenrolled,
+        (p) => this.holdoutKeys.of(p.institution_id),
+      ),
       offers,
       enrollments,
       explain ? (id, list) => report.set(id, list) : undefined,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HoldoutKeys } from '../holdout-keys';
 import { WebhooksCoreModule } from '../webhooks/webhooks-core.module';
 import { CandidateLookup } from './candidate.lookup';
 import { CardLifecyclePlanner } from './card-lifecycle.planner';
@@ -53,6 +54,7 @@ const EXPORTED = [
     MatchRelayRepository,
     MatchFailuresRepository,
     SimulationRepository,
+    HoldoutKeys,
   ],
   exports: EXPORTED,
 })

@@ -3,7 +3,8 @@ import { fromStoredQualification, goalOf, OfferTerms, StoredQualification } from
 /** The offer columns matching decides on (alias `o`); bigint and numeric arrive as text. */
 export const OFFER_TERMS_COLUMNS = `o.id, o.merchant_id, o.status, o.currency, o.min_spend, o.reward_type, o.cashback_amount,
   o.cashback_percent::text AS cashback_percent, o.merchant_fee_amount, o.starts_at, o.expires_at, o.budget_total,
-  o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target`;
+  o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target,
+  o.holdout_bps`;
 
 export interface OfferRow {
   id: string;
@@ -24,6 +25,7 @@ export interface OfferRow {
   qualification: StoredQualification | null;
   goal_type: string | null;
   goal_target: string | null;
+  holdout_bps: number;
 }
 
 export function toOfferTerms(r: OfferRow): OfferTerms {
@@ -45,5 +47,6 @@ export function toOfferTerms(r: OfferRow): OfferTerms {
     priority: r.priority,
     ...(r.qualification ? { qualification: fromStoredQualification(r.qualification) } : {}),
     ...(r.goal_type ? { goal: goalOf(r.goal_type, r.goal_target) } : {}),
+    ...(r.holdout_bps ? { holdoutBps: r.holdout_bps } : {}),
   };
 }
