@@ -7230,6 +7230,24 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponseDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
             401: {
                 headers: {
@@ -9399,6 +9417,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description The service failed to handle the request (`internal_error`) */
             500: {
                 headers: {
@@ -9804,6 +9834,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -9937,6 +9979,18 @@ export interface operations {
                     "application/json": components["schemas"]["HoldoutKeyStateDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -9993,6 +10047,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HoldoutKeyDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -10141,6 +10207,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnreadCountDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -10197,6 +10275,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnreadCountDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -10339,6 +10429,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionViewDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -10904,6 +11006,18 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSettingsDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -11156,6 +11270,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSettingsDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -11778,6 +11904,18 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookReplayListDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -12030,6 +12168,18 @@ export interface operations {
                     "application/json": components["schemas"]["ResumedDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -12198,6 +12348,18 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSettingsDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -12256,6 +12418,18 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStatsDto"];
                 };
             };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
             /** @description No session (`unauthorized`) */
             401: {
                 headers: {
@@ -12312,6 +12486,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TestEventAcceptedDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -12382,6 +12568,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WidgetSettingsDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
                 };
             };
             /** @description No session (`unauthorized`) */
@@ -12641,6 +12839,18 @@ export interface operations {
                         };
                         /** @enum {string} */
                         status: "ready" | "not_ready";
+                    };
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
                     };
                 };
             };

@@ -118,10 +118,8 @@ const errorResponse = (description: string): Json => ({
  */
 function frameworkResponses(op: Json): void {
   const r = op.responses as Json;
-  if (op.requestBody || (op.parameters ?? []).some((p: Json) => p.in === 'query')) {
-    // The input rules (NUL, lone surrogates, `__proto__`) on every body and query string.
-    r['400'] ??= errorResponse('The request is invalid (`validation_failed`)');
-  }
+  // The input rules (NUL, lone surrogates, `__proto__`) on every body and query string.
+  r['400'] ??= errorResponse('The request is invalid (`validation_failed`)');
   if (op.requestBody) {
     r['413'] ??= errorResponse(
       'The body is larger than the endpoint accepts (`payload_too_large`)',
