@@ -23,6 +23,12 @@ const InboxPage = lazy(() => import('./pages/inbox').then((m) => ({ default: m.I
 const KeysPage = lazy(() => import('./pages/keys').then((m) => ({ default: m.KeysPage })));
 const LiftPage = lazy(() => import('./pages/offers').then((m) => ({ default: m.LiftPage })));
 const OffersPage = lazy(() => import('./pages/offers').then((m) => ({ default: m.OffersPage })));
+const StatementsPage = lazy(() =>
+  import('./pages/statements').then((m) => ({ default: m.StatementsPage })),
+);
+const StatementPage = lazy(() =>
+  import('./pages/statements').then((m) => ({ default: m.StatementPage })),
+);
 const UploadsPage = lazy(() => import('./pages/uploads').then((m) => ({ default: m.UploadsPage })));
 const WebhookPage = lazy(() => import('./pages/webhook').then((m) => ({ default: m.WebhookPage })));
 const WidgetPage = lazy(() => import('./pages/widget').then((m) => ({ default: m.WidgetPage })));
@@ -110,6 +116,7 @@ function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: b
 const NAV: { to: string; label: string }[] = [
   { to: '/', label: 'Dashboard' },
   { to: '/offers', label: 'Offers' },
+  { to: '/statements', label: 'Statements' },
   { to: '/keys', label: 'API keys' },
   { to: '/uploads', label: 'Upload transactions' },
   { to: '/webhook', label: 'Webhook' },
@@ -206,6 +213,8 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
             <Route path="/" element={<DashboardPage />} />
             <Route path="/offers" element={<OffersPage isAdmin={isAdmin} />} />
             <Route path="/offers/:id" element={<LiftPage />} />
+            <Route path="/statements" element={<StatementsPage />} />
+            <Route path="/statements/:id" element={<StatementPage />} />
             <Route path="/keys" element={<KeysPage isAdmin={isAdmin} />} />
             <Route path="/uploads" element={<UploadsPage plan={session.user.institution.plan} />} />
             <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />

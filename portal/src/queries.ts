@@ -24,6 +24,11 @@ export const keys = {
     list: (cursor?: string) => ['uploads', 'list', { cursor }] as const,
     one: (id: string) => ['uploads', 'one', id] as const,
   },
+  statements: {
+    list: (granularity: StatementGranularity, cursor?: string) =>
+      ['statements', 'list', { granularity, cursor }] as const,
+    one: (id: string) => ['statements', 'one', id] as const,
+  },
   webhook: ['webhook'] as const,
   widget: ['widget'] as const,
   replays: ['webhook-replays'] as const,
@@ -40,6 +45,8 @@ export const keys = {
     unread: ['inbox', 'unread-count'] as const,
   },
 };
+
+export type StatementGranularity = 'day' | 'month';
 
 const DAY = 86_400_000;
 
@@ -117,6 +124,29 @@ export const queries = {
       queryFn: async ({ signal }) =>
         ok(
           await client.GET('/portal/api/transactions/uploads/{id}', {
+            params: { path: { id } },
+            signal,
+          }),
+        ),
+    }),
+  statements: (granularity: StatementGranularity, cursor?: string) =>
+    queryOptions({
+      queryKey: keys.statements.list(granularity, cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/statements', {
+            params: { query: { granularity, limit: 50, cursor } },
+            signal,
+          }),
+        ),
+    }),
+  statement: (id: string) =>
+    queryOptions({
+      queryKey: keys.statements.one(id),
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/statements/{id}', {
             params: { path: { id } },
             signal,
           }),

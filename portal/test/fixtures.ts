@@ -274,6 +274,7 @@ const DOC_SHOTS = new Set([
   'lift',
   'webhook-phone',
   'delivery-phone',
+  'statements',
 ]);
 
 /** A full-page screenshot into test-output/screenshots (and, when asked, the docs' copies). */

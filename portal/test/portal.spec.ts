@@ -960,6 +960,7 @@ test('phone width (390 px): no page scrolls sideways; code and payloads wrap or 
       () => p.getByTestId('attempts').getByRole('cell', { name: '200' }).first().waitFor(),
     ],
     ['/widget', 'Widget'],
+    ['/statements', 'Statements', () => p.getByTestId('statements-table').waitFor()],
     ['/inbox', 'Inbox'],
     ['/activity', 'Security activity', () => p.getByRole('row').nth(1).waitFor()],
     ['/no-such-page', 'Page not found'],
@@ -984,5 +985,83 @@ test('phone width (390 px): no page scrolls sideways; code and payloads wrap or 
     }
   }
   expect(errors, 'no uncaught errors in the page').toEqual([]);
+  await phone.close();
+});
+
+test("statements: a day's figures, the offers breakdown and the CSV download; phone width", async ({
+  page,
+  bank,
+  browser,
+  baseURL,
+}) => {
+  const auth = bank.integrationKey;
+  await must(
+    call('POST', `/api/v1/offers/${bank.offerId}/add`, {
+      token: auth,
+      body: { cardholder_token: 'chk_stella_00001', card_token: 'tok_card_s' },
+    }),
+    201,
+    'enrollment',
+  );
+  await must(
+    call('POST', '/api/v1/transactions', {
+      token: auth,
+      body: {
+        cardholder_token: 'chk_stella_00001',
+        card_token: 'tok_card_s',
+        card_acceptor_id: bank.acceptor,
+        amount: 42.5,
+        transaction_ref: 'pos-stella-0001',
+        transacted_at: new Date().toISOString(),
+      },
+    }),
+    202,
+    'transaction',
+  );
+  await login(page, bank.admin);
+  await nav(page, 'Statements');
+  await page.getByRole('heading', { name: 'Statements' }).waitFor();
+  // Matching runs in the worker: reload until today's statement has the redemption's payout.
+  const table = page.getByTestId('statements-table');
+  await expect(async () => {
+    await page.reload();
+    await expect(table.getByRole('row').nth(1)).toContainText('$5.50', { timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(table.getByRole('row').nth(1)).toContainText('USD');
+  await expect(table.getByRole('row').nth(1)).toContainText('Open');
+  await page.getByRole('button', { name: 'By month' }).click();
+  await expect(table.getByRole('row').nth(1)).toContainText('$5.50');
+  await page.getByRole('button', { name: 'By day' }).click();
+  await table.getByRole('row').nth(1).getByRole('link').click();
+  const figures = page.getByTestId('statement-figures');
+  await expect(figures.locator('div', { hasText: 'Earned' })).toContainText('$5.50');
+  await expect(figures.locator('div', { hasText: 'Pending closing' })).toContainText('$5.50');
+  await expect(figures.locator('div', { hasText: 'Movements' })).toContainText('1');
+  await expect(page.getByTestId('statement-offers')).toContainText('$5 back at Green Grocer');
+  const download = page.getByRole('link', { name: 'Download CSV' });
+  const href = await download.getAttribute('href');
+  expect(href, 'the download link').toMatch(
+    /^\/portal\/api\/statements\/[0-9a-f-]{36}\/lines\.csv$/,
+  );
+  // The link downloads the lines file with the session cookie.
+  const csv = await page.request.get(href!);
+  expect(csv.status(), 'CSV download').toBe(200);
+  const text = await csv.text();
+  expect(text.split('\r\n')[0]).toBe(
+    'movement_id,type,booked_at,redemption_id,offer_id,merchant_name,transaction_ref,amount,currency,source',
+  );
+  expect(text).toContain(',earned,');
+  expect(text).toContain('pos-stella-0001');
+  await shot(page, 'statements');
+  // The list is in the every-page test at 390 px; the statement's view here.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, baseURL });
+  const p = await phone.newPage();
+  await login(p, bank.admin);
+  await p.goto(new URL(page.url()).pathname);
+  await p.getByTestId('statement-offers').waitFor();
+  const overflow = await p.evaluate(
+    () => document.documentElement.scrollWidth > window.innerWidth + 1,
+  );
+  expect(overflow, 'no horizontal scrolling at phone width on the statement').toBe(false);
   await phone.close();
 });

@@ -3,6 +3,7 @@ import { CsvUploadsRepository } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
 import { LiftModule } from '../lift/lift.module';
 import { ReportingModule } from '../reporting/reporting.module';
+import { StatementsModule } from '../statements/statements.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
 import { PortalActivityRepository } from './portal-activity.repository';
@@ -10,6 +11,7 @@ import { PortalDashboardController } from './portal-dashboard.controller';
 import { PortalAuthController } from './portal-auth.controller';
 import { PortalKeysController } from './portal-keys.controller';
 import { PortalLiftController } from './portal-lift.controller';
+import { PortalStatementsController } from './portal-statements.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
 import { PortalSessionsRepository } from './portal-sessions.repository';
@@ -20,7 +22,7 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
-  imports: [ReportingModule, WebhooksModule, LiftModule, AuthModule],
+  imports: [ReportingModule, WebhooksModule, LiftModule, StatementsModule, AuthModule],
   controllers: [
     PortalAuthController,
     PortalKeysController,
@@ -29,6 +31,7 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
     PortalDashboardController,
     PortalWebhooksController,
     PortalLiftController,
+    PortalStatementsController,
   ],
   providers: [
     PortalSessionsService,
