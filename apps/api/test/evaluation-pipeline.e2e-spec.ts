@@ -2,8 +2,8 @@
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-pipeline-${process.pid}` });
 
 import { Client } from 'pg';
-import { EvaluationReports, MatchingService } from '@app/core';
-import { EvaluatedOffer, NO_MATCH_REASONS, toMajor, toMinor } from '@app/domain';
+import { EvaluationReports, HoldoutKeys, MatchingService } from '@app/core';
+import { EvaluatedOffer, inHoldout, NO_MATCH_REASONS, toMajor, toMinor } from '@app/domain';
 import { apiAndWorker, createWorld, eventually, uniq, World } from '@app/testing';
 
 type Body = Record<string, unknown>;
@@ -371,6 +371,30 @@ describe('one evaluation pipeline: simulate answers what matching does', () => {
       purchase(w, token, { merchant_identifier: uniq('UNKNOWN-') }),
     );
     expect(unresolved.sim.evaluations.map((e) => e.reasons)).toEqual([['merchant_mismatch']]);
+  });
+
+  it('a held-out cardholder: holdout first, in simulate and in matching, and no reward', async () => {
+    const w = await createWorld(ctx.api, {
+      merchants: [{}],
+      offers: [{ holdout_percent: 50, min_spend: 20, cashback_amount: 5 }],
+    });
+    const offer = w.offers[0].id;
+    const key = ctx.api.app.get(HoldoutKeys, { strict: false }).of(w.institution.id);
+    let token = '';
+    for (let i = 0; !token; i++) {
+      const t = `chk_${uniq(`h${i}-`)}`;
+      if (inHoldout(key, offer, t, 5000)) token = t;
+    }
+    // The add refuses a held-out cardholder (404); an enrollment written another way must not pay.
+    await ctx.db.query(
+      `INSERT INTO cardholder_offer (institution_id, offer_id, cardholder_token, added_at)
+       VALUES ($1, $2, $3, now() - interval '1 hour')`,
+      [w.institution.id, offer, token],
+    );
+    const held = await compare(w, token, purchase(w, token));
+    expect(held.sim.winner).toBeNull();
+    expect(held.sim.evaluations[0]).toMatchObject({ outcome: 'no_match' });
+    expect(held.sim.evaluations[0].reasons[0]).toBe('holdout');
   });
 
   it('the per-cardholder limit: a redemption, then the redeemed enrollment; a refund reverses it', async () => {
