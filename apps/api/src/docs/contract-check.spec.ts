@@ -128,6 +128,10 @@ describe('ContractCheck: answers and accepted requests against the OpenAPI docum
       expect.stringMatching(/must NOT have more than 5 characters/),
     ]);
     expect(post()[0]).toMatchObject({ kind: 'request', operation: 'POST /things' });
+    // White space alone is no body (the JSON parser reads it as {}), not a body that fails to parse.
+    expect(post(' \r\n').map((v) => v.message)).toEqual([
+      expect.stringMatching(/required by the document but the api accepted none/),
+    ]);
   });
 });
 

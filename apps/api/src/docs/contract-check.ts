@@ -139,7 +139,8 @@ export class ContractCheck {
     });
     const requestBody = r.op.requestBody as Json | undefined;
     const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
-    if (!body || !JSON_MEDIA.test(media)) {
+    // A body of white space alone is no body to the JSON parser (it reads as {}), so none here.
+    if (!body || !body.toString().trim() || !JSON_MEDIA.test(media)) {
       const onlyJson =
         requestBody && Object.keys(requestBody.content ?? {}).every((m) => JSON_MEDIA.test(m));
       return requestBody?.required && onlyJson
