@@ -10977,7 +10977,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
                 };
             };
             /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
@@ -10986,7 +10989,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
                 };
             };
             /** @description No such statement, or another institution's (`statement_not_found`) */
@@ -10995,7 +11001,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "statement_not_found";
+                    };
                 };
             };
             /** @description The service failed to handle the request (`internal_error`) */

@@ -6,7 +6,6 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -73,7 +72,6 @@ export class PortalStatementsController {
     operationId: 'portalStatementCsv',
     summary: "A statement's lines file (CSV, as GET /api/v1/statements/{id}/lines with text/csv)",
   })
-  @ApiProduces('text/csv')
   @ApiOkResponse({
     description: 'The lines file (RFC 4180, UTF-8, CRLF)',
     content: { 'text/csv': { schema: { type: 'string' }, example: STATEMENT_CSV_EXAMPLE } },
