@@ -1,7 +1,7 @@
 import { QueryClientProvider, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter, Link, Route, Routes, useLocation } from 'react-router';
+import { BrowserRouter, Link, Navigate, Route, Routes, useLocation } from 'react-router';
 import { client, ok, PortalApiError, Schemas, setCsrfToken, setUnauthorizedHandler } from './api';
 import { createQueryClient, keys, queries } from './queries';
 import { DashboardPage } from './pages/dashboard';
@@ -34,6 +34,7 @@ const WebhookPage = lazy(() => import('./pages/webhook').then((m) => ({ default:
 const WidgetPage = lazy(() => import('./pages/widget').then((m) => ({ default: m.WidgetPage })));
 
 type Session = Schemas['SessionViewDto'];
+type Area = keyof Session['user']['access'];
 
 function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: boolean }) {
   const [email, setEmail] = useState('');
@@ -113,18 +114,29 @@ function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: b
   );
 }
 
-const NAV: { to: string; label: string }[] = [
-  { to: '/', label: 'Dashboard' },
-  { to: '/offers', label: 'Offers' },
-  { to: '/statements', label: 'Statements' },
-  { to: '/keys', label: 'API keys' },
-  { to: '/uploads', label: 'Upload transactions' },
-  { to: '/webhook', label: 'Webhook' },
-  { to: '/deliveries', label: 'Deliveries' },
-  { to: '/widget', label: 'Widget' },
-  { to: '/inbox', label: 'Inbox' },
-  { to: '/activity', label: 'Security activity' },
+// Each page belongs to an area; the navigation shows the areas the user's role reaches (`access`
+// from the api, which enforces the same table).
+const NAV: { to: string; label: string; area: Area }[] = [
+  { to: '/', label: 'Dashboard', area: 'reporting' },
+  { to: '/offers', label: 'Offers', area: 'offers' },
+  { to: '/statements', label: 'Statements', area: 'statements' },
+  { to: '/keys', label: 'API keys', area: 'keys' },
+  { to: '/uploads', label: 'Upload transactions', area: 'uploads' },
+  { to: '/webhook', label: 'Webhook', area: 'webhooks' },
+  { to: '/deliveries', label: 'Deliveries', area: 'webhooks' },
+  { to: '/widget', label: 'Widget', area: 'widget' },
+  { to: '/inbox', label: 'Inbox', area: 'account' },
+  { to: '/activity', label: 'Security activity', area: 'activity' },
 ];
+
+function NoAccess() {
+  return (
+    <div className="card">
+      <h1>Not available to your role</h1>
+      <p>Ask an admin of your institution if you need this page.</p>
+    </div>
+  );
+}
 
 function NotFound() {
   return (
@@ -141,7 +153,11 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
   const { pathname: path } = useLocation();
   const unread = useQuery(queries.unreadCount()).data?.unread_count ?? null;
   const [menuOpen, setMenuOpen] = useState(false);
-  const isAdmin = session.user.role === 'admin';
+  const access = session.user.access;
+  const manages = (area: Area) => access[area] === 'manage';
+  const nav = NAV.filter((n) => access[n.area]);
+  // A page of an area the role does not reach says so rather than failing on the api's 403.
+  const only = (area: Area, page: React.ReactElement) => (access[area] ? page : <NoAccess />);
 
   useEffect(() => {
     setMenuOpen(false);
@@ -181,7 +197,7 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
       </header>
       <nav id="sidenav" className={`sidenav${menuOpen ? ' open' : ''}`} aria-label="Main">
         <ul>
-          {NAV.map((n) => {
+          {nav.map((n) => {
             const active =
               n.to === '/' ? path === '/' : path === n.to || path.startsWith(`${n.to}/`);
             return (
@@ -210,19 +226,40 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
       <main id="main" className="content" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
           <Routes>
-            <Route path="/" element={<DashboardPage />} />
-            <Route path="/offers" element={<OffersPage isAdmin={isAdmin} />} />
-            <Route path="/offers/:id" element={<LiftPage />} />
-            <Route path="/statements" element={<StatementsPage />} />
-            <Route path="/statements/:id" element={<StatementPage />} />
-            <Route path="/keys" element={<KeysPage isAdmin={isAdmin} />} />
-            <Route path="/uploads" element={<UploadsPage plan={session.user.institution.plan} />} />
-            <Route path="/webhook" element={<WebhookPage isAdmin={isAdmin} />} />
-            <Route path="/deliveries" element={<DeliveriesPage />} />
-            <Route path="/deliveries/:id" element={<DeliveryPage />} />
-            <Route path="/widget" element={<WidgetPage isAdmin={isAdmin} />} />
+            <Route
+              path="/"
+              element={
+                access.reporting ? (
+                  <DashboardPage />
+                ) : (
+                  <Navigate to={nav[0]?.to ?? '/inbox'} replace />
+                )
+              }
+            />
+            <Route
+              path="/offers"
+              element={only('offers', <OffersPage canManage={manages('offers')} />)}
+            />
+            <Route path="/offers/:id" element={only('offers', <LiftPage />)} />
+            <Route path="/statements" element={only('statements', <StatementsPage />)} />
+            <Route path="/statements/:id" element={only('statements', <StatementPage />)} />
+            <Route path="/keys" element={only('keys', <KeysPage canManage={manages('keys')} />)} />
+            <Route
+              path="/uploads"
+              element={only('uploads', <UploadsPage plan={session.user.institution.plan} />)}
+            />
+            <Route
+              path="/webhook"
+              element={only('webhooks', <WebhookPage canManage={manages('webhooks')} />)}
+            />
+            <Route path="/deliveries" element={only('webhooks', <DeliveriesPage />)} />
+            <Route path="/deliveries/:id" element={only('webhooks', <DeliveryPage />)} />
+            <Route
+              path="/widget"
+              element={only('widget', <WidgetPage canManage={manages('widget')} />)}
+            />
             <Route path="/inbox" element={<InboxPage />} />
-            <Route path="/activity" element={<ActivityPage />} />
+            <Route path="/activity" element={only('activity', <ActivityPage />)} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

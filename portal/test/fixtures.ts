@@ -115,6 +115,20 @@ export async function makeInstitution(name: string, plan: 'starter' | 'growth' |
   return { id: inst.id as string, name, admin, member, tag };
 }
 
+/** Another staff user of an institution, with the given role. */
+export async function addStaffUser(institutionId: string, role: string): Promise<User> {
+  const user = {
+    email: `${role}-${randomBytes(4).toString('hex')}@staff.example`,
+    password: PASSWORD,
+  };
+  await must(
+    op('POST', `/institutions/${institutionId}/users`, { ...user, role }),
+    201,
+    `${role} user`,
+  );
+  return user;
+}
+
 async function makeBank(): Promise<Bank> {
   const inst = await makeInstitution('Demo Bank', 'growth');
   const integration = await must(
@@ -248,12 +262,13 @@ function receiver(): Promise<Hook & { server: http.Server }> {
 
 // ------------------------------------------------------------------ browser helpers
 
-export async function login(p: Page, user: User) {
+/** Signs in; waits for the dashboard unless the role has none (`dashboard` false). */
+export async function login(p: Page, user: User, dashboard = true) {
   await p.goto('/portal/');
   await p.getByLabel('E-mail').fill(user.email);
   await p.getByLabel('Password').fill(user.password);
   await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  if (dashboard) await p.getByRole('heading', { name: 'Dashboard' }).waitFor();
 }
 
 export const nav = (p: Page, label: string) =>

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import {
+  addStaffUser,
   call,
   expect,
   login,
@@ -407,6 +408,36 @@ test('a member can read but not create keys (no button; the API answers 403 forb
   expect(r.status, `member create: ${JSON.stringify(r)}`).toBe(403);
   expect(r.body.error, `member create: ${JSON.stringify(r)}`).toBe('forbidden');
   await shot(page, 'keys-member');
+});
+
+test("staff roles: an analyst's navigation holds only what the role reaches; a developer's opens on its first page", async ({
+  page,
+  bank,
+}) => {
+  const navLinks = async () =>
+    (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).map(
+      (t) => t.replace(/\d+$/, '').trim(),
+    );
+  await login(page, await addStaffUser(bank.id, 'analyst'));
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  expect(await navLinks()).toEqual(['Dashboard', 'Offers', 'Statements', 'Inbox']);
+  await page.goto('/portal/keys');
+  await page.getByRole('heading', { name: 'Not available to your role' }).waitFor();
+  await shot(page, 'roles-analyst');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await login(page, await addStaffUser(bank.id, 'developer'), false);
+  await page.waitForURL(/\/portal\/keys$/);
+  expect(await navLinks()).toEqual([
+    'API keys',
+    'Upload transactions',
+    'Webhook',
+    'Deliveries',
+    'Widget',
+    'Inbox',
+    'Security activity',
+  ]);
+  await page.getByRole('button', { name: '+ Create key' }).waitFor();
 });
 
 test('dashboard: funnel chart and totals for a chosen window; phone width with the menu', async ({

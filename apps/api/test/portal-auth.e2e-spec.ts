@@ -18,6 +18,7 @@ describe('portal sessions', () => {
         id: expect.any(String),
         email: world.admin.email,
         role: 'admin',
+        access: expect.objectContaining({ keys: 'manage', webhooks: 'manage' }),
         institution: { id: world.institution.id, name: world.institution.name, plan: 'growth' },
       },
       csrf_token: expect.any(String),

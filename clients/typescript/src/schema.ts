@@ -2105,7 +2105,7 @@ export interface components {
              * @example admin
              * @enum {string}
              */
-            role: "admin" | "member";
+            role: "admin" | "member" | "developer" | "analyst" | "support";
         };
         CurrencyTotalsDto: {
             /** @example 95 */
@@ -3009,6 +3009,18 @@ export interface components {
             role: string;
         };
         PortalUserViewDto: {
+            /**
+             * @description The portal areas the role reaches and the highest level in each: `read`, `act` (everyday writes) or `manage` (settings, secrets, keys). The portal's navigation shows these areas only; the API enforces them.
+             * @example {
+             *       "account": "act",
+             *       "offers": "read",
+             *       "reporting": "read",
+             *       "statements": "read"
+             *     }
+             */
+            access: {
+                [key: string]: "read" | "act" | "manage";
+            };
             /** @example admin@demo-bank.example */
             email: string;
             /** @example c0a8012e-7d1b-4d8a-9c55-8e2a4b1d2f3a */
@@ -3025,7 +3037,7 @@ export interface components {
              * @example admin
              * @enum {string}
              */
-            role: "admin" | "member";
+            role: "admin" | "member" | "developer" | "analyst" | "support";
         };
         PreviewSessionDto: {
             /**
@@ -9545,7 +9557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9619,7 +9631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9715,7 +9727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9912,7 +9924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9987,7 +9999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10057,7 +10069,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10127,7 +10139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10215,7 +10227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10285,7 +10297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10355,7 +10367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10427,7 +10439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10509,7 +10521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10583,7 +10595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10655,7 +10667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10741,7 +10753,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10822,7 +10834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10894,7 +10906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10983,7 +10995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11069,7 +11081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11159,7 +11171,7 @@ export interface operations {
             /**
              * @description `plan_required` on the Starter plan (also `csrf_failed`)
              *
-             *     `csrf_failed`, or `forbidden` for a member doing an admin's action
+             *     `csrf_failed`, or `forbidden` when the role cannot do this
              */
             403: {
                 headers: {
@@ -11256,7 +11268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11338,7 +11350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11412,7 +11424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11510,7 +11522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11604,7 +11616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11692,7 +11704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11764,7 +11776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11848,7 +11860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11946,7 +11958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12044,7 +12056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12142,7 +12154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12236,7 +12248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12310,7 +12322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12418,7 +12430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12500,7 +12512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12586,7 +12598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12680,7 +12692,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12750,7 +12762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12820,7 +12832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12902,7 +12914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12976,7 +12988,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13074,7 +13086,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `csrf_failed`, or `forbidden` for a member doing an admin's action */
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
             403: {
                 headers: {
                     [name: string]: unknown;

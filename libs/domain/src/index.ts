@@ -6,6 +6,7 @@ export * from './signing';
 export * from './settlement-state';
 export * from './record-statuses';
 export * from './accounts';
+export * from './staff-roles';
 export * from './cursor';
 export * from './budget';
 export * from './offer-feed';

@@ -175,7 +175,7 @@ function Reveal({ issued, onDone }: { issued: Issued; onDone: () => void }) {
   );
 }
 
-export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
+export function KeysPage({ canManage }: { canManage: boolean }) {
   const pager = useCursor();
   const list = useQuery(queries.apiKeys(pager.cursor));
   const qc = useQueryClient();
@@ -204,14 +204,14 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
         title="API keys"
         description="Keys authenticate your systems with the offers API. Each key has scopes and an expiry date."
         actions={
-          isAdmin ? (
+          canManage ? (
             <button type="button" onClick={() => setCreating(true)}>
               + Create key
             </button>
           ) : undefined
         }
       />
-      {!isAdmin && (
+      {!canManage && (
         <Notice>
           Only admins of your institution can create or revoke keys. You can see them here.
         </Notice>
@@ -228,7 +228,7 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
           isEmpty={(p) => !p.data.length}
           empty={
             <Empty title="No API keys yet">
-              {isAdmin ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}
+              {canManage ? 'Create a key to start calling the API.' : 'Ask an admin to create one.'}
             </Empty>
           }
         >
@@ -242,7 +242,7 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
                 'Expires',
                 'Last used',
                 'Created',
-                ...(isAdmin ? [<span className="visually-hidden">Actions</span>] : []),
+                ...(canManage ? [<span className="visually-hidden">Actions</span>] : []),
               ]}
             >
               {page.data.map((k) => (
@@ -273,7 +273,7 @@ export function KeysPage({ isAdmin }: { isAdmin: boolean }) {
                       <span className="muted small block">{k.created_by ?? 'operator'}</span>
                     </span>
                   </td>
-                  {isAdmin && (
+                  {canManage && (
                     <td className="right">
                       {k.state !== 'revoked' && (
                         <button

@@ -45,7 +45,7 @@ const keyStateQuery = {
  * The institution's holdout key, which reproduces every assignment (docs/lift.md): an admin may
  * reveal it once; the reveal is in the security activity.
  */
-function HoldoutKey({ isAdmin }: { isAdmin: boolean }) {
+function HoldoutKey({ canManage }: { canManage: boolean }) {
   const qc = useQueryClient();
   const state = useQuery(keyStateQuery);
   const [confirming, setConfirming] = useState(false);
@@ -78,7 +78,7 @@ function HoldoutKey({ isAdmin }: { isAdmin: boolean }) {
           Revealed <Time iso={state.data.revealed_at} /> by {state.data.revealed_by}. It cannot be
           shown again.
         </p>
-      ) : !isAdmin ? (
+      ) : !canManage ? (
         <p className="muted">Not revealed yet; an admin of your institution can reveal it once.</p>
       ) : confirming ? (
         <p className="actions">
@@ -110,7 +110,7 @@ function status(o: Offer) {
   return <Badge tone="grey">Ended</Badge>;
 }
 
-export function OffersPage({ isAdmin }: { isAdmin: boolean }) {
+export function OffersPage({ canManage }: { canManage: boolean }) {
   const pager = useCursor();
   const list = useQuery(offersQuery(pager.cursor));
   return (
@@ -153,7 +153,7 @@ export function OffersPage({ isAdmin }: { isAdmin: boolean }) {
         </QueryState>
         <Pager cursor={pager} next={list.data?.pagination.next_cursor} />
       </section>
-      <HoldoutKey isAdmin={isAdmin} />
+      <HoldoutKey canManage={canManage} />
     </>
   );
 }

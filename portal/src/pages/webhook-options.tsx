@@ -50,7 +50,7 @@ function useSettingsWrite(run: () => Promise<Settings>, done: (s: Settings) => s
   return { ...m, message };
 }
 
-export function PausedBanner({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+export function PausedBanner({ data, canManage }: { data: Settings; canManage: boolean }) {
   const qc = useQueryClient();
   const [message, setMessage] = useState<Message>(null);
   const resume = useMutation({
@@ -82,7 +82,7 @@ export function PausedBanner({ data, isAdmin }: { data: Settings; isAdmin: boole
         <strong>Deliveries are paused</strong> since <Time iso={data.paused_at} />: every attempt
         failed for days. New deliveries wait; fix your endpoint, then resume.
       </span>
-      {isAdmin && (
+      {canManage && (
         <button type="button" onClick={() => resume.mutate()} disabled={resume.isPending}>
           {resume.isPending ? 'Resuming…' : 'Resume deliveries'}
         </button>
@@ -92,7 +92,7 @@ export function PausedBanner({ data, isAdmin }: { data: Settings; isAdmin: boole
   );
 }
 
-export function EventTypesCard({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+export function EventTypesCard({ data, canManage }: { data: Settings; canManage: boolean }) {
   const [chosen, setChosen] = useState<EventType[]>(data.event_types);
   const save = useSettingsWrite(
     async () =>
@@ -121,7 +121,7 @@ export function EventTypesCard({ data, isAdmin }: { data: Settings; isAdmin: boo
               <input
                 type="checkbox"
                 checked={chosen.includes(e.type)}
-                disabled={!isAdmin || locked(e.type)}
+                disabled={!canManage || locked(e.type)}
                 onChange={(ev) =>
                   setChosen(
                     ev.target.checked ? [...chosen, e.type] : chosen.filter((t) => t !== e.type),
@@ -138,7 +138,7 @@ export function EventTypesCard({ data, isAdmin }: { data: Settings; isAdmin: boo
           ))}
         </fieldset>
         <Feedback message={save.message} />
-        {isAdmin && (
+        {canManage && (
           <div className="row end">
             <button type="submit" className="secondary" disabled={save.isPending}>
               Save event types
@@ -237,7 +237,7 @@ function ReplayProgress({ r }: { r: Replay }) {
   );
 }
 
-export function ReplayCard({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+export function ReplayCard({ data, canManage }: { data: Settings; canManage: boolean }) {
   const qc = useQueryClient();
   const [since, setSince] = useState(() => toLocalInput(new Date(Date.now() - 86_400_000)));
   const [message, setMessage] = useState<Message>(null);
@@ -274,7 +274,7 @@ export function ReplayCard({ data, isAdmin }: { data: Settings; isAdmin: boolean
         After an outage at your end: every delivery that failed since the time you choose is sent
         once more, with its own delivery id, at a paced rate.
       </p>
-      {isAdmin && (
+      {canManage && (
         <form
           className="row"
           onSubmit={(e) => {
@@ -305,7 +305,7 @@ export function ReplayCard({ data, isAdmin }: { data: Settings; isAdmin: boolean
   );
 }
 
-export function CustomHeadersCard({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+export function CustomHeadersCard({ data, canManage }: { data: Settings; canManage: boolean }) {
   const [rows, setRows] = useState<{ name: string; value: string }[]>([]);
   const [editing, setEditing] = useState(false);
   const save = useSettingsWrite(
@@ -340,7 +340,7 @@ export function CustomHeadersCard({ data, isAdmin }: { data: Settings; isAdmin: 
       ) : (
         <p className="muted">No custom headers.</p>
       )}
-      {isAdmin && !editing && (
+      {canManage && !editing && (
         <div>
           <button
             type="button"
@@ -419,7 +419,7 @@ export function CustomHeadersCard({ data, isAdmin }: { data: Settings; isAdmin: 
 
 const readFile = (f: File | undefined) => (f ? f.text() : Promise.resolve(''));
 
-export function ClientCertificateCard({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+export function ClientCertificateCard({ data, canManage }: { data: Settings; canManage: boolean }) {
   const [cert, setCert] = useState('');
   const [key, setKey] = useState('');
   const upload = useSettingsWrite(
@@ -457,7 +457,7 @@ export function ClientCertificateCard({ data, isAdmin }: { data: Settings; isAdm
             </span>
           </span>
           {expiresSoon && <Badge tone="amber">Expires soon</Badge>}
-          {isAdmin && (
+          {canManage && (
             <button
               type="button"
               className="secondary small"
@@ -471,7 +471,7 @@ export function ClientCertificateCard({ data, isAdmin }: { data: Settings; isAdm
       ) : (
         <p className="muted">No client certificate.</p>
       )}
-      {isAdmin && (
+      {canManage && (
         <form
           className="stack"
           onSubmit={(e) => {
@@ -533,7 +533,7 @@ function PemField(props: {
   );
 }
 
-export function RateCapCard({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+export function RateCapCard({ data, canManage }: { data: Settings; canManage: boolean }) {
   const [cap, setCap] = useState(data.max_per_second?.toString() ?? '');
   const save = useSettingsWrite(
     async () =>
@@ -565,13 +565,13 @@ export function RateCapCard({ data, isAdmin }: { data: Settings; isAdmin: boolea
             max={1000}
             step={1}
             value={cap}
-            disabled={!isAdmin}
+            disabled={!canManage}
             placeholder="no cap"
             onChange={(e) => setCap(e.target.value)}
             aria-describedby="cap-hint"
           />
         </label>
-        {isAdmin && (
+        {canManage && (
           <button type="submit" className="secondary" disabled={save.isPending}>
             Save cap
           </button>

@@ -38,7 +38,7 @@ function verify(rawBody, headers, secret) {
     crypto.timingSafeEqual(Buffer.from(got), Buffer.from(expected));
 }`;
 
-export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
+export function WebhookPage({ canManage }: { canManage: boolean }) {
   const settings = useQuery(queries.webhook());
   const qc = useQueryClient();
   const [url, setUrl] = useState('');
@@ -120,13 +120,13 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
           </>
         }
       />
-      {!isAdmin && (
+      {!canManage && (
         <Notice>Only admins can change the webhook URL or rotate the signing secret.</Notice>
       )}
       <QueryState query={settings} loading="Loading webhook settings…">
         {(data) => (
           <>
-            <PausedBanner data={data} isAdmin={isAdmin} />
+            <PausedBanner data={data} canManage={canManage} />
             <section className="card" aria-labelledby="url-title">
               <h2 id="url-title">Endpoint URL</h2>
               <form onSubmit={submit} className="stack">
@@ -138,7 +138,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
                     placeholder="https://hooks.your-bank.example/offers"
                     value={url}
                     onChange={(e) => setUrl(e.target.value)}
-                    disabled={!isAdmin}
+                    disabled={!canManage}
                     aria-describedby="url-hint"
                   />
                   <span className="hint" id="url-hint">
@@ -151,7 +151,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
                   </p>
                 )}
                 {saved && <Notice kind="success">{saved}</Notice>}
-                {isAdmin && (
+                {canManage && (
                   <div className="row end">
                     <button type="submit" disabled={saving}>
                       {saving ? 'Saving…' : 'Save URL'}
@@ -183,7 +183,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
                     <Time iso={data.previous_secret_expires_at} /> (a second{' '}
                     <code>webhook-signature</code>).
                   </span>
-                  {isAdmin && (
+                  {canManage && (
                     <button
                       type="button"
                       className="secondary small"
@@ -200,7 +200,7 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
                   {rotateError}
                 </p>
               )}
-              {isAdmin && (
+              {canManage && (
                 <button
                   type="button"
                   className="secondary"
@@ -211,11 +211,11 @@ export function WebhookPage({ isAdmin }: { isAdmin: boolean }) {
               )}
             </section>
             <TestEventCard data={data} />
-            <EventTypesCard data={data} isAdmin={isAdmin} />
-            <ReplayCard data={data} isAdmin={isAdmin} />
-            <CustomHeadersCard data={data} isAdmin={isAdmin} />
-            <ClientCertificateCard data={data} isAdmin={isAdmin} />
-            <RateCapCard data={data} isAdmin={isAdmin} />
+            <EventTypesCard data={data} canManage={canManage} />
+            <ReplayCard data={data} canManage={canManage} />
+            <CustomHeadersCard data={data} canManage={canManage} />
+            <ClientCertificateCard data={data} canManage={canManage} />
+            <RateCapCard data={data} canManage={canManage} />
           </>
         )}
       </QueryState>

@@ -43,7 +43,7 @@ function useWidgetScript(): boolean {
   return ready;
 }
 
-export function WidgetPage({ isAdmin }: { isAdmin: boolean }) {
+export function WidgetPage({ canManage }: { canManage: boolean }) {
   const settings = useQuery(queries.widget());
   return (
     <>
@@ -51,16 +51,16 @@ export function WidgetPage({ isAdmin }: { isAdmin: boolean }) {
         title="Widget"
         description="A drop-in offers widget for your online banking: choose where it may run and how it looks, preview it, then paste two lines."
       />
-      {!isAdmin && <Notice>Only admins can change the widget settings or preview it.</Notice>}
+      {!canManage && <Notice>Only admins can change the widget settings or preview it.</Notice>}
       <QueryState query={settings} loading="Loading widget settings…">
         {/* The form starts from the saved settings and keeps its own edits after a save. */}
-        {(data) => <WidgetForm data={data} isAdmin={isAdmin} />}
+        {(data) => <WidgetForm data={data} canManage={canManage} />}
       </QueryState>
     </>
   );
 }
 
-function WidgetForm({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
+function WidgetForm({ data, canManage }: { data: Settings; canManage: boolean }) {
   const qc = useQueryClient();
   const [origins, setOrigins] = useState(data.allowed_origins.join('\n'));
   const [theme, setTheme] = useState<Theme>({ mode: 'auto', ...data.theme });
@@ -94,7 +94,7 @@ function WidgetForm({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
 
   const field = (k: keyof Theme) => ({
     value: theme[k] ?? '',
-    disabled: !isAdmin,
+    disabled: !canManage,
     onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
       setTheme({ ...theme, [k]: e.target.value }),
   });
@@ -115,7 +115,7 @@ function WidgetForm({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
           <textarea
             rows={3}
             value={origins}
-            disabled={!isAdmin}
+            disabled={!canManage}
             onChange={(e) => setOrigins(e.target.value)}
             placeholder="https://online.your-bank.example"
             aria-describedby="origins-hint"
@@ -166,7 +166,7 @@ function WidgetForm({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
           <input
             type="checkbox"
             checked={personalize}
-            disabled={!isAdmin}
+            disabled={!canManage}
             onChange={(e) => setPersonalize(e.target.checked)}
           />
           <span>Rank the widget’s offers by what each cardholder buys (personalization)</span>
@@ -179,7 +179,7 @@ function WidgetForm({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
               {message.text}
             </p>
           ))}
-        {isAdmin && (
+        {canManage && (
           <div className="row end">
             <button type="submit" disabled={save.isPending}>
               {save.isPending ? 'Saving…' : 'Save settings'}
@@ -214,7 +214,7 @@ function WidgetForm({ data, isAdmin }: { data: Settings; isAdmin: boolean }) {
         </div>
       </section>
 
-      {isAdmin && <Preview theme={theme} locale={locale} />}
+      {canManage && <Preview theme={theme} locale={locale} />}
     </>
   );
 }

@@ -13,7 +13,7 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
 import { PortalActivityRepository } from './portal-activity.repository';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 import {
   InboxPageDto,
   InboxQueryDto,
@@ -26,6 +26,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Security activity (read by every portal user) and the institution's inbox. */
 @ApiTags('Portal')
+@StaffArea('account')
 @Controller('portal/api')
 export class PortalActivityController {
   constructor(
@@ -34,6 +35,7 @@ export class PortalActivityController {
   ) {}
 
   @Get('security-activity')
+  @StaffArea('activity')
   @PortalAuth()
   @ApiOperation({
     operationId: 'portalListSecurityActivity',

@@ -12,10 +12,10 @@ import {
 import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { PORTAL_ROLES } from '@app/domain';
+import { PORTAL_LEVELS, PORTAL_ROLES, PortalArea, PortalLevel, staffGrants } from '@app/domain';
 import type { PortalPrincipal } from '../auth/principal';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 import { PortalSessionsService, SESSION_COOKIE } from './portal-sessions.service';
 
 export class LoginDto {
@@ -36,6 +36,14 @@ export class PortalUserViewDto {
   @ApiProperty({ example: 'admin@demo-bank.example' }) email: string;
   @ApiProperty({ enum: PORTAL_ROLES, example: 'admin' }) role: string;
   @ApiProperty({
+    description:
+      "The portal areas the role reaches and the highest level in each: `read`, `act` (everyday writes) or `manage` (settings, secrets, keys). The portal's navigation shows these areas only; the API enforces them.",
+    type: 'object',
+    additionalProperties: { type: 'string', enum: [...PORTAL_LEVELS] },
+    example: { account: 'act', reporting: 'read', statements: 'read', offers: 'read' },
+  })
+  access: Partial<Record<PortalArea, PortalLevel>>;
+  @ApiProperty({
     example: { id: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11', name: 'Demo Bank', plan: 'growth' },
   })
   institution: { id: string; name: string; plan: string };
@@ -48,6 +56,7 @@ export class SessionViewDto {
 }
 
 @ApiTags('Portal')
+@StaffArea('account')
 @Controller('portal/api')
 export class PortalAuthController {
   constructor(
@@ -136,6 +145,7 @@ function view(p: PortalPrincipal): SessionViewDto {
       id: p.userId,
       email: p.email,
       role: p.role,
+      access: staffGrants(p.role),
       institution: { id: p.institutionId, name: p.institutionName, plan: p.plan },
     },
     csrf_token: p.csrfToken,

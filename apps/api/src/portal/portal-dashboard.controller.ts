@@ -15,7 +15,7 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { CurrencyTotalsRow, ReportingRepository } from '../reporting/reporting.repository';
 import { ReportingService } from '../reporting/reporting.service';
 import { IsTimestamp } from '../common/validators';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 
 const MAX_WINDOW_DAYS = 366;
 
@@ -85,6 +85,7 @@ export class DashboardDto {
  * aggregates over the institution's rows, each on an index that leads with (institution_id, …).
  */
 @ApiTags('Portal')
+@StaffArea('reporting')
 @Controller('portal/api/dashboard')
 export class PortalDashboardController {
   constructor(

@@ -27,7 +27,7 @@ import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 import {
   PortalApiKeyDto,
   PortalApiKeyPageDto,
@@ -70,6 +70,7 @@ function toDto(r: KeyRow, now = Date.now()): PortalApiKeyDto {
 
 /** API keys in the portal: everyone reads; only admins create and revoke (docs/portal.md). */
 @ApiTags('Portal')
+@StaffArea('keys')
 @Controller('portal/api/api-keys')
 export class PortalKeysController {
   constructor(
@@ -103,7 +104,7 @@ export class PortalKeysController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalCreateApiKey',
     summary: 'Create an API key (admins); the plaintext is in this response only',
@@ -149,7 +150,7 @@ export class PortalKeysController {
   }
 
   @Delete(':id')
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalRevokeApiKey',
     summary: 'Revoke an API key (admins); calls with it get 403 token_revoked from then on',

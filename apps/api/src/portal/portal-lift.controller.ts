@@ -17,10 +17,11 @@ import {
   PortalOfferPageDto,
 } from '../lift/lift.dto';
 import { LiftService } from '../lift/lift.service';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 
 /** The portal's read-only Offers page, each offer's Lift view, and the holdout key (docs/portal.md). */
 @ApiTags('Portal')
+@StaffArea('offers')
 @Controller('portal/api')
 export class PortalLiftController {
   constructor(private readonly lift: LiftService) {}
@@ -65,7 +66,7 @@ export class PortalLiftController {
 
   @Post('holdout-key/reveal')
   @HttpCode(HttpStatus.OK)
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalRevealHoldoutKey',
     summary: "Reveal the institution's holdout key, once (admins)",

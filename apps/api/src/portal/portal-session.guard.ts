@@ -15,7 +15,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { PortalRole } from '@app/domain';
+import { PortalArea, PortalLevel, staffMay } from '@app/domain';
 import type { PortalPrincipal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -27,12 +27,15 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const ROLE_KEY = 'portalRole';
+const LEVEL_KEY = 'portalLevel';
+const AREA_KEY = 'portalArea';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Portal session cookie → user; writes also need the X-CSRF-Token that belongs to the session;
- * admin-only routes refuse members.
+ * the user's role must reach the route's area at the level it asks (libs/domain staff-roles):
+ * `manage` when the route says so, else `read` for a GET and `act` for a write. A route of no
+ * area is for admins and members only.
  */
 @Injectable()
 export class PortalSessionGuard implements CanActivate {
@@ -53,22 +56,30 @@ export class PortalSessionGuard implements CanActivate {
     ) {
       throw ApiError.forbidden('csrf_failed', 'Missing or invalid X-CSRF-Token header.');
     }
-    const role = this.reflector.getAllAndOverride<PortalRole | undefined>(ROLE_KEY, [
-      ctx.getHandler(),
-      ctx.getClass(),
-    ]);
-    if (role === 'admin' && principal.role !== 'admin') {
-      throw ApiError.forbidden('forbidden', 'Only an institution admin can do this.');
-    }
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const area = this.reflector.getAllAndOverride<PortalArea | undefined>(AREA_KEY, targets);
+    const level: PortalLevel =
+      this.reflector.getAllAndOverride<'manage' | undefined>(LEVEL_KEY, targets) ??
+      (SAFE_METHODS.has(req.method) ? 'read' : 'act');
+    const allowed = area
+      ? staffMay(principal.role, area, level)
+      : principal.role === 'admin' || (principal.role === 'member' && level !== 'manage');
+    if (!allowed) throw ApiError.forbidden('forbidden', 'Your role cannot do this.');
     req.portalUser = principal;
     return true;
   }
 }
 
-/** Requires a portal session (and the admin role when asked); documents it in Swagger. */
-export function PortalAuth(role?: 'admin') {
+/** The portal area of a controller's routes (or of one route, overriding its controller's). */
+export const StaffArea = (area: PortalArea) => SetMetadata(AREA_KEY, area);
+
+/**
+ * Requires a portal session whose role reaches the route's area (at `manage` when asked: the
+ * settings, secrets and keys of an area); documents it in Swagger.
+ */
+export function PortalAuth(level?: 'manage') {
   return applyDecorators(
-    SetMetadata(ROLE_KEY, role),
+    SetMetadata(LEVEL_KEY, level),
     UseGuards(PortalSessionGuard),
     ApiCookieAuth('portal-session'),
     ApiHeader({
@@ -78,7 +89,7 @@ export function PortalAuth(role?: 'admin') {
     }),
     ApiUnauthorizedResponse({ description: 'No session (`unauthorized`)', type: ErrorResponseDto }),
     ApiForbiddenResponse({
-      description: "`csrf_failed`, or `forbidden` for a member doing an admin's action",
+      description: '`csrf_failed`, or `forbidden` when the role cannot do this',
       type: ErrorResponseDto,
     }),
   );

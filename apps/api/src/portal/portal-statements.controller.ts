@@ -20,7 +20,7 @@ import {
   StatementsQuery,
 } from '../statements/statements.dto';
 import { StatementsService } from '../statements/statements.service';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 
 const NOT_FOUND = {
   description: "No such statement, or another institution's (`statement_not_found`)",
@@ -37,6 +37,7 @@ const NOT_FOUND = {
   description: 'Bad query value, date or cursor (`validation_failed`)',
   type: ErrorResponseDto,
 })
+@StaffArea('statements')
 @Controller('portal/api/statements')
 export class PortalStatementsController {
   constructor(private readonly statements: StatementsService) {}

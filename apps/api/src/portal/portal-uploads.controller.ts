@@ -33,7 +33,7 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { PageQuery } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
 import { CsvUploadsService, MAX_UPLOAD_BYTES } from './csv-uploads.service';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 import { UploadAcceptedDto, UploadDto, UploadPageDto } from './portal.dto';
 
 const MIB = MAX_UPLOAD_BYTES / 1024 / 1024;
@@ -92,6 +92,7 @@ class CsvFileInterceptor implements NestInterceptor {
 }
 
 @ApiTags('Portal')
+@StaffArea('uploads')
 @Controller('portal/api/transactions/uploads')
 export class PortalUploadsController {
   constructor(private readonly uploads: CsvUploadsService) {}

@@ -27,7 +27,7 @@ import type { Request } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { Page } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
-import { PortalAuth } from './portal-session.guard';
+import { PortalAuth, StaffArea } from './portal-session.guard';
 import {
   DeliveryListQuery,
   RedeliveryAcceptedDto,
@@ -62,12 +62,13 @@ function SettingsChange(refused?: string) {
   return applyDecorators(
     ...(refused ? [ApiBadRequestResponse({ description: refused, type: ErrorResponseDto })] : []),
     ApiOkResponse({ type: WebhookSettingsDto }),
-    PortalAuth('admin'),
+    PortalAuth('manage'),
   );
 }
 
 @ApiTags('Portal')
 @ApiExtraModels(...WEBHOOK_EVENT_MODELS)
+@StaffArea('webhooks')
 @Controller('portal/api/webhook')
 export class PortalWebhooksController {
   constructor(
@@ -181,7 +182,7 @@ export class PortalWebhooksController {
   }
 
   @Post('resume')
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     operationId: 'portalResumeWebhook',
@@ -197,7 +198,7 @@ export class PortalWebhooksController {
 
   @Post('secret')
   @HttpCode(HttpStatus.CREATED)
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalRotateWebhookSecret',
     summary: 'Rotate the signing secret (admins); the new secret is in this response only',
@@ -308,7 +309,7 @@ export class PortalWebhooksController {
 
   @Post('replays')
   @HttpCode(HttpStatus.ACCEPTED)
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalStartWebhookReplay',
     summary: 'Replay failed deliveries since a time (admins)',

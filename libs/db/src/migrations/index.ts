@@ -30,6 +30,7 @@ import { OfferHoldout1795701801460 } from './1795701801460-offer-holdout';
 import { LiftIndexes1795701801461 } from './1795701801461-lift-indexes';
 import { DatabaseJitOff1795703178476 } from './1795703178476-database-jit-off';
 import { Statements1795704758570 } from './1795704758570-statements';
+import { StaffRoles1795709520880 } from './1795709520880-staff-roles';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   LiftIndexes1795701801461,
   DatabaseJitOff1795703178476,
   Statements1795704758570,
+  StaffRoles1795709520880,
 ];

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../../common/error-response.dto';
-import { PortalAuth } from '../portal-session.guard';
+import { PortalAuth, StaffArea } from '../portal-session.guard';
 import { CardholderSessionsService } from '../../widget/cardholder-sessions.service';
 import {
   CardholderSessionDto,
@@ -22,6 +22,7 @@ const PREVIEW_TTL_SECONDS = 900;
 const requestOrigin = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
 @ApiTags('Portal')
+@StaffArea('widget')
 @Controller('portal/api/widget')
 export class PortalWidgetController {
   constructor(
@@ -43,7 +44,7 @@ export class PortalWidgetController {
   }
 
   @Put()
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalSetWidget',
     summary: 'Set the widget settings (admins)',
@@ -61,7 +62,7 @@ export class PortalWidgetController {
   }
 
   @Post('preview-session')
-  @PortalAuth('admin')
+  @PortalAuth('manage')
   @ApiOperation({
     operationId: 'portalWidgetPreviewSession',
     summary: 'A cardholder session for the live preview (admins)',
