@@ -16,6 +16,7 @@ import { OperationsModule } from './operations/operations.module';
 import { PortalModule } from './portal/portal.module';
 import { PortalWidgetModule } from './portal/widget/portal-widget.module';
 import { ReportingModule } from './reporting/reporting.module';
+import { RetentionModule } from './retention/retention.module';
 import { StatementsModule } from './statements/statements.module';
 import { WidgetModule } from './widget/widget.module';
 import { TransactionsModule } from './transactions/transactions.module';
@@ -38,6 +39,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     WidgetModule,
     PortalWidgetModule,
     LiftModule,
+    RetentionModule,
   ],
   controllers: [HealthController],
   providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],

@@ -125,7 +125,7 @@ describe('entities match the migrated schema', () => {
                x.indnkeyatts < x.indnatts AS include, x.indexprs IS NOT NULL AS expressions,
                EXISTS (SELECT 1 FROM unnest(x.indoption::int2[]) o WHERE o <> 0) AS descending,
                pg_get_expr(x.indpred, x.indrelid) AS predicate,
-               replace(pg_get_indexdef(x.indexrelid), ' ON public.', ' ON ') AS definition
+               replace(replace(pg_get_indexdef(x.indexrelid), ' ON ONLY public.', ' ON ONLY '), ' ON public.', ' ON ') AS definition
           FROM pg_index x
           JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
           JOIN pg_class c ON c.oid = x.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@app/config';
+import { PartitionMover, PartitionsRepository } from '@app/core';
 import { dataSourceOptions, ensureDatabase, runMigrationsLocked } from '@app/db';
 
 /** How long `migrate --wait` waits for another process (the deploy's migration Job) to migrate. */
@@ -10,6 +11,8 @@ const POLL_MS = 2_000;
  * Creates the database when missing, then applies pending migrations under the advisory lock.
  * `--wait` applies nothing: it returns once every migration this build knows is applied (by the
  * migration Job of the same image), so a new version's pods start only on their schema.
+ * `--move-partitions` then moves the rows of the tables an upgrade partitioned out of their old
+ * copies, in batches of `--batch=N` (docs/retention.md); safe to stop and run again.
  */
 export async function migrate(args: string[] = []): Promise<void> {
   const config = loadConfig();
@@ -26,6 +29,7 @@ export async function migrate(args: string[] = []): Promise<void> {
         ? `applied migrations: ${applied.join(', ')}\n`
         : 'database schema is up to date\n',
     );
+    if (args.includes('--move-partitions')) await movePartitions(ds, args);
   } finally {
     await ds.destroy();
   }
@@ -58,4 +62,18 @@ async function waitForSchema(url: string): Promise<void> {
   } finally {
     await ds?.destroy().catch(() => undefined);
   }
+}
+
+async function movePartitions(ds: DataSource, args: string[]): Promise<void> {
+  const batchArg = args.find((a) => a.startsWith('--batch='));
+  const batch = batchArg ? Number(batchArg.slice('--batch='.length)) : 10_000;
+  if (!Number.isInteger(batch) || batch < 1) throw new Error('--batch must be a positive integer');
+  const mover = new PartitionMover(new PartitionsRepository(ds));
+  const reports = await mover.moveAll(batch, (line) => process.stdout.write(`${line}\n`));
+  if (!reports.length) process.stdout.write('no rows left to move into partitions\n');
+  for (const r of reports)
+    process.stdout.write(
+      `${r.table}: moved ${r.moved} row(s) in ${r.seconds.toFixed(1)} s (${r.rowsPerSecond} rows/s)` +
+        (r.finished ? ', old table dropped\n' : ', rows left (held by another mover): run again\n'),
+    );
 }

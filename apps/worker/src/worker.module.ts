@@ -2,7 +2,12 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
-import { logDestination, StatementsCoreModule, TransactionsCoreModule } from '@app/core';
+import {
+  DataLifecycleCoreModule,
+  logDestination,
+  StatementsCoreModule,
+  TransactionsCoreModule,
+} from '@app/core';
 import { DbModule, HealthRepository } from '@app/db';
 import { bullConnection, QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
@@ -13,6 +18,7 @@ import { SettlementScheduleService } from './settlement/settlement-schedule.serv
 import { AuthorizationExpiryTimer } from './lifecycle/authorization-expiry.timer';
 import { SettlementProcessor } from './settlement/settlement.processor';
 import { StatementCloseTimer } from './statements/statement-close.timer';
+import { DataLifecycleTimer } from './data-lifecycle/data-lifecycle.timer';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({
@@ -38,6 +44,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     BullModule.registerQueue({ name: QUEUES.settlement }),
     TransactionsCoreModule,
     StatementsCoreModule,
+    DataLifecycleCoreModule,
     WebhooksWorkerModule,
   ],
   providers: [
@@ -49,6 +56,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     SettlementScheduleService,
     AuthorizationExpiryTimer,
     StatementCloseTimer,
+    DataLifecycleTimer,
   ],
 })
 export class WorkerModule {}

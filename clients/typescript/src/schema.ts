@@ -72,6 +72,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/v1/institutions/{id}/legal-hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Place an institution under legal hold
+         * @description From now on no retention drop removes a partition holding rows of the institution (the run logs the partition kept and why). Placing it again changes the reason only.
+         */
+        put: operations["adminPlaceLegalHold"];
+        post?: never;
+        /**
+         * Lift an institution’s legal hold
+         * @description The next hourly run drops the partitions the hold kept past retention.
+         */
+        delete: operations["adminLiftLegalHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/institutions/{id}/users": {
         parameters: {
             query?: never;
@@ -126,6 +150,26 @@ export interface paths {
          * @description Queues one `webhook.test` delivery, signed like every event, so an operator can check an institution receives and verifies webhooks; 409 `webhook_not_configured` without a URL and secret.
          */
         post: operations["adminSendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/legal-holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Institutions under legal hold
+         * @description Retention keeps every partition that holds rows of these institutions, past its setting.
+         */
+        get: operations["adminListLegalHolds"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -316,6 +360,26 @@ export interface paths {
          * @description Holdout against exposed cardholders of the offer: purchase rates, spend, the lift, 95% intervals, incremental spend and return on the merchant-funded rewards, with the pre-period check. Computed in PostgreSQL; a result may be reused for up to 60 s (`as_of` says when it was computed). Method: docs/lift.md. Without `institution_id`, every institution the offer is offered to: cardholders are (institution, token) pairs and the figures sum.
          */
         get: operations["adminGetOfferLift"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long each data class is kept, its partitions and the next drop
+         * @description Per data class (transactions, engagement_events, webhook_attempts, webhook_deliveries): the retention setting, the monthly partitions stored (oldest first) and when the oldest leaves. A class not yet partitioned reports its setting only. Money records (redemptions, settlement entries, statements) are never dropped by retention.
+         */
+        get: operations["adminRetention"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2568,6 +2632,17 @@ export interface components {
              */
             scopes: string[];
         };
+        LegalHoldDto: {
+            /** @example 8a0b6a5e-2f0c-4d43-9d7e-1c2b3a4d5e6f */
+            institution_id: string;
+            /** @example 2026-11-26T16:00:00.000Z */
+            placed_at: string;
+            /** @example Litigation hold, case 2026-114 */
+            reason: string;
+        };
+        LegalHoldListDto: {
+            data: components["schemas"]["LegalHoldDto"][];
+        };
         LiftGroupDto: {
             /**
              * @description Cardholders with net spend > 0 at the merchant in the window
@@ -2857,6 +2932,15 @@ export interface components {
         MerchantStatementListDto: {
             data: components["schemas"]["MerchantStatementDto"][];
         };
+        NextDropDto: {
+            /**
+             * @description When every row the partition can hold is past retention; the first hourly run from then drops it (unless a legal hold keeps it)
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            at: string;
+            /** @example engagement_event_p2025_10 */
+            partition: string;
+        };
         PaginationDto: {
             /** @example 100 */
             limit: number;
@@ -2865,6 +2949,27 @@ export interface components {
              * @example null
              */
             next_cursor: string | null;
+        };
+        PartitionDto: {
+            /**
+             * @description First instant held
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            from: string;
+            /** @example engagement_event_p2026_11 */
+            name: string;
+            /**
+             * @description First instant not held
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            to: string;
+        };
+        PlaceLegalHoldDto: {
+            /**
+             * @description Why the institution’s data must be kept (shown to operators)
+             * @example Litigation hold, case 2026-114
+             */
+            reason: string;
         };
         PortalApiKeyDto: {
             /** @example 2026-11-21T10:00:00.000Z */
@@ -3520,6 +3625,57 @@ export interface components {
              * @example https://hooks.demo-bank.example/offers
              */
             url: string | null;
+        };
+        RetentionClassDto: {
+            /**
+             * @example engagement_events
+             * @enum {string}
+             */
+            class: "transactions" | "engagement_events" | "webhook_attempts" | "webhook_deliveries";
+            /**
+             * @description null without partitions
+             * @example {
+             *       "at": "2026-12-01T00:00:00.000Z",
+             *       "partition": "engagement_event_p2025_10"
+             *     }
+             */
+            next_drop: {
+                /**
+                 * @description When every row the partition can hold is past retention; the first hourly run from then drops it (unless a legal hold keeps it)
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                at: string;
+                /** @example engagement_event_p2025_10 */
+                partition: string;
+            } | null;
+            /**
+             * @description Start of the oldest partition still stored; null when not partitioned
+             * @example 2025-10-01T00:00:00.000Z
+             */
+            oldest_kept_at: string | null;
+            /**
+             * @description Whether the class is stored in monthly partitions; retention applies only to those (the others report their setting)
+             * @example true
+             */
+            partitioned: boolean;
+            /** @description Oldest first */
+            partitions: components["schemas"]["PartitionDto"][];
+            setting: components["schemas"]["RetentionSettingDto"];
+        };
+        RetentionDto: {
+            data: components["schemas"]["RetentionClassDto"][];
+        };
+        RetentionSettingDto: {
+            /**
+             * @example months
+             * @enum {string}
+             */
+            unit: "months" | "days";
+            /**
+             * @description How much is kept
+             * @example 13
+             */
+            value: number;
         };
         RetryMatchFailuresDto: {
             /**
@@ -5684,6 +5840,171 @@ export interface operations {
             };
         };
     };
+    adminPlaceLegalHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaceLegalHoldDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalHoldDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `institution_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminLiftLegalHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lifted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The institution is not under legal hold (`legal_hold_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "legal_hold_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     adminCreatePortalUser: {
         parameters: {
             query?: never;
@@ -5966,6 +6287,61 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "conflict" | "webhook_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminListLegalHolds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalHoldListDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };
@@ -6920,6 +7296,61 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
                     };
                 };
             };

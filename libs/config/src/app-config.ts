@@ -51,6 +51,8 @@ export class AppConfig {
   readonly queuePrefix: string;
   readonly matching: { relayGraceMs: number; relayIntervalMs: number };
   readonly settlementSchedule: string;
+  /** How long each data class is kept (docs/retention.md). */
+  readonly retention: { engagementMonths: number; webhookDays: number; transactionsMonths: number };
   readonly smtp?: { url: string; from: string };
   readonly publicBaseUrl?: string;
   /** Responses (and accepted requests) checked against the OpenAPI document: tests only. */
@@ -103,6 +105,11 @@ export class AppConfig {
       relayIntervalMs: env.MATCH_RELAY_INTERVAL_MS,
     };
     this.settlementSchedule = env.SETTLEMENT_SCHEDULE;
+    this.retention = {
+      engagementMonths: env.RETENTION_ENGAGEMENT_MONTHS,
+      webhookDays: env.RETENTION_WEBHOOK_DAYS,
+      transactionsMonths: env.RETENTION_TRANSACTIONS_MONTHS,
+    };
     this.smtp = env.SMTP_URL
       ? { url: env.SMTP_URL, from: env.SMTP_FROM ?? 'offers@localhost' }
       : undefined;

@@ -188,6 +188,27 @@ export class EnvVars {
   })
   SETTLEMENT_SCHEDULE = '0 * * * *';
 
+  /** Months of engagement events (the funnel's raw events) kept; older months are dropped whole. */
+  @Transform(toInt)
+  @IsInt({ message: 'RETENTION_ENGAGEMENT_MONTHS must be an integer number of months' })
+  @Min(1)
+  @Max(1200)
+  RETENTION_ENGAGEMENT_MONTHS = 13;
+
+  /** Days of webhook attempts and of deliveries in a final state kept. */
+  @Transform(toInt)
+  @IsInt({ message: 'RETENTION_WEBHOOK_DAYS must be an integer number of days' })
+  @Min(1)
+  @Max(36500)
+  RETENTION_WEBHOOK_DAYS = 90;
+
+  /** Months of transactions kept (reported; applied once transactions are partitioned). */
+  @Transform(toInt)
+  @IsInt({ message: 'RETENTION_TRANSACTIONS_MONTHS must be an integer number of months' })
+  @Min(1)
+  @Max(1200)
+  RETENTION_TRANSACTIONS_MONTHS = 25;
+
   /** The api's /metrics on its own port (the public port then answers 404 there); unset = on PORT. */
   @Transform(toInt)
   @IsOptional()

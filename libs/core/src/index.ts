@@ -29,3 +29,8 @@ export * from './statements/statements-core.module';
 export * from './statements/statements.repository';
 export * from './statements/statement-closer.service';
 export * from './statements/statement-lines';
+export * from './data-lifecycle/data-lifecycle-core.module';
+export * from './data-lifecycle/data-lifecycle.service';
+export * from './data-lifecycle/legal-holds.repository';
+export * from './data-lifecycle/partition-mover';
+export * from './data-lifecycle/partitions.repository';

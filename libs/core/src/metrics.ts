@@ -40,3 +40,19 @@ export const matchingChunkSeconds = () =>
     'Time to match one chunk of transactions',
     [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
+
+/** Hourly data-lifecycle runs (partition upkeep and retention), by result (ok, failed). */
+export const dataLifecycleRuns = () =>
+  counter(
+    'data_lifecycle_runs_total',
+    'Partition upkeep and retention runs, by result (ok, failed)',
+    ['result'],
+  );
+
+/** Partitions created ahead, dropped by retention, or kept past retention (and why). */
+export const partitionChanges = () =>
+  counter(
+    'data_lifecycle_partitions_total',
+    'Partitions by table and action: created, dropped, kept_legal_hold, kept_locked',
+    ['table', 'action'],
+  );

@@ -44,3 +44,4 @@ export * from './lift-statistics';
 export * from './lift';
 export * from './statements';
 export * from './statement-file';
+export * from './partitions';

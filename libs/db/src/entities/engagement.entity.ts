@@ -7,15 +7,20 @@ import { NOT_SYNCED } from './schema-allow-list';
 // counts; distinct viewers as bitmaps over per-institution cardholder numbers). No foreign keys:
 // events are written on the hot path and kept apart from the records they count.
 
-@Entity('engagement_event')
+/**
+ * Partitioned by UTC month of occurred_at (allow-listed: TypeORM cannot create partitions; the
+ * worker creates them ahead and retention drops them, libs/core/src/data-lifecycle). The key
+ * holds the tenant and the partition key.
+ */
+@Entity('engagement_event', { synchronize: false })
 @Index('engagement_event_funnel_idx', ['institutionId', 'kind', 'occurredAt'], NOT_SYNCED)
 export class EngagementEvent {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('timestamptz', { name: 'occurred_at', default: () => 'now()' }) occurredAt: Date;
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
   @Column('text') kind: EngagementKind;
   @Column('text', { name: 'cardholder_token' }) cardholderToken: string;
   @Column('uuid', { name: 'offer_id', nullable: true }) offerId: string | null;
-  @Column('timestamptz', { name: 'occurred_at', default: () => 'now()' }) occurredAt: Date;
 }
 
 /** Events per institution, kind and UTC hour. */

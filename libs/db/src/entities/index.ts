@@ -7,6 +7,7 @@ import {
   Session,
 } from './access.entity';
 import { CardholderOffer, GoalContribution } from './cardholder-offer.entity';
+import { DataLifecycleRun, LegalHold } from './data-lifecycle.entity';
 import {
   EngagementCardholderNumber,
   EngagementEvent,
@@ -35,6 +36,7 @@ import { WidgetSettings } from './widget-settings.entity';
 
 export * from './access.entity';
 export * from './cardholder-offer.entity';
+export * from './data-lifecycle.entity';
 export * from './engagement.entity';
 export * from './institution.entity';
 export * from './key-derivation.entity';
@@ -90,4 +92,6 @@ export const ENTITIES = [
   EngagementViewersHourly,
   EngagementViewersDaily,
   KeyDerivation,
+  LegalHold,
+  DataLifecycleRun,
 ];

@@ -52,7 +52,7 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     kind: 'index',
     name: 'engagement_event_funnel_idx',
     definition:
-      'CREATE INDEX engagement_event_funnel_idx ON engagement_event USING btree (institution_id, kind, occurred_at) INCLUDE (cardholder_token)',
+      'CREATE INDEX engagement_event_funnel_idx ON ONLY engagement_event USING btree (institution_id, kind, occurred_at) INCLUDE (cardholder_token)',
     why: 'an INCLUDE column (index-only funnel counts): TypeORM has no INCLUDE',
   },
   {
@@ -208,12 +208,10 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     name: 'enrollment_insert_unchanged',
     why: 'the add’s insert under the cardholder’s advisory lock, in one round trip',
   },
-  // ------------------------------------------------------------------ storage parameters
+  // ------------------------------------------------------------------ partitioned tables
   {
-    kind: 'table-options',
+    kind: 'partitioned-table',
     name: 'engagement_event',
-    table: 'engagement_event',
-    definition: 'parallel_workers=0',
-    why: 'no parallel plans for the funnel’s index range scans (a Gather only added start-up time): TypeORM has no storage parameters',
+    why: 'monthly partitions of occurred_at, created ahead by the worker and dropped whole by retention (libs/core/src/data-lifecycle); each partition is created WITH (parallel_workers = 0): the funnel reads index ranges of a few edge hours, where a parallel plan only adds start-up time',
   },
 ];

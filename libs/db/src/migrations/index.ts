@@ -31,6 +31,8 @@ import { LiftIndexes1795701801461 } from './1795701801461-lift-indexes';
 import { DatabaseJitOff1795703178476 } from './1795703178476-database-jit-off';
 import { Statements1795704758570 } from './1795704758570-statements';
 import { StaffRoles1795709520880 } from './1795709520880-staff-roles';
+import { DataLifecycle1795711516147 } from './1795711516147-data-lifecycle';
+import { EngagementEventPartitions1795711516148 } from './1795711516148-engagement-event-partitions';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -69,4 +71,6 @@ export const MIGRATIONS = [
   DatabaseJitOff1795703178476,
   Statements1795704758570,
   StaffRoles1795709520880,
+  DataLifecycle1795711516147,
+  EngagementEventPartitions1795711516148,
 ];
