@@ -113,6 +113,13 @@ describe('webhook leases: an acknowledged delivery is never sent again', () => {
     });
     const log = await attempts(id);
     expect(log[0]).toMatchObject({ attempt_number: 1, http_status: 200, error_class: null });
+    // Every attempt carries its delivery's tenant and creation time (the coming partition key).
+    const [keyed] = await db.query(
+      `SELECT count(*)::int AS n FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id
+        WHERE a.delivery_id = $1 AND a.institution_id = d.institution_id AND a.delivery_created_at = d.created_at`,
+      [id],
+    );
+    expect(keyed.n).toBe(log.length);
     receiver.respondWith((_r, _n, res) => void res.writeHead(200).end('ok'));
   });
 

@@ -58,12 +58,13 @@ WITH r AS (
          lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
     FROM r
    WHERE d.id = r.id AND d.lease_token = r.token
-  RETURNING d.id, d.institution_id, d.attempt_count, d.status
+  RETURNING d.id, d.institution_id, d.attempt_count, d.status, d.created_at
 ), a AS (
   INSERT INTO webhook_attempt (delivery_id, attempt_number, trigger, url, started_at, duration_ms, http_status,
-                               error_class, error_message, response_excerpt, request_headers)
+                               error_class, error_message, response_excerpt, request_headers,
+                               institution_id, delivery_created_at)
   SELECT d.id, d.attempt_count, r.trigger, r.url, r.started_at, r.duration_ms, r.http_status, r.error_class,
-         r.error_message, r.excerpt, r.request_headers
+         r.error_message, r.excerpt, r.request_headers, d.institution_id, d.created_at
     FROM d JOIN r ON r.id = d.id
 )${alertsSql(16) /* its parameters follow the records' 15 */}
 SELECT id, attempt_count, status,

@@ -95,6 +95,10 @@ export class WebhookAttempt {
   /** The headers sent, signatures shortened (null for an interrupted attempt). */
   @Column('jsonb', { name: 'request_headers', nullable: true })
   requestHeaders: Record<string, string> | null;
+  /** The delivery's tenant and creation time, the key of the coming partitions (null before they were written). */
+  @Column('uuid', { name: 'institution_id', nullable: true }) institutionId: string | null;
+  @Column('timestamptz', { name: 'delivery_created_at', nullable: true })
+  deliveryCreatedAt: Date | null;
 }
 
 /** A bulk redelivery of the failed deliveries created in [since, until), paced by the worker. */

@@ -33,6 +33,7 @@ import { Statements1795704758570 } from './1795704758570-statements';
 import { StaffRoles1795709520880 } from './1795709520880-staff-roles';
 import { DataLifecycle1795711516147 } from './1795711516147-data-lifecycle';
 import { EngagementEventPartitions1795711516148 } from './1795711516148-engagement-event-partitions';
+import { WebhookAttemptPartitionColumns1795713071847 } from './1795713071847-webhook-attempt-partition-columns';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   StaffRoles1795709520880,
   DataLifecycle1795711516147,
   EngagementEventPartitions1795711516148,
+  WebhookAttemptPartitionColumns1795713071847,
 ];
