@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run call it (`npm test`):
 // format check, lint, type check, OpenAPI lint, link check, unit tests, the Kubernetes manifests,
-// build (and the typed client),
-// OpenAPI drift check, e2e tests and the README's quick start against real PostgreSQL and
+// build (and the typed client), OpenAPI drift check, e2e tests (and a subset of them through
+// pgbouncer and on a Redis Cluster) and the README's quick start against real PostgreSQL and
 // Redis (and, when present, the portal's browser tests). Prints one closing line
 // "N passed, N failed" counting every test that ran.
 const { spawnSync } = require('child_process');
@@ -95,6 +95,8 @@ const steps = [
   // The e2e files of ingestion, matching, webhooks and widget sessions through pgbouncer in
   // transaction mode (DATABASE_URL the pooler, DATABASE_DIRECT_URL for migrations and LISTEN).
   () => counted('e2e through pgbouncer', [join(root, 'scripts', 'test-pgbouncer.js')]),
+  // The same e2e files against a local 3-master Redis Cluster (REDIS_CLUSTER_NODES; REDIS_URL unused).
+  () => counted('e2e on a Redis Cluster', [join(root, 'scripts', 'test-redis-cluster.js')]),
   // The README's quick start in a clean copy of the tree, to a verified webhook.
   () =>
     run('quick-start test', process.execPath, [join(root, 'scripts', 'test-quickstart.js')])

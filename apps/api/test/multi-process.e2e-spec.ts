@@ -8,10 +8,15 @@ Object.assign(process.env, {
 import { ChildProcess, spawn } from 'child_process';
 import { existsSync } from 'fs';
 import { join } from 'path';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { KEY_REMINDER_SCHEDULER_ID, QUEUES, SETTLEMENT_SCHEDULER_ID } from '@app/queue';
+import {
+  closeQueue,
+  KEY_REMINDER_SCHEDULER_ID,
+  openQueue,
+  QUEUES,
+  SETTLEMENT_SCHEDULER_ID,
+} from '@app/queue';
 import {
   createWorld,
   eventually,
@@ -182,11 +187,8 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
     for (const [name, id] of [
       [QUEUES.settlement, SETTLEMENT_SCHEDULER_ID],
       [QUEUES.reminders, KEY_REMINDER_SCHEDULER_ID],
-    ]) {
-      const q = new Queue(name, {
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
-      });
+    ] as const) {
+      const q = openQueue(config.redis, config.queuePrefix, name);
       try {
         // Each worker upserts its schedulers at start: wait until both have.
         const keys = await eventually(async () => {
@@ -195,7 +197,7 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
         }, `${name} scheduler`);
         expect(keys).toEqual([id]);
       } finally {
-        await q.close();
+        await closeQueue(q);
       }
     }
   });

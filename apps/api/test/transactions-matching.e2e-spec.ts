@@ -6,13 +6,21 @@ Object.assign(process.env, {
 });
 
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { MatchingService } from '@app/core';
 import { maskToken } from '@app/domain';
-import type { Redis } from 'ioredis';
-import { jobIds, MATCH_JOB_NAME, QUEUES, REDIS, SETTLEMENT_SCHEDULER_ID } from '@app/queue';
+import {
+  closeQueue,
+  jobIds,
+  MATCH_JOB_NAME,
+  type MatchJob,
+  openQueue,
+  QUEUES,
+  REDIS,
+  type RedisClient,
+  SETTLEMENT_SCHEDULER_ID,
+} from '@app/queue';
 import {
   clockPast,
   createWorld,
@@ -29,6 +37,9 @@ import {
 
 // Stopping it is a Redis outage for this suite's api and worker alone.
 const redisOutage = new TcpProxy(new URL(process.env.REDIS_URL!));
+// On a Redis Cluster (scripts/test-redis-cluster.js) REDIS_URL is not used: the clients connect to
+// the nodes the cluster names, past any proxy, so the outage test needs one Redis.
+const onOneRedis = process.env.REDIS_CLUSTER_NODES ? it.skip : it;
 
 describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   let api: TestApi;
@@ -48,12 +59,9 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   afterAll(async () => {
     await worker?.close();
     for (const name of [QUEUES.matching, QUEUES.settlement, QUEUES.webhooks]) {
-      const q = new Queue(name, {
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
-      });
+      const q = openQueue(config.redis, config.queuePrefix, name);
       await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
+      await closeQueue(q);
     }
     await api.close();
     await redisOutage.stop();
@@ -80,10 +88,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   }
 
   const matchingQueue = () =>
-    new Queue(QUEUES.matching, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
+    openQueue<MatchJob>(config.redis, config.queuePrefix, QUEUES.matching);
 
   function event(
     w: World,
@@ -380,7 +385,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     expect(duplicates.every((r) => r.body.id === id && r.body.status === 'duplicate')).toBe(true);
     expect(await processed(id)).toBe('matched');
     const queue = matchingQueue();
-    await jobsSettled(queue, '', 'matching jobs').finally(() => queue.close());
+    await jobsSettled(queue, '', 'matching jobs').finally(() => closeQueue(queue));
     expect(
       await db.query(`SELECT count(*)::int AS n FROM redemption WHERE offer_id = $1`, [
         w.offers[0].id,
@@ -441,17 +446,14 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     const before = await snapshot();
     const stats = await worker!.get(MatchingService).matchChunk([id, unmatched]);
     expect(stats).toMatchObject({ requested: 2, claimed: 0, matched: 0 });
-    const q = new Queue(QUEUES.matching, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
+    const q = openQueue(config.redis, config.queuePrefix, QUEUES.matching);
     const job = await q.add(
       MATCH_JOB_NAME,
       { transactionIds: [id, unmatched] },
       { jobId: jobIds.rematch(`${id}-again`) },
     );
     await eventually(async () => (await job.isCompleted()) || null, 'job run again');
-    await q.close();
+    await closeQueue(q);
     expect(await snapshot()).toEqual(before);
     expect(before).toMatchObject({
       redemptions: 1,
@@ -487,7 +489,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       await eventually(async () => {
         const jobs = await queue.getJobs(['waiting', 'prioritized']);
         return jobs.some((j) => ids.some((id) => j.data.transactionIds.includes(id)));
-      }, 'the matching job to be queued').finally(() => queue.close());
+      }, 'the matching job to be queued').finally(() => closeQueue(queue));
       const rows = await db.query(`SELECT status FROM transaction WHERE id = ANY($1)`, [ids]);
       expect(rows.map((r: { status: string }) => r.status)).toEqual([
         'received',
@@ -501,30 +503,34 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     }
   });
 
-  it('transactions accepted while Redis is unreachable still get 202, and are matched after it returns (relay)', async () => {
-    const w = await createWorld(api, {
-      merchants: [{}],
-      offers: [{ min_spend: 20, cashback_amount: 5 }],
-    });
-    const token = `chk_${uniq()}`;
-    await enroll(w, w.offers[0].id, token);
-    let id: string;
-    await redisOutage.stop();
-    try {
-      const redis = api.app.get<Redis>(REDIS);
-      await eventually(async () => redis.status !== 'ready', 'the api to lose Redis');
-      const started = Date.now();
-      id = await post(w, event(w, token));
-      expect(Date.now() - started).toBeLessThan(2_000);
-      // Past the relay's grace and one more relay pass: nothing can enqueue it while Redis is away.
-      await clockPast(started + config.matching.relayGraceMs + config.matching.relayIntervalMs);
-      const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
-      expect(t.status).toBe('received');
-    } finally {
-      await redisOutage.start();
-    }
-    expect(await processed(id!, 40_000)).toBe('matched');
-  }, 60_000);
+  onOneRedis(
+    'transactions accepted while Redis is unreachable still get 202, and are matched after it returns (relay)',
+    async () => {
+      const w = await createWorld(api, {
+        merchants: [{}],
+        offers: [{ min_spend: 20, cashback_amount: 5 }],
+      });
+      const token = `chk_${uniq()}`;
+      await enroll(w, w.offers[0].id, token);
+      let id: string;
+      await redisOutage.stop();
+      try {
+        const redis = api.app.get<RedisClient>(REDIS);
+        await eventually(async () => redis.status !== 'ready', 'the api to lose Redis');
+        const started = Date.now();
+        id = await post(w, event(w, token));
+        expect(Date.now() - started).toBeLessThan(2_000);
+        // Past the relay's grace and one more relay pass: nothing can enqueue it while Redis is away.
+        await clockPast(started + config.matching.relayGraceMs + config.matching.relayIntervalMs);
+        const [t] = await db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
+        expect(t.status).toBe('received');
+      } finally {
+        await redisOutage.start();
+      }
+      expect(await processed(id!, 40_000)).toBe('matched');
+    },
+    60_000,
+  );
 
   // --- refunds ---------------------------------------------------------------------------------
 
@@ -714,10 +720,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
   });
 
   it('the worker declares the settlement job scheduler, and its job settles due entries', async () => {
-    const q = new Queue(QUEUES.settlement, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
+    const q = openQueue(config.redis, config.queuePrefix, QUEUES.settlement);
     try {
       const scheduler = await eventually(
         () => q.getJobScheduler(SETTLEMENT_SCHEDULER_ID),
@@ -741,7 +744,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       );
       expect(runRow.trigger).toBe('schedule');
     } finally {
-      await q.close();
+      await closeQueue(q);
     }
   });
 });

@@ -14,12 +14,11 @@ import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type { TLSSocket } from 'tls';
-import { Queue } from 'bullmq';
 import { randomUUID } from 'crypto';
 import { AppConfig } from '@app/config';
 import { WEBHOOK_MESSAGES, WebhookDeliveryService, WebhookOutbox } from '@app/core';
 import { DataSource } from 'typeorm';
-import { jobIds, QUEUES } from '@app/queue';
+import { closeQueue, jobIds, openQueue, QUEUES } from '@app/queue';
 import {
   configureWebhook,
   createWorld,
@@ -349,14 +348,11 @@ describe('webhook endpoint options: custom headers, rate cap, pause and resume',
     await outbox.reschedule([due]);
     await outbox.enqueueSteps([due], undefined, 'none');
     const config = api.app.get(AppConfig);
-    const q = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
+    const q = openQueue(config.redis, config.queuePrefix, QUEUES.webhooks);
     const job = await q.getJob(jobIds.webhook(step.id, step.series, step.attempt));
     // Gone (the worker took it) or no longer held back for the hour.
     const heldBack = job ? (await job.isDelayed()) && job.delay > 60_000 : false;
-    await q.close();
+    await closeQueue(q);
     expect(heldBack).toBe(false);
   });
 

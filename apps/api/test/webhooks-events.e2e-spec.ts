@@ -7,14 +7,13 @@ Object.assign(process.env, {
 import type { INestApplicationContext } from '@nestjs/common';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { Queue } from 'bullmq';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { WebhookEventCatalog1763800400100 } from '../../../libs/db/src/migrations/1763800400100-webhook-event-catalog';
 import { verifyWebhook } from '@app/domain';
-import { QUEUES } from '@app/queue';
+import { closeQueue, openQueue, QUEUES } from '@app/queue';
 import {
   createWorld,
   eventually,
@@ -208,11 +207,8 @@ describe('webhook event catalog', () => {
     const redemptionId = await purchaseSettleRefund(world);
     await eventually(async () => bodiesFor(world).length >= 1, 'the completed event');
     const config = api.app.get(AppConfig);
-    const q = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await jobsSettled(q, '', 'webhook jobs').finally(() => q.close());
+    const q = openQueue(config.redis, config.queuePrefix, QUEUES.webhooks);
+    await jobsSettled(q, '', 'webhook jobs').finally(() => closeQueue(q));
     expect(bodiesFor(world).map((x) => x.body.event)).toEqual(['redemption.completed']);
     expect(
       await db.query(`SELECT event FROM webhook_delivery WHERE redemption_id = $1`, [redemptionId]),

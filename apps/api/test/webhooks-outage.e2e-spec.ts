@@ -8,10 +8,9 @@ Object.assign(process.env, {
 });
 
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { QUEUES } from '@app/queue';
+import { closeQueue, openQueue, QUEUES } from '@app/queue';
 import {
   clockPast,
   configureWebhook,
@@ -95,14 +94,11 @@ describe('a PostgreSQL outage while the receiver answers 2xx', () => {
     );
     // Whatever a job could still send has been sent: no job of these deliveries is left.
     const config = api.app.get(AppConfig);
-    const queue = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
+    const queue = openQueue(config.redis, config.queuePrefix, QUEUES.webhooks);
     try {
       for (const id of ids) await jobsSettled(queue, `wh-${id}-`);
     } finally {
-      await queue.close();
+      await closeQueue(queue);
     }
 
     const received = ids.map(

@@ -6,7 +6,6 @@ Object.assign(process.env, {
 });
 
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
@@ -27,7 +26,7 @@ import {
   WebhookReceiver,
   World,
 } from '@app/testing';
-import { QUEUES } from '@app/queue';
+import { closeQueue, openQueue, QUEUES } from '@app/queue';
 
 describe('webhook tools: test event, replay, attempt detail, search', () => {
   let api: TestApi;
@@ -55,11 +54,10 @@ describe('webhook tools: test event, replay, attempt detail, search', () => {
   /** Every attempt job of the delivery has run: whatever could be sent for it has been. */
   async function attemptsSettled(deliveryId: string): Promise<void> {
     const config = api.app.get(AppConfig);
-    const q = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
-    await jobsSettled(q, `wh-${deliveryId}-`, `delivery ${deliveryId}`).finally(() => q.close());
+    const q = openQueue(config.redis, config.queuePrefix, QUEUES.webhooks);
+    await jobsSettled(q, `wh-${deliveryId}-`, `delivery ${deliveryId}`).finally(() =>
+      closeQueue(q),
+    );
   }
 
   async function setUp(configured = true) {

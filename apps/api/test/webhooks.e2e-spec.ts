@@ -7,7 +7,7 @@ Object.assign(process.env, {
 });
 
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { randomUUID } from 'crypto';
 import { createServer } from 'http';
@@ -21,7 +21,7 @@ import {
   WebhookOutbox,
 } from '@app/core';
 import { maskToken, verifyWebhook } from '@app/domain';
-import { QUEUES } from '@app/queue';
+import { closeQueue, openQueue, QUEUES } from '@app/queue';
 import {
   clockPast,
   configureWebhook,
@@ -66,14 +66,11 @@ describe('redemption webhooks', () => {
     db = api.app.get(DataSource);
     receiver = await new WebhookReceiver().start();
     const config = api.app.get(AppConfig);
-    webhookQueue = new Queue(QUEUES.webhooks, {
-      connection: { url: config.redisUrl },
-      prefix: config.queuePrefix,
-    });
+    webhookQueue = openQueue(config.redis, config.queuePrefix, QUEUES.webhooks);
   });
 
   afterAll(async () => {
-    await webhookQueue?.close();
+    if (webhookQueue) await closeQueue(webhookQueue);
     await worker?.close();
     await obliterateQueues(api, [QUEUES.webhooks, QUEUES.matching]);
     await api.close();
@@ -973,12 +970,9 @@ describe('redemption webhooks', () => {
     afterAll(async () => {
       await strictWorker?.close();
       const config = strictApi.app.get(AppConfig);
-      const q = new Queue(QUEUES.webhooks, {
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
-      });
+      const q = openQueue(config.redis, config.queuePrefix, QUEUES.webhooks);
       await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
+      await closeQueue(q);
       await strictApi?.close();
       worker = await startWorker();
     });

@@ -1,4 +1,3 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { IngestionCoreModule, UploadsCoreModule, WebhooksCoreModule } from '@app/core';
 import { QUEUES } from '@app/queue';
@@ -7,11 +6,12 @@ import { CsvRelayService } from './csv/csv-relay.service';
 import { KeyRemindersProcessor } from './reminders/key-reminders.processor';
 import { KeyRemindersRepository } from './reminders/key-reminders.repository';
 import { KeyRemindersService } from './reminders/key-reminders.service';
+import { registerWorkerQueues } from './worker-queues';
 
 /** The portal's background work: CSV imports (and their relay) and API-key expiry reminders. */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: QUEUES.csv }, { name: QUEUES.reminders }),
+    registerWorkerQueues(QUEUES.csv, QUEUES.reminders),
     IngestionCoreModule,
     UploadsCoreModule,
     WebhooksCoreModule,

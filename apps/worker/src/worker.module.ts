@@ -1,4 +1,3 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
@@ -9,9 +8,10 @@ import {
   TransactionsCoreModule,
 } from '@app/core';
 import { DbModule, HealthRepository } from '@app/db';
-import { bullConnection, QUEUES } from '@app/queue';
+import { QUEUES } from '@app/queue';
 import { WorkerHealthService } from './health/worker-health.service';
 import { PortalJobsModule } from './portal-jobs.module';
+import { registerWorkerQueues } from './worker-queues';
 import { MatchingProcessor } from './matching/matching.processor';
 import { MatchRelayTimer } from './matching/match-relay-timer.service';
 import { SettlementScheduleService } from './settlement/settlement-schedule.service';
@@ -34,14 +34,8 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     }),
     DbModule,
     PortalJobsModule,
-    BullModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (c: AppConfig) => ({
-        connection: bullConnection(c.redisUrl),
-        prefix: c.queuePrefix,
-      }),
-    }),
-    BullModule.registerQueue({ name: QUEUES.settlement }),
+    // Every queue with a processor here is registered, so its worker takes the queue's options.
+    registerWorkerQueues(QUEUES.matching, QUEUES.webhooks, QUEUES.settlement),
     TransactionsCoreModule,
     StatementsCoreModule,
     DataLifecycleCoreModule,

@@ -4,6 +4,21 @@ import { resolve } from 'path';
 import { KeyRing } from './derived-keys';
 import { EnvVars, validateEnv } from './env';
 
+/** A node of a Redis Cluster. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where Redis is: one server (`url`, REDIS_URL) or, when `cluster` is set (REDIS_CLUSTER_NODES),
+ * a Redis Cluster, and then `url` is not used. Connections are made by libs/queue's createRedis.
+ */
+export interface RedisSettings {
+  url: string;
+  cluster?: { nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
+}
+
 /** Typed, validated configuration. Built once per process by loadConfig(). */
 export class AppConfig {
   readonly nodeEnv: EnvVars['NODE_ENV'];
@@ -13,7 +28,8 @@ export class AppConfig {
   /** DATABASE_URL is a pooler in transaction mode (DATABASE_DIRECT_URL is set): no startup options. */
   readonly databasePooled: boolean;
   readonly databaseReplicaUrl?: string;
-  readonly redisUrl: string;
+  /** Redis: REDIS_URL, or the cluster of REDIS_CLUSTER_NODES. */
+  readonly redis: RedisSettings;
   readonly port: number;
   /** The api's separate metrics port; undefined = /metrics on the public port. */
   readonly metricsPort?: number;
@@ -64,7 +80,17 @@ export class AppConfig {
     this.databaseDirectUrl = env.DATABASE_DIRECT_URL ?? env.DATABASE_URL;
     this.databasePooled = env.DATABASE_DIRECT_URL !== undefined;
     this.databaseReplicaUrl = env.DATABASE_REPLICA_URL;
-    this.redisUrl = env.REDIS_URL;
+    this.redis = {
+      url: env.REDIS_URL,
+      cluster: env.REDIS_CLUSTER_NODES
+        ? {
+            nodes: parseNodes(env.REDIS_CLUSTER_NODES),
+            username: env.REDIS_CLUSTER_USERNAME,
+            password: env.REDIS_CLUSTER_PASSWORD,
+            tls: env.REDIS_CLUSTER_TLS,
+          }
+        : undefined,
+    };
     this.port = env.PORT;
     this.metricsPort = env.METRICS_PORT;
     this.metricsToken = env.METRICS_TOKEN;
@@ -120,6 +146,17 @@ export class AppConfig {
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
   }
+}
+
+/** host:port,host:port,… (an IPv6 host in brackets: [::1]:7000). */
+function parseNodes(list: string): RedisNode[] {
+  return list.split(',').map((node) => {
+    const colon = node.lastIndexOf(':');
+    return {
+      host: node.slice(0, colon).replace(/^\[(.*)\]$/, '$1'),
+      port: Number(node.slice(colon + 1)),
+    };
+  });
 }
 
 function decodeKey(value: string): Buffer {

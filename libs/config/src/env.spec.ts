@@ -52,6 +52,10 @@ describe('configuration', () => {
       { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
       'HTTP_HEADERS_TIMEOUT_MS',
     ],
+    [{ REDIS_CLUSTER_NODES: 'redis://10.0.0.1:6379' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: '10.0.0.1:6379, 10.0.0.2:6379' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: '10.0.0.1' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: '10.0.0.1:6379', QUEUE_PREFIX: '{offers}' }, 'QUEUE_PREFIX'],
   ])('names the bad variable: %j', (override, name) => {
     expect(() => validateEnv({ ...good, ...override })).toThrow(ConfigError);
     try {
@@ -70,6 +74,32 @@ describe('configuration', () => {
   it('accepts SECRETS_KEY as 64 hex characters and decodes it to 32 bytes', () => {
     const config = new AppConfig(validateEnv({ ...good, SECRETS_KEY: 'ab'.repeat(32) }));
     expect(config.secretsKey).toEqual(Buffer.alloc(32, 0xab));
+  });
+
+  it('one Redis by REDIS_URL unless REDIS_CLUSTER_NODES names a cluster, which then replaces it', () => {
+    expect(new AppConfig(validateEnv({ ...good, REDIS_URL: 'rediss://u:p@r:6380' })).redis).toEqual(
+      { url: 'rediss://u:p@r:6380', cluster: undefined },
+    );
+    const config = new AppConfig(
+      validateEnv({
+        ...good,
+        REDIS_URL: 'redis://ignored:6379',
+        REDIS_CLUSTER_NODES: 'redis-0.cache:6379,10.0.0.2:7000,[fd00::3]:6380',
+        REDIS_CLUSTER_USERNAME: 'offers',
+        REDIS_CLUSTER_PASSWORD: 'secret',
+        REDIS_CLUSTER_TLS: 'true',
+      }),
+    );
+    expect(config.redis.cluster).toEqual({
+      nodes: [
+        { host: 'redis-0.cache', port: 6379 },
+        { host: '10.0.0.2', port: 7000 },
+        { host: 'fd00::3', port: 6380 },
+      ],
+      username: 'offers',
+      password: 'secret',
+      tls: true,
+    });
   });
 
   it('outside production generates missing secrets (without touching a real .env here)', () => {

@@ -43,8 +43,35 @@ export class EnvVars {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_REPLICA_URL must be a postgres:// URL' })
   DATABASE_REPLICA_URL?: string;
 
+  /** One Redis (a primary with failover behind one address included). Ignored when REDIS_CLUSTER_NODES is set. */
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://localhost:6379';
+
+  /**
+   * A Redis Cluster instead of one Redis: some of its nodes as host:port,host:port,… (the client
+   * learns the others from them). When set, every connection goes to the cluster and REDIS_URL is
+   * ignored.
+   */
+  @IsOptional()
+  @Matches(/^[^\s,/]+:\d{1,5}(,[^\s,/]+:\d{1,5})*$/, {
+    message: 'REDIS_CLUSTER_NODES must be host:port,host:port,…',
+  })
+  REDIS_CLUSTER_NODES?: string;
+
+  /** The cluster's ACL user (REDIS_URL carries its own in the URL). */
+  @IsOptional()
+  @IsString()
+  REDIS_CLUSTER_USERNAME?: string;
+
+  /** The cluster user's password. */
+  @IsOptional()
+  @IsString()
+  REDIS_CLUSTER_PASSWORD?: string;
+
+  /** TLS to every node of the cluster (the CA as for REDIS_URL: NODE_EXTRA_CA_CERTS). */
+  @Transform(toBool)
+  @IsBoolean()
+  REDIS_CLUSTER_TLS = false;
 
   @Transform(toInt)
   @IsInt({ message: 'PORT must be an integer' })
@@ -293,6 +320,11 @@ export function validateEnv(raw: Record<string, string | undefined>): EnvVars {
   if (!problems.length && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     // Node refuses a headers timeout above the request timeout.
     problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  if (!problems.length && env.REDIS_CLUSTER_NODES && /[{}]/.test(env.QUEUE_PREFIX)) {
+    // On a cluster each queue's prefix carries the queue's own hash tag; braces here would be the
+    // tag of every queue, all on one shard.
+    problems.push('QUEUE_PREFIX must not contain { or } when REDIS_CLUSTER_NODES is set');
   }
   if (problems.length) throw new ConfigError(problems);
   return env;

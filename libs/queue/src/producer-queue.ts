@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { createRedis } from './redis';
+import type { RedisSettings } from '@app/config';
+import type { QueueName } from './queues';
+import { createRedis, queuePrefix, type RedisClient } from './redis';
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
@@ -11,24 +12,27 @@ const ENQUEUE_TIMEOUT_MS = 3_000;
  * not be added to their relay: PostgreSQL stays the source of truth.
  */
 export class ProducerQueue<T> {
-  private redis?: Redis;
+  private redis?: RedisClient;
   private queue?: Queue<T>;
 
   constructor(
-    private readonly name: string,
-    private readonly redisUrl: string,
+    private readonly name: QueueName,
+    private readonly settings: RedisSettings,
     private readonly prefix: string,
   ) {}
 
   /** The queue, connected on first use. */
   get bull(): Queue<T> {
     if (!this.queue) {
-      this.redis = createRedis(this.redisUrl, 'fast', {
+      this.redis = createRedis(this.settings, 'fast', {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
       });
       this.redis.on('error', () => undefined);
-      this.queue = new Queue<T>(this.name, { connection: this.redis, prefix: this.prefix });
+      this.queue = new Queue<T>(this.name, {
+        connection: this.redis,
+        prefix: queuePrefix(this.settings, this.prefix, this.name),
+      });
       this.queue.on('error', () => undefined);
     }
     return this.queue;

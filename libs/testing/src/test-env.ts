@@ -11,6 +11,8 @@ Object.assign(process.env, {
   // Through a pooler (scripts/test-pgbouncer.js): migrations and LISTEN still go directly.
   ...(process.env.TEST_DATABASE_POOLER_URL ? { DATABASE_DIRECT_URL: TEST_DATABASE_URL } : {}),
   REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  // A Redis Cluster instead (scripts/test-redis-cluster.js): REDIS_URL is then not used.
+  REDIS_CLUSTER_NODES: process.env.TEST_REDIS_CLUSTER_NODES ?? '',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   MIGRATIONS_RUN_ON_BOOT: 'false',
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -1,7 +1,7 @@
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DAY_MS, maskToken } from '@app/domain';
+import { closeQueue, openQueue, type QueueName } from '@app/queue';
 import { portalLogin, uniq } from './factories';
 import type { TestApi } from './test-app';
 
@@ -26,12 +26,12 @@ export async function configureWebhook(
 }
 
 /** Empties the suite's own queues (its QUEUE_PREFIX), so no job outlives the suite. */
-export async function obliterateQueues(api: TestApi, names: readonly string[]): Promise<void> {
+export async function obliterateQueues(api: TestApi, names: readonly QueueName[]): Promise<void> {
   const config = api.app.get(AppConfig);
   for (const name of names) {
-    const q = new Queue(name, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+    const q = openQueue(config.redis, config.queuePrefix, name);
     await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
+    await closeQueue(q);
   }
 }
 

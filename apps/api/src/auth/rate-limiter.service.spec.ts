@@ -1,6 +1,5 @@
 import { randomUUID } from 'crypto';
-import type { Redis } from 'ioredis';
-import { createRedis } from '@app/queue';
+import { createRedis, type RedisClient } from '@app/queue';
 import { rateLimitKey, RateLimiterService, waitMs } from './rate-limiter.service';
 
 // The limiter is its Lua script as much as its TypeScript: it runs against the real Redis (the
@@ -11,12 +10,12 @@ const MINUTE = 60_000;
 const T0 = Math.floor(Date.now() / MINUTE) * MINUTE;
 
 describe('rate limiter (sliding one-minute window over Redis)', () => {
-  let redis: Redis;
+  let redis: RedisClient;
   let limiter: RateLimiterService;
   const bucket = () => `spec-${randomUUID()}`;
 
   beforeAll(async () => {
-    redis = createRedis(REDIS_URL);
+    redis = createRedis({ url: REDIS_URL });
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     limiter = new RateLimiterService(redis);
   });
@@ -96,7 +95,7 @@ describe('rate limiter (sliding one-minute window over Redis)', () => {
   });
 
   it('rejects while Redis is unreachable (the guard then lets the request through)', async () => {
-    const down = createRedis('redis://127.0.0.1:1', 'fast', {
+    const down = createRedis({ url: 'redis://127.0.0.1:1' }, 'fast', {
       lazyConnect: true,
       retryStrategy: () => null,
     });

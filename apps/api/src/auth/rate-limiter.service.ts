@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { REDIS } from '@app/queue';
+import { REDIS, type RedisClient } from '@app/queue';
 import { OutageLog } from '../common/outage-log';
 
 export interface RateDecision {
@@ -51,7 +50,7 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) * 2)
 return {allowed, cur, prev}
 `;
 
-type SlidingWindowRedis = Redis & {
+type SlidingWindowRedis = RedisClient & {
   slidingWindowHit(
     key: string,
     windowStart: number,
@@ -71,7 +70,7 @@ export class RateLimiterService {
   /** Shared by every guard of this process: one warning per Redis outage. */
   private readonly outage = new OutageLog(new Logger('RateLimiter'), 'rate limiter (Redis)');
 
-  constructor(@Inject(REDIS) private readonly redis: Redis) {
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {
     this.redis.defineCommand('slidingWindowHit', { numberOfKeys: 1, lua: SCRIPT });
   }
 

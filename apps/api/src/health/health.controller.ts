@@ -7,10 +7,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
 import { HealthRepository } from '@app/db';
-import { REDIS } from '@app/queue';
+import { REDIS, type RedisClient } from '@app/queue';
 import { register } from 'prom-client';
 import { checkMetricsAccess } from '../operations/metrics-access';
 
@@ -33,7 +32,7 @@ const READINESS = {
 export class HealthController {
   constructor(
     private readonly db: HealthRepository,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: AppConfig,
   ) {}
 

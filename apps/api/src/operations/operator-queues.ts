@@ -1,8 +1,8 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Gauge, register } from 'prom-client';
 import { AppConfig } from '@app/config';
-import { bullConnection, QUEUES } from '@app/queue';
+import { closeQueue, openQueue, QUEUES } from '@app/queue';
 
 /** Job states counted on /metrics (BullMQ's names). */
 const STATES = ['wait', 'prioritized', 'delayed', 'active', 'failed'] as const;
@@ -21,12 +21,8 @@ export class OperatorQueues implements OnModuleDestroy {
   readonly queues: Queue[];
 
   constructor(config: AppConfig) {
-    this.queues = Object.values(QUEUES).map(
-      (name) =>
-        new Queue(name, {
-          connection: bullConnection(config.redisUrl),
-          prefix: config.queuePrefix,
-        }),
+    this.queues = Object.values(QUEUES).map((name) =>
+      openQueue(config.redis, config.queuePrefix, name),
     );
     registerQueueGauges();
     live.add(this);
@@ -34,7 +30,7 @@ export class OperatorQueues implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     live.delete(this);
-    await Promise.all(this.queues.map((q) => q.close()));
+    await Promise.all(this.queues.map(closeQueue));
   }
 }
 

@@ -12,7 +12,7 @@ describe('CsvUploadsService', () => {
     const svc = new CsvUploadsService(
       repo as unknown as CsvUploadsRepository,
       {
-        redisUrl: 'redis://127.0.0.1:1',
+        redis: { url: 'redis://127.0.0.1:1' },
         queuePrefix: 'test',
       } as unknown as AppConfig,
     );

@@ -43,7 +43,7 @@ export class CsvUploadsService implements OnModuleDestroy {
     private readonly repo: CsvUploadsRepository,
     private readonly config: AppConfig,
   ) {
-    this.producer = new ProducerQueue<CsvJob>(QUEUES.csv, config.redisUrl, config.queuePrefix);
+    this.producer = new ProducerQueue<CsvJob>(QUEUES.csv, config.redis, config.queuePrefix);
   }
 
   async create(

@@ -1,10 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, Server } from 'http';
-import type { Redis } from 'ioredis';
 import { collectDefaultMetrics, register } from 'prom-client';
 import { AppConfig } from '@app/config';
 import { HealthRepository } from '@app/db';
-import { createRedis } from '@app/queue';
+import { createRedis, type RedisClient } from '@app/queue';
 
 /**
  * The worker's own health: at boot it checks PostgreSQL and Redis (and refuses to start without
@@ -14,13 +13,13 @@ import { createRedis } from '@app/queue';
 export class WorkerHealthService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WorkerHealth');
   private server?: Server;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
 
   constructor(
     private readonly db: HealthRepository,
     private readonly config: AppConfig,
   ) {
-    this.redis = createRedis(config.redisUrl, 'fast', { lazyConnect: true });
+    this.redis = createRedis(config.redis, 'fast', { lazyConnect: true });
   }
 
   async onApplicationBootstrap(): Promise<void> {

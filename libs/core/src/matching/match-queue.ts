@@ -27,11 +27,7 @@ export class MatchQueue implements OnApplicationShutdown {
   private readonly warn = throttled((m) => this.logger.warn(m));
 
   constructor(config: AppConfig) {
-    this.producer = new ProducerQueue<MatchJob>(
-      QUEUES.matching,
-      config.redisUrl,
-      config.queuePrefix,
-    );
+    this.producer = new ProducerQueue<MatchJob>(QUEUES.matching, config.redis, config.queuePrefix);
   }
 
   /** Opens the connection early (the api calls this at boot so the first request does not pay for it). */

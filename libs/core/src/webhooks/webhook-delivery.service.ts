@@ -60,7 +60,7 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     private readonly schedule: WebhookScheduleRepository,
     private readonly attempts: WebhookAttemptsRepository,
   ) {
-    this.rateCap = new WebhookRateCap(config.redisUrl, `${config.queuePrefix}:webhook-cap`);
+    this.rateCap = new WebhookRateCap(config.redis, `${config.queuePrefix}:webhook-cap`);
     this.http = new WebhookHttpClient({
       allowPrivate: config.webhook.allowPrivateUrls,
       timeoutMs: config.webhook.timeoutMs,

@@ -37,7 +37,7 @@ export class WebhookOutbox implements OnApplicationShutdown {
   ) {
     this.producer = new ProducerQueue<WebhookJob>(
       QUEUES.webhooks,
-      config.redisUrl,
+      config.redis,
       config.queuePrefix,
     );
   }

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import { createRedis } from '@app/queue';
+import type { RedisSettings } from '@app/config';
+import { createRedis, type RedisClient } from '@app/queue';
 
 /**
  * Spacing: the key holds the time (ms, Redis clock) from which the next attempt may go. An attempt
@@ -21,17 +21,17 @@ return 0`;
  * deliveries.
  */
 export class WebhookRateCap {
-  private redis?: Redis;
+  private redis?: RedisClient;
 
   constructor(
-    private readonly redisUrl: string,
+    private readonly settings: RedisSettings,
     private readonly keyPrefix: string,
   ) {}
 
   /** 0 when an attempt may go now (its slot is taken), else how many ms to wait. */
   async take(institutionId: string, perSecond: number): Promise<number> {
     try {
-      this.redis ??= createRedis(this.redisUrl, 'fast');
+      this.redis ??= createRedis(this.settings, 'fast');
       if (this.redis.status !== 'ready') await this.ready(this.redis, 1_000);
       const interval = Math.max(1, Math.floor(1000 / perSecond));
       const wait = await this.redis.eval(
@@ -47,7 +47,7 @@ export class WebhookRateCap {
   }
 
   /** The connection fails commands until it is up: wait a little for it (the first attempts). */
-  private ready(redis: Redis, ms: number): Promise<void> {
+  private ready(redis: RedisClient, ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
