@@ -4,13 +4,22 @@ import { DataLifecycleService, PartitionMover, PartitionsRepository } from '@app
 import { dataSourceOptions, MIGRATIONS } from '@app/db';
 import {
   addMonths,
+  lifecycleTick,
   monthOf,
   Partition,
   partitionOf,
   partitionsAhead,
   partitionsWanted,
 } from '@app/domain';
-import { insertRedemptionDelivery, startApi, TEST_DATABASE_URL, TestApi, uniq } from '@app/testing';
+import {
+  eventually,
+  insertRedemptionDelivery,
+  startApi,
+  startWorker,
+  TEST_DATABASE_URL,
+  TestApi,
+  uniq,
+} from '@app/testing';
 
 const TABLE = 'engagement_event';
 const HOUR_MS = 3_600_000;
@@ -29,6 +38,30 @@ async function insertEvents(db: DataSource, institutionId: string, at: Date, n: 
     list(at.toISOString()),
   ]);
 }
+
+describe('the worker', () => {
+  it('runs the hour’s partition upkeep and retention from its start, and records it', async () => {
+    const since = lifecycleTick(new Date());
+    const worker = await startWorker();
+    try {
+      const db = worker.get(DataSource);
+      // This worker's run, or that of another worker of the suite which took the hour first.
+      const run = await eventually(
+        async () =>
+          (
+            (await db.query(
+              `SELECT tick, error FROM data_lifecycle_run WHERE tick >= $1 AND finished_at IS NOT NULL`,
+              [since],
+            )) as { tick: Date; error: string | null }[]
+          )[0],
+        'a finished data lifecycle run this hour',
+      );
+      expect(run.error).toBeNull();
+    } finally {
+      await worker.close();
+    }
+  });
+});
 
 /**
  * Monthly partitions of engagement_event (created ahead, dropped whole by retention, under legal
