@@ -15,6 +15,7 @@ import { OffersModule } from './offers/offers.module';
 import { OperationsModule } from './operations/operations.module';
 import { PortalModule } from './portal/portal.module';
 import { PortalWidgetModule } from './portal/widget/portal-widget.module';
+import { PrivacyModule } from './privacy/privacy.module';
 import { ReportingModule } from './reporting/reporting.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatementsModule } from './statements/statements.module';
@@ -40,6 +41,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     PortalWidgetModule,
     LiftModule,
     RetentionModule,
+    PrivacyModule,
   ],
   controllers: [HealthController],
   providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],

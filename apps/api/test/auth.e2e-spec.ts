@@ -119,7 +119,7 @@ describe('scope matrix', () => {
     api = await startApi();
     const base = await createWorld(api, { merchants: [{}], offers: [{}] });
     offerId = base.offers[0].id;
-    for (const scope of ['offers', 'transactions', 'reporting']) {
+    for (const scope of ['offers', 'transactions', 'reporting', 'privacy']) {
       const res = await api.http
         .post(`/admin/api/v1/institutions/${base.institution.id}/api-keys`)
         .set('Authorization', `Bearer ${api.operatorToken}`)
@@ -131,7 +131,7 @@ describe('scope matrix', () => {
   afterAll(() => api.close());
 
   const cases = PUBLIC_ROUTES.flatMap((route) =>
-    ['offers', 'transactions', 'reporting'].map((keyScope) => ({
+    ['offers', 'transactions', 'reporting', 'privacy'].map((keyScope) => ({
       route,
       keyScope,
       allowed: route.scope === null || route.scope === keyScope,

@@ -6,7 +6,7 @@ export interface RouteCase {
   method: 'get' | 'post';
   /** `:offer` is replaced by an existing offer id of the test world. */
   path: string;
-  scope: 'offers' | 'transactions' | 'reporting' | null;
+  scope: 'offers' | 'transactions' | 'reporting' | 'privacy' | null;
   body?: unknown;
 }
 
@@ -43,4 +43,12 @@ export const PUBLIC_ROUTES: RouteCase[] = [
   { method: 'get', path: '/api/v1/reporting/settlements', scope: 'reporting' },
   { method: 'get', path: '/api/v1/reporting/funnel', scope: 'reporting' },
   { method: 'get', path: '/api/v1/statements?granularity=day', scope: 'reporting' },
+  { method: 'get', path: '/api/v1/cardholders/scope-matrix-ch/export', scope: 'privacy' },
+  // An empty body: allowed, the answer is 400 and no erasure is stored.
+  { method: 'post', path: '/api/v1/cardholders/erasure', scope: 'privacy', body: {} },
+  {
+    method: 'get',
+    path: '/api/v1/cardholders/erasure/6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b',
+    scope: 'privacy',
+  },
 ];

@@ -453,7 +453,7 @@ export async function seedDemo(args: string[] = []): Promise<void> {
       .get(ApiKeysService)
       .issue(
         cardInstitutionId,
-        { name: `demo key ${new Date().toISOString()}` },
+        { name: `demo key ${new Date().toISOString()}`, grantor: 'operator' },
         { label: 'seed-demo' },
       );
 
@@ -470,7 +470,7 @@ export async function seedDemo(args: string[] = []): Promise<void> {
       .get(ApiKeysService)
       .issue(
         institutionId,
-        { name: `demo key ${new Date().toISOString()}` },
+        { name: `demo key ${new Date().toISOString()}`, grantor: 'operator' },
         { label: 'seed-demo' },
       );
     process.stdout.write(

@@ -13,6 +13,7 @@ import { WorkerHealthService } from './health/worker-health.service';
 import { PortalJobsModule } from './portal-jobs.module';
 import { registerWorkerQueues } from './worker-queues';
 import { MatchingProcessor } from './matching/matching.processor';
+import { PrivacyWorkerModule } from './privacy/privacy-worker.module';
 import { MatchRelayTimer } from './matching/match-relay-timer.service';
 import { SettlementScheduleService } from './settlement/settlement-schedule.service';
 import { AuthorizationExpiryTimer } from './lifecycle/authorization-expiry.timer';
@@ -40,6 +41,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     StatementsCoreModule,
     DataLifecycleCoreModule,
     WebhooksWorkerModule,
+    PrivacyWorkerModule,
   ],
   providers: [
     HealthRepository,

@@ -66,6 +66,8 @@ export class AppConfig {
   readonly workerHealthPort: number;
   readonly queuePrefix: string;
   readonly matching: { relayGraceMs: number; relayIntervalMs: number };
+  /** Cardholder erasures: how long one waiting for a pending delivery waits before a new try. */
+  readonly erasure: { retryMs: number };
   readonly settlementSchedule: string;
   /** How long each data class is kept (docs/retention.md). */
   readonly retention: { engagementMonths: number; webhookDays: number; transactionsMonths: number };
@@ -130,6 +132,7 @@ export class AppConfig {
       relayGraceMs: env.MATCH_RELAY_GRACE_MS,
       relayIntervalMs: env.MATCH_RELAY_INTERVAL_MS,
     };
+    this.erasure = { retryMs: env.ERASURE_RETRY_MS };
     this.settlementSchedule = env.SETTLEMENT_SCHEDULE;
     this.retention = {
       engagementMonths: env.RETENTION_ENGAGEMENT_MONTHS,

@@ -209,6 +209,16 @@ export class EnvVars {
   @Min(100)
   MATCH_RELAY_INTERVAL_MS = 5_000;
 
+  /**
+   * How often a pending cardholder erasure is tried again while a webhook delivery for the
+   * cardholder is pending (docs/privacy.md); the worker's erasure relay runs this often too, at
+   * most every 15 s.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'ERASURE_RETRY_MS must be an integer number of milliseconds' })
+  @Min(100)
+  ERASURE_RETRY_MS = 60_000;
+
   /** Cron pattern (UTC) of the scheduled settlement run. */
   @Matches(/^\S+( \S+){4,5}$/, {
     message: 'SETTLEMENT_SCHEDULE must be a cron pattern such as "0 * * * *"',

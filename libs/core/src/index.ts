@@ -34,3 +34,7 @@ export * from './data-lifecycle/data-lifecycle.service';
 export * from './data-lifecycle/legal-holds.repository';
 export * from './data-lifecycle/partition-mover';
 export * from './data-lifecycle/partitions.repository';
+export * from './privacy/privacy-core.module';
+export * from './privacy/erasure.repository';
+export * from './privacy/cardholder-erasure.service';
+export * from './privacy/redis-job-scrubber';

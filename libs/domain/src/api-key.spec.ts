@@ -6,6 +6,7 @@ import {
   effectiveScopes,
   generateApiKey,
   hashApiKey,
+  mayGrantScopes,
 } from './api-key';
 
 describe('api keys', () => {
@@ -29,11 +30,21 @@ describe('api keys', () => {
     expect(apiKeyHint('plo_live_abcdefghijklmnopWXYZ')).toBe('plo_live_…WXYZ');
   });
 
-  it('NULL scopes (keys from before scopes) hold all three; others keep only known scopes in order', () => {
+  it('NULL scopes (keys from before scopes) hold the published three; others keep only known scopes in order', () => {
     expect(effectiveScopes(null)).toEqual(['offers', 'transactions', 'reporting']);
     expect(effectiveScopes(undefined)).toEqual(['offers', 'transactions', 'reporting']);
     expect(effectiveScopes(['reporting', 'offers'])).toEqual(['offers', 'reporting']);
+    expect(effectiveScopes(['privacy', 'offers'])).toEqual(['offers', 'privacy']);
     expect(effectiveScopes([])).toEqual([]);
+  });
+
+  it('privacy is never implied: only named, and only by an operator or a staff admin', () => {
+    expect(effectiveScopes(null)).not.toContain('privacy');
+    expect(mayGrantScopes('operator', ['privacy'])).toBe(true);
+    expect(mayGrantScopes('admin', ['offers', 'privacy'])).toBe(true);
+    expect(mayGrantScopes('member', ['privacy'])).toBe(false);
+    expect(mayGrantScopes('developer', ['offers', 'privacy'])).toBe(false);
+    expect(mayGrantScopes('developer', ['offers', 'reporting'])).toBe(true);
   });
 
   it('expire one year later by default', () => {

@@ -1,5 +1,7 @@
 export * from './money';
 export * from './masking';
+export * from './pseudonym';
+export * from './erasure';
 export * from './pii';
 export * from './api-key';
 export * from './signing';

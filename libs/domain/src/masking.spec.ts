@@ -10,4 +10,8 @@ describe('maskToken', () => {
     expect(maskToken('abc')).toBe('****');
     expect(maskToken('')).toBe('****');
   });
+  it("masks an erased cardholder's pseudonym in a form of its own", () => {
+    expect(maskToken('erased_AAAAAAAAAAAAAAAAAAWXYZ')).toBe('erased_****WXYZ');
+    expect(maskToken('erased_notapseudonym')).toBe('eras****onym');
+  });
 });

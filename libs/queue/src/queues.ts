@@ -9,6 +9,7 @@ export const QUEUES = {
   settlement: 'settlement',
   csv: 'csv-import',
   reminders: 'key-reminders',
+  privacy: 'privacy',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -84,6 +85,25 @@ export interface CsvJob {
   requestId?: string;
 }
 
+/** Erase a cardholder (docs/privacy.md): the job names the erasure only, never the token. */
+export interface ErasureJob {
+  erasureId: string;
+  requestId?: string;
+}
+export const ERASURE_JOB_NAME = 'erase';
+
+/**
+ * An erasure is one transaction that finds its row still pending (or does nothing), so a second
+ * run is harmless. Finished jobs are removed at once: the worker's relay enqueues an erasure that
+ * waits for a pending delivery again when it is due, under the same id. Failed ones stay a day.
+ */
+export const ERASURE_JOB_OPTIONS = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 86_400 },
+} as const;
+
 /** Stable job ids. BullMQ refuses ':' in custom ids. */
 export const jobIds = {
   match: (firstTransactionId: string) => `match-${firstTransactionId}`,
@@ -101,4 +121,5 @@ export const jobIds = {
   webhook: (deliveryId: string, series: number, attempt: number) =>
     `wh-${deliveryId}-r${series}-a${attempt}`,
   csv: (uploadId: string) => `csv-${uploadId}`,
+  erasure: (erasureId: string) => `erasure-${erasureId}`,
 };

@@ -20,6 +20,8 @@ const LABELS: Record<string, [string, 'green' | 'amber' | 'red' | 'grey' | 'blue
   'webhook.replay_started': ['Replay started', 'blue'],
   'widget.settings_changed': ['Widget origins changed', 'blue'],
   'holdout_key.revealed': ['Holdout key revealed', 'amber'],
+  'cardholder.erasure_requested': ['Cardholder erasure requested', 'amber'],
+  'cardholder.erased': ['Cardholder erased', 'grey'],
   'login.succeeded': ['Signed in', 'green'],
   'login.failed': ['Failed sign-in', 'red'],
   'login.locked': ['Sign-in locked', 'red'],
@@ -35,6 +37,14 @@ function describe(e: Event): string {
     ]
       .filter(Boolean)
       .join(' · ');
+  if (e.type === 'cardholder.erased')
+    // What the erasure replaced, by kind (docs/privacy.md); the record never holds the token.
+    return [
+      `erasure ${String(d.erasure_id)}`,
+      ...Object.entries((d.erased ?? {}) as Record<string, number>)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k.replace(/_/g, ' ')}: ${n}`),
+    ].join(' · ');
   if (e.type === 'webhook.url_changed')
     return [
       d.from !== undefined && `from ${d.from ?? 'none'}`,

@@ -19,7 +19,7 @@ import {
 type Key = Schemas['PortalApiKeyDto'];
 type Issued = Schemas['PortalIssuedApiKeyDto'];
 type Scope = Schemas['PortalCreateApiKeyDto']['scopes'][number];
-const SCOPES: { id: Scope; label: string; help: string }[] = [
+const SCOPES: { id: Scope; label: string; help: string; adminOnly?: boolean }[] = [
   { id: 'offers', label: 'Offers', help: 'Offer feed and enrollment' },
   {
     id: 'transactions',
@@ -27,6 +27,12 @@ const SCOPES: { id: Scope; label: string; help: string }[] = [
     help: 'Transaction posts, batch, simulate, merchant mapping',
   },
   { id: 'reporting', label: 'Reporting', help: 'Redemptions, settlements, funnel' },
+  {
+    id: 'privacy',
+    label: 'Privacy',
+    help: "Erase a cardholder's data, or export everything stored about them. Never included unless chosen; give it only to the system that handles data-subject requests",
+    adminOnly: true,
+  },
 ];
 
 function inOneYear(): string {
@@ -48,9 +54,11 @@ function StateBadge({ k }: { k: Key }) {
 }
 
 function CreateKeyForm({
+  isAdmin,
   onCreated,
   onCancel,
 }: {
+  isAdmin: boolean;
   onCreated: (k: Issued) => void;
   onCancel: () => void;
 }) {
@@ -100,7 +108,7 @@ function CreateKeyForm({
       </label>
       <fieldset>
         <legend>Scopes</legend>
-        {SCOPES.map((s) => (
+        {SCOPES.filter((s) => isAdmin || !s.adminOnly).map((s) => (
           <label key={s.id} className="check">
             <input
               type="checkbox"
@@ -315,6 +323,7 @@ export function KeysPage({ canManage }: { canManage: boolean }) {
         onClose={() => setCreating(false)}
       >
         <CreateKeyForm
+          isAdmin={isAdmin}
           onCancel={() => setCreating(false)}
           onCreated={(k) => {
             setIssued(k);

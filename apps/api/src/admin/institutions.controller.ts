@@ -133,6 +133,7 @@ export class InstitutionsController {
         scopes: dto.scopes === null ? null : (dto.scopes as Scope[] | undefined),
         expiresAt:
           dto.expires_at === null ? null : dto.expires_at ? new Date(dto.expires_at) : undefined,
+        grantor: 'operator',
       },
       { label: 'operator', ip: req.ip },
     );

@@ -286,7 +286,8 @@ export class CreateApiKeyDto {
     isArray: true,
     nullable: true,
     example: ['offers', 'transactions', 'reporting'],
-    description: 'Defaults to all three; null makes a key as from before scopes (holds all three)',
+    description:
+      'Defaults to the published three (offers, transactions, reporting); null makes a key as from before scopes (holds those three). `privacy` (erasure and export of cardholder data) is never implied: name it',
   })
   @IsOptional()
   @IsArray()

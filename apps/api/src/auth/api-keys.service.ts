@@ -6,6 +6,7 @@ import {
   effectiveScopes,
   generateApiKey,
   hashApiKey,
+  mayGrantScopes,
   Scope,
 } from '@app/domain';
 import { ApiKey } from '@app/db';
@@ -21,6 +22,8 @@ export interface IssueKeyInput {
   /** undefined: one year; null: no expiry. */
   expiresAt?: Date | null;
   createdByUserId?: string | null;
+  /** Who creates it: `operator`, or the portal role of the staff user (`privacy` needs admin). */
+  grantor: string;
 }
 
 export interface IssuedKey {
@@ -52,6 +55,12 @@ export class ApiKeysService {
     const expiresAt = input.expiresAt === undefined ? defaultKeyExpiry() : input.expiresAt;
     const scopes =
       input.scopes === null ? null : [...new Set(input.scopes ?? effectiveScopes(null))];
+    if (!mayGrantScopes(input.grantor, scopes ?? [])) {
+      throw ApiError.forbidden(
+        'forbidden',
+        'Only an admin of the institution can create a key with the privacy scope.',
+      );
+    }
     return this.db.transaction(async (m) => {
       const row = await m.getRepository(ApiKey).save(
         m.getRepository(ApiKey).create({

@@ -17,6 +17,9 @@ export type SecurityEventType =
   | 'webhook.url_changed'
   | 'widget.settings_changed'
   | 'holdout_key.revealed'
+  // Written with the erasure itself (libs/core/src/privacy/erasure.repository.ts).
+  | 'cardholder.erasure_requested'
+  | 'cardholder.erased'
   | 'login.succeeded'
   | 'login.failed'
   | 'login.locked';

@@ -135,4 +135,15 @@ describe('requestLogging', () => {
     }
     expect(lines).toEqual([]);
   });
+
+  it("never logs the cardholder token of a privacy export's path", () => {
+    const lines: Record<string, unknown>[] = [];
+    const mw = requestLogging(rootInto(lines));
+    const { req, res } = request('/api/v1/cardholders/chk_secret%2Fx/export?x=1', 200);
+    mw(req, res, () => undefined);
+    Object.assign(res, { writableEnded: true });
+    res.emit('finish');
+    expect(lines[0]).toMatchObject({ req: { path: '/api/v1/cardholders/[redacted]/export' } });
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
 });

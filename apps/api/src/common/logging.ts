@@ -40,8 +40,16 @@ export function expectedClientError(path: string, status: number): boolean {
   );
 }
 
+/**
+ * A path as logged: a cardholder token in it (the privacy export's,
+ * `/api/v1/cardholders/{token}/export`) never reaches a log line.
+ */
+export function loggedPath(path: string): string {
+  return path.replace(/^(\/api\/v1\/cardholders\/)[^/]+(\/export\/?)$/, '$1[redacted]$2');
+}
+
 const pathOf = (req: IncomingMessage & { originalUrl?: string }) =>
-  (req.originalUrl ?? req.url ?? '').split('?')[0];
+  loggedPath((req.originalUrl ?? req.url ?? '').split('?')[0]);
 
 /**
  * nestjs-pino options for the api: one root pino logger (redaction, serializers) for everything

@@ -80,6 +80,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     { name: 'Merchants', description: 'Merchant mapping' },
     { name: 'Reporting', description: 'Redemptions, settlements and the engagement funnel' },
     {
+      name: 'Privacy',
+      description: "A cardholder's data: what is stored (right of access) and erasure",
+    },
+    {
       name: 'Admin',
       description: 'Operator API: institutions, users, keys, merchants, offers, settlement',
     },

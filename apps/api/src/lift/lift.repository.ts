@@ -86,7 +86,8 @@ export function holdoutBucketSql(mac: string) {
  * Indexes: transaction_purchase_time_idx (eligible), transaction_merchant_purchase_idx (purchases),
  * transaction_refund_of_idx (refunds), card_chain_pkey. MATERIALIZED keeps each step as written:
  * the eligible set by a hash over the time index (not a sorted scan of another index), each
- * purchase's refunds and each cardholder's HMAC computed once.
+ * purchase's refunds and each cardholder's HMAC computed once. An erased cardholder (a pseudonym)
+ * keeps the bucket its token had at erasure (erased_holdout_bucket, docs/privacy.md).
  */
 /** Purchase kinds as literals, so that the planner matches the partial indexes' predicate. */
 const PURCHASES = `t.kind IN (${PURCHASE_KINDS.map((k) => `'${k}'`).join(', ')})`;
@@ -125,13 +126,17 @@ const GROUPS_SQL = `
   ),
   assigned AS MATERIALIZED (
     SELECT ${holdoutMacSql('k.inner_pad', 'k.outer_pad', '$4::text', 'e.cardholder_token')} AS mac,
+           h.bucket AS kept_bucket,
            coalesce(p.spend, 0) AS spend, coalesce(p.pre_spend, 0) AS pre_spend
       FROM eligible e
       JOIN keys k ON k.institution_id = e.institution_id
       LEFT JOIN per_cardholder p
         ON p.institution_id = e.institution_id AND p.cardholder_token = e.cardholder_token
+      LEFT JOIN erased_holdout_bucket h
+        ON h.institution_id = e.institution_id AND h.cardholder_token = e.cardholder_token
+       AND h.offer_id = $4::uuid
   )
-  SELECT ${holdoutBucketSql('mac')} < $10 AS holdout,
+  SELECT coalesce(kept_bucket, ${holdoutBucketSql('mac')}) < $10 AS holdout,
          count(*)::int AS cardholders,
          (count(*) FILTER (WHERE spend > 0))::int AS buyers,
          (sum(spend) * 10000)::numeric(40, 0)::text AS spend_e4,

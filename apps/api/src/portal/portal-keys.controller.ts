@@ -108,7 +108,8 @@ export class PortalKeysController {
   @ApiOperation({
     operationId: 'portalCreateApiKey',
     summary: 'Create an API key (admins); the plaintext is in this response only',
-    description: 'Recorded in the security activity. `expires_at` defaults to one year from now.',
+    description:
+      'Recorded in the security activity. `expires_at` defaults to one year from now. The `privacy` scope (erasure and export of cardholder data, docs/privacy.md) is never implied and only an admin may grant it (`403 forbidden` otherwise).',
   })
   @ApiCreatedResponse({ type: PortalIssuedApiKeyDto })
   @ApiBadRequestResponse({
@@ -142,6 +143,7 @@ export class PortalKeysController {
         scopes: dto.scopes as Scope[],
         expiresAt,
         createdByUserId: p.userId,
+        grantor: p.role,
       },
       { label: p.email, ip: req.ip },
     );

@@ -35,11 +35,12 @@ export class PortalCreateApiKeyDto {
     enum: SCOPES,
     isArray: true,
     example: ['offers', 'transactions'],
-    description: 'At least one scope',
+    description:
+      'At least one scope. `privacy` (erasure and export of cardholder data) is only granted by name, by an admin',
   })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(3)
+  @ArrayMaxSize(SCOPES.length)
   @ArrayUnique()
   @IsIn(SCOPES, { each: true })
   scopes: string[];
@@ -125,7 +126,7 @@ export class SecurityEventDto {
   @ApiProperty({
     example: 'api_key.created',
     description:
-      'api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.client_certificate_changed, webhook.url_changed, login.succeeded, login.failed, login.locked',
+      'api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.client_certificate_changed, webhook.url_changed, cardholder.erasure_requested, cardholder.erased, login.succeeded, login.failed, login.locked',
   })
   type: string;
   @ApiProperty({

@@ -14,6 +14,8 @@ import { NOT_SYNCED } from './schema-allow-list';
  */
 @Entity('engagement_event', { synchronize: false })
 @Index('engagement_event_funnel_idx', ['institutionId', 'kind', 'occurredAt'], NOT_SYNCED)
+// An erasure finds a cardholder's events (docs/privacy.md).
+@Index('engagement_event_cardholder_idx', ['institutionId', 'cardholderToken'])
 export class EngagementEvent {
   @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @PrimaryColumn('timestamptz', { name: 'occurred_at', default: () => 'now()' }) occurredAt: Date;

@@ -27,6 +27,7 @@ import {
   WebhookDelivery,
 } from './messaging.entity';
 import { Offer, OfferTarget } from './offer.entity';
+import { CardholderErasure, ErasedHoldoutBucket } from './privacy.entity';
 import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
@@ -43,6 +44,7 @@ export * from './key-derivation.entity';
 export * from './merchant.entity';
 export * from './messaging.entity';
 export * from './offer.entity';
+export * from './privacy.entity';
 export * from './program.entity';
 export * from './redemption.entity';
 export * from './settlement.entity';
@@ -94,4 +96,6 @@ export const ENTITIES = [
   KeyDerivation,
   LegalHold,
   DataLifecycleRun,
+  CardholderErasure,
+  ErasedHoldoutBucket,
 ];

@@ -12,6 +12,8 @@ export interface RateLimitOverrides {
   offers?: number;
   transactions?: number;
   reporting?: number;
+  /** Not settable through the admin API: the privacy routes use the default limit. */
+  privacy?: number;
 }
 
 @Entity('institution')

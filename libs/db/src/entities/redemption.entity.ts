@@ -21,6 +21,8 @@ import { numeric } from './transformers';
 @Index('redemption_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
 @Index('redemption_enrollment_idx', ['cardholderOfferId'])
 @Index('redemption_offer_idx', ['offerId', 'createdAt'])
+// An erasure finds a cardholder's redemptions (docs/privacy.md).
+@Index('redemption_cardholder_idx', ['institutionId', 'cardholderToken'])
 export class Redemption {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;
