@@ -4,7 +4,8 @@ Object.assign(process.env, { ERASURE_RETRY_MS: '300' });
 import { Queue } from 'bullmq';
 import { randomUUID } from 'crypto';
 import { AppConfig } from '@app/config';
-import { DAY_MS, isPseudonym, maskToken } from '@app/domain';
+import { HoldoutKeys } from '@app/core';
+import { DAY_MS, holdoutBucket, inHoldout, isPseudonym, maskToken } from '@app/domain';
 import { createRedis } from '@app/queue';
 import {
   apiAndWorker,
@@ -13,6 +14,7 @@ import {
   createWorld,
   eventually,
   insertRedemptionDelivery,
+  offerBody,
   obliterateQueues,
   portalLogin,
   uniq,
@@ -184,7 +186,7 @@ describe('cardholder erasure', () => {
   /** Every value under the queues' prefix in Redis that holds `needle`. */
   async function redisHolders(needle: string): Promise<string[]> {
     const config = t.api.app.get(AppConfig);
-    const redis = createRedis(config.redisUrl);
+    const redis = createRedis(config.redisUrl, 'fast', { enableOfflineQueue: true });
     try {
       const found: string[] = [];
       let cursor = '0';
@@ -478,6 +480,50 @@ describe('cardholder erasure', () => {
       cardholder_token: payload.cardholder_token,
       cardholder_token_masked: maskToken(payload.cardholder_token),
     });
+  });
+
+  it('an erased cardholder keeps its holdout group: the lift report counts it as before', async () => {
+    const h = await createWorld(t.api, { ...worldOptions, offers: [] });
+    const created = await t.api.http
+      .post('/admin/api/v1/offers')
+      .set('Authorization', t.op())
+      .send(
+        offerBody(h.merchants[0].id, { institution_ids: [h.institution.id], holdout_percent: 50 }),
+      )
+      .expect(201);
+    const offer = created.body.id as string;
+    const key = t.api.app.get(HoldoutKeys).of(h.institution.id);
+    const held: string[] = [];
+    const exposed: string[] = [];
+    while (held.length < 2 || exposed.length < 2) {
+      const token = `erz_${uniq()}${uniq()}`;
+      const list = inHoldout(key, offer, token, 5000) ? held : exposed;
+      if (list.length < 2) list.push(token);
+    }
+    for (const token of [...held, ...exposed]) await purchase(h, token, 25);
+    const lift = (query: string) =>
+      t.api.http
+        .get(`/admin/api/v1/offers/${offer}/lift${query}`)
+        .set('Authorization', t.op())
+        .expect(200);
+    // Two reads of the same figures: by institution before, over every institution after (the
+    // offer is offered to h alone), so that no reused result answers the second.
+    const before = (await lift(`?institution_id=${h.institution.id}`)).body.groups;
+    expect([before.holdout.cardholders, before.exposed.cardholders]).toEqual([2, 2]);
+
+    const erased = [held[0], exposed[0]];
+    for (const token of erased) await erase(h, token);
+    const kept: { token: string; bucket: number }[] = await t.db.query(
+      `SELECT cardholder_token AS token, bucket FROM erased_holdout_bucket
+        WHERE institution_id = $1 AND offer_id = $2 ORDER BY bucket`,
+      [h.institution.id, offer],
+    );
+    expect(kept.map((k) => k.bucket)).toEqual(
+      erased.map((token) => holdoutBucket(key, offer, token)).sort((a, b) => a - b),
+    );
+    expect(kept.every((k) => isPseudonym(k.token))).toBe(true);
+    const after = (await lift('')).body.groups;
+    expect(after).toEqual(before);
   });
 
   it('validates the request: a missing token, a bad id, an unknown id', async () => {

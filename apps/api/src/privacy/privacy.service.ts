@@ -48,6 +48,7 @@ export class PrivacyService implements OnModuleDestroy {
       `API key ${key.keyHint} (${key.keyName})`,
     );
     try {
+      if (!(await this.producer.ready(1_000))) throw new Error(`redis ${this.producer.status}`);
       await this.producer.within((q) =>
         q.add(
           ERASURE_JOB_NAME,

@@ -362,7 +362,7 @@ export class ErasureRepository {
     if (!buckets.length) return;
     await m.query(
       `INSERT INTO erased_holdout_bucket (institution_id, cardholder_token, offer_id, bucket)
-       SELECT $1, $2, b.offer_id, b.bucket FROM unnest($3::uuid[], $4::int[]) AS b(offer_id, bucket)
+       SELECT $1::uuid, $2::text, b.offer_id, b.bucket FROM unnest($3::uuid[], $4::int[]) AS b(offer_id, bucket)
        ON CONFLICT DO NOTHING`,
       [institutionId, pseudonym, buckets.map((b) => b.offerId), buckets.map((b) => b.bucket)],
     );

@@ -31,7 +31,9 @@ export class RedisJobScrubber implements OnModuleDestroy {
   constructor(private readonly config: AppConfig) {}
 
   private connection(): Redis {
-    this.redis ??= createRedis(this.config.redisUrl, 'fast');
+    // Commands wait for the connection (a worker's first erasure may come before it is up); each
+    // fails after one retry while Redis is down, and the erasure's transaction with it.
+    this.redis ??= createRedis(this.config.redisUrl, 'fast', { enableOfflineQueue: true });
     return this.redis;
   }
 
