@@ -538,7 +538,7 @@ describe('cardholder erasure', () => {
     expect(unknown.body.error).toBe('erasure_not_found');
   });
 
-  it('keys: the privacy scope is never implied; an operator or an admin grants it, a member cannot create keys', async () => {
+  it('keys: the privacy scope is never implied; an operator or an admin grants it, a developer (who manages keys) cannot', async () => {
     const me = (await t.api.http.get('/api/v1/me').set('Authorization', plainAuth).expect(200))
       .body;
     expect(me.key.scopes).toEqual(['offers', 'transactions', 'reporting']);
@@ -549,11 +549,23 @@ describe('cardholder erasure', () => {
       .send({ name: 'privacy desk', scopes: ['privacy'] })
       .expect(201);
     expect(created.body.scopes).toEqual(['privacy']);
-    const member = await portalLogin(t.api, w.member);
-    await member.agent
+    const developer = { email: `${uniq('dev-')}@bank.test`, password: 'correct horse battery' };
+    await t.api.http
+      .post(`/admin/api/v1/institutions/${w.institution.id}/users`)
+      .set('Authorization', t.op())
+      .send({ ...developer, role: 'developer' })
+      .expect(201);
+    const dev = await portalLogin(t.api, developer);
+    const refused = await dev.agent
       .post('/portal/api/api-keys')
-      .set('X-CSRF-Token', member.csrf)
-      .send({ name: 'privacy desk', scopes: ['privacy'] })
+      .set('X-CSRF-Token', dev.csrf)
+      .send({ name: 'privacy desk', scopes: ['offers', 'privacy'] })
       .expect(403);
+    expect(refused.body.error).toBe('forbidden');
+    await dev.agent
+      .post('/portal/api/api-keys')
+      .set('X-CSRF-Token', dev.csrf)
+      .send({ name: 'backend', scopes: ['offers'] })
+      .expect(201);
   });
 });

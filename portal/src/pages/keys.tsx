@@ -126,6 +126,12 @@ function CreateKeyForm({
             </span>
           </label>
         ))}
+        {!isAdmin && (
+          <span className="hint">
+            The Privacy scope (erasing and exporting a cardholder&apos;s data) is granted by an admin
+            only.
+          </span>
+        )}
       </fieldset>
       <label>
         Expires on
@@ -183,7 +189,7 @@ function Reveal({ issued, onDone }: { issued: Issued; onDone: () => void }) {
   );
 }
 
-export function KeysPage({ canManage }: { canManage: boolean }) {
+export function KeysPage({ canManage, isAdmin }: { canManage: boolean; isAdmin: boolean }) {
   const pager = useCursor();
   const list = useQuery(queries.apiKeys(pager.cursor));
   const qc = useQueryClient();
