@@ -243,7 +243,13 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
             <Route path="/offers/:id" element={only('offers', <LiftPage />)} />
             <Route path="/statements" element={only('statements', <StatementsPage />)} />
             <Route path="/statements/:id" element={only('statements', <StatementPage />)} />
-            <Route path="/keys" element={only('keys', <KeysPage canManage={manages('keys')} isAdmin={session.user.role === 'admin'} />)} />
+            <Route
+              path="/keys"
+              element={only(
+                'keys',
+                <KeysPage canManage={manages('keys')} isAdmin={session.user.role === 'admin'} />,
+              )}
+            />
             <Route
               path="/uploads"
               element={only('uploads', <UploadsPage plan={session.user.institution.plan} />)}

@@ -448,6 +448,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cardholders/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a cardholder (right to erasure)
+         * @description Stores the request and answers at once; the worker then replaces the token everywhere it is stored by a random pseudonym (no mapping kept), so money records keep their amounts, offers and dates and statements still tie out. Afterwards the same token is a new cardholder. While a webhook delivery for the cardholder is pending the erasure stays `pending` (at most 14 days). A repeat answers 202 with a new id and erases what arrived since. What is erased, what is kept and why: docs/privacy.md. Scope `privacy`, which no key holds unless it was granted by name (by an operator or an admin of the institution).
+         */
+        post: operations["requestCardholderErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cardholders/erasure/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An erasure: its status and what it erased
+         * @description `completed` once the token is gone from every table and from the job data in Redis; the counts say how many records of each kind now carry the pseudonym. The record never holds the token. Scope `privacy`, which no key holds unless it was granted by name (by an operator or an admin of the institution).
+         */
+        get: operations["getCardholderErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cardholders/{cardholder_token}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything stored about a cardholder (right of access)
+         * @description Enrollments (with goal progress), stored transactions (with their card tokens), redemptions, funnel events and the stored webhook bodies of the cardholder, each oldest first. Percent-encode the token in the path. A token never seen answers empty lists. An erased cardholder is no longer found under its token (docs/privacy.md). Scope `privacy`, which no key holds unless it was granted by name (by an operator or an admin of the institution).
+         */
+        get: operations["exportCardholder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -760,7 +820,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (admins); the plaintext is in this response only
-         * @description Recorded in the security activity. `expires_at` defaults to one year from now.
+         * @description Recorded in the security activity. `expires_at` defaults to one year from now. The `privacy` scope (erasure and export of cardholder data, docs/privacy.md) is never implied and only an admin may grant it (`403 forbidden` otherwise).
          */
         post: operations["portalCreateApiKey"];
         delete?: never;
@@ -1757,6 +1817,20 @@ export interface components {
             /** @example 5 */
             received: number;
         };
+        CardholderExportDto: {
+            /** @example chk_7f3a9c2e41b84d0f9a6e */
+            cardholder_token: string;
+            engagement_events: components["schemas"]["ExportEngagementEventDto"][];
+            enrollments: components["schemas"]["ExportEnrollmentDto"][];
+            /**
+             * @description When this answer was read
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            generated_at: string;
+            redemptions: components["schemas"]["ExportRedemptionDto"][];
+            transactions: components["schemas"]["ExportTransactionDto"][];
+            webhook_deliveries: components["schemas"]["ExportWebhookDeliveryDto"][];
+        };
         CardholderSessionDto: {
             /** @example 2026-11-23T12:15:00.000Z */
             expires_at: string;
@@ -1802,14 +1876,14 @@ export interface components {
             /** @example production backend */
             name: string;
             /**
-             * @description Defaults to all three; null makes a key as from before scopes (holds all three)
+             * @description Defaults to the published three (offers, transactions, reporting); null makes a key as from before scopes (holds those three). `privacy` (erasure and export of cardholder data) is never implied: name it
              * @example [
              *       "offers",
              *       "transactions",
              *       "reporting"
              *     ]
              */
-            scopes?: ("offers" | "transactions" | "reporting")[] | null;
+            scopes?: ("offers" | "transactions" | "reporting" | "privacy")[] | null;
         };
         CreateCardholderSessionDto: {
             /**
@@ -2210,6 +2284,77 @@ export interface components {
              */
             status: "added" | "already_added";
         };
+        ErasedCountsDto: {
+            /** @example 0 */
+            claims: number;
+            /**
+             * @description Widget and feed events of the funnel
+             * @example 41
+             */
+            engagement_events: number;
+            /**
+             * @description Enrollments (offers added)
+             * @example 2
+             */
+            enrollments: number;
+            /**
+             * @description Enrollments in goal offers, whose progress is kept
+             * @example 1
+             */
+            goal_progress: number;
+            /** @example 3 */
+            redemptions: number;
+            /**
+             * @description Cardholder sessions are sealed, never stored: always 0 (one minted before the erasure works until it expires, at most an hour, and then finds nothing)
+             * @example 0
+             */
+            sessions: number;
+            /**
+             * @description Stored transactions, with their card tokens
+             * @example 14
+             */
+            transactions: number;
+            /**
+             * @description Stored webhook bodies (and their attempts)
+             * @example 6
+             */
+            webhook_deliveries: number;
+        };
+        ErasureAcceptedDto: {
+            /**
+             * @description The erasure: read it at /api/v1/cardholders/erasure/{id}
+             * @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b
+             */
+            id: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "completed";
+        };
+        ErasureDto: {
+            /** @example 2026-11-21T10:00:02.000Z */
+            completed_at: string | null;
+            /** @description What was erased (all 0 while pending) */
+            erased: components["schemas"]["ErasedCountsDto"];
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            id: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            requested_at: string;
+            /**
+             * @description `pending` until the worker has replaced the token everywhere; it stays pending while a webhook delivery for the cardholder is pending (at most 14 days)
+             * @example completed
+             * @enum {string}
+             */
+            status: "pending" | "completed";
+        };
+        ErasureRequestDto: {
+            /**
+             * @description The institution’s token of the cardholder to erase (1–256 characters)
+             * @example chk_7f3a9c2e41b84d0f9a6e
+             */
+            cardholder_token: string;
+        };
         ErrorDetailDto: {
             /** @example amount */
             field: string;
@@ -2274,6 +2419,162 @@ export interface components {
              *     ]
              */
             reasons: ("holdout" | "not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing")[];
+        };
+        ExportEngagementEventDto: {
+            /** @example impression */
+            kind: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            occurred_at: string;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            offer_id: string | null;
+        };
+        ExportEnrollmentDto: {
+            /** @example 2026-11-21T10:00:00.000Z */
+            added_at: string;
+            /** @example card_tok_9d8c7b6a */
+            card_token: string | null;
+            /**
+             * @description Goal offers only
+             * @example {
+             *       "progress": 2,
+             *       "round": 1,
+             *       "spend": 4500
+             *     }
+             */
+            goal: {
+                /**
+                 * @description Purchases, or minor units of spend, in the open round
+                 * @example 2
+                 */
+                progress: number;
+                /** @example 1 */
+                round: number;
+                /**
+                 * @description Counted spend of the open round, minor units
+                 * @example 4500
+                 */
+                spend: number;
+            } | null;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            id: string;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            offer_id: string;
+            /** @example 1 */
+            redemption_count: number;
+            /** @example active */
+            status: string;
+        };
+        ExportGoalDto: {
+            /**
+             * @description Purchases, or minor units of spend, in the open round
+             * @example 2
+             */
+            progress: number;
+            /** @example 1 */
+            round: number;
+            /**
+             * @description Counted spend of the open round, minor units
+             * @example 4500
+             */
+            spend: number;
+        };
+        ExportRedemptionDto: {
+            /** @example 5 */
+            cashback_amount: number;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example USD */
+            currency: string;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            id: string;
+            /** @example 5 */
+            institution_payout_amount: number;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            offer_id: string;
+            /** @example 25.5 */
+            purchase_amount: number;
+            /** @example null */
+            reversed_at: string | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            settled_at: string | null;
+            /** @example settled */
+            status: string;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            transaction_id: string;
+        };
+        ExportTransactionDto: {
+            /**
+             * @description As sent, in major units (a decimal string)
+             * @example 25.5
+             */
+            amount: string;
+            /** @example card_tok_9d8c7b6a */
+            card_token: string | null;
+            /** @example in_store */
+            channel: string | null;
+            /** @example USD */
+            currency: string | null;
+            /**
+             * @description A past purchase stored for audiences only
+             * @example false
+             */
+            history: boolean;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            id: string;
+            /** @example card */
+            instrument_type: string | null;
+            /** @example 5411 */
+            mcc: string | null;
+            /** @example GREEN GROCER 12 */
+            merchant_descriptor: string | null;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            merchant_id: string | null;
+            /** @example CA-000123 */
+            merchant_identifier: string | null;
+            /** @example card_acceptor */
+            merchant_identifier_type: string | null;
+            /** @example visa */
+            network: string | null;
+            /** @example null */
+            original_transaction_ref: string | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            received_at: string;
+            /**
+             * @description api, batch or csv
+             * @example api
+             */
+            source: string;
+            /** @example matched */
+            status: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            transacted_at: string;
+            /** @example txn_20261121_000184 */
+            transaction_ref: string;
+            /** @example purchase */
+            transaction_type: string;
+        };
+        ExportWebhookDeliveryDto: {
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            delivered_at: string | null;
+            /** @example redemption.completed */
+            event: string;
+            /** @example 6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b */
+            id: string;
+            /**
+             * @description The stored body, as sent (with the full cardholder token)
+             * @example {
+             *       "cardholder_token": "chk_7f3a9c2e41b84d0f9a6e",
+             *       "cardholder_token_masked": "chk_****9a6e",
+             *       "event": "redemption.completed",
+             *       "institution_payout_amount": 5,
+             *       "redemption_id": "6f1c2b7e-3d4a-4e5f-9a8b-7c6d5e4f3a2b"
+             *     }
+             */
+            payload: Record<string, never>;
+            /** @example delivered */
+            status: string;
         };
         FeedOfferDto: {
             /**
@@ -3008,7 +3309,7 @@ export interface components {
              *       "transactions"
              *     ]
              */
-            scopes: ("offers" | "transactions" | "reporting")[];
+            scopes: ("offers" | "transactions" | "reporting" | "privacy")[];
             /**
              * @description `expiring_soon`: expires within 14 days
              * @example active
@@ -3033,13 +3334,13 @@ export interface components {
              */
             name: string;
             /**
-             * @description At least one scope
+             * @description At least one scope. `privacy` (erasure and export of cardholder data) is only granted by name, by an admin
              * @example [
              *       "offers",
              *       "transactions"
              *     ]
              */
-            scopes: ("offers" | "transactions" | "reporting")[];
+            scopes: ("offers" | "transactions" | "reporting" | "privacy")[];
         };
         PortalIssuedApiKeyDto: {
             /** @example 2026-11-21T10:00:00.000Z */
@@ -3063,7 +3364,7 @@ export interface components {
              *       "transactions"
              *     ]
              */
-            scopes: ("offers" | "transactions" | "reporting")[];
+            scopes: ("offers" | "transactions" | "reporting" | "privacy")[];
         };
         PortalOfferDto: {
             /** @example USD */
@@ -3736,7 +4037,7 @@ export interface components {
             /** @example 203.0.113.7 */
             ip: string | null;
             /**
-             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.client_certificate_changed, webhook.url_changed, login.succeeded, login.failed, login.locked
+             * @description api_key.created, api_key.revoked, webhook.secret_rotated, webhook.previous_secret_expired, webhook.event_types_changed, webhook.test_sent, webhook.replay_started, webhook.headers_changed, webhook.rate_cap_changed, webhook.resumed, webhook.client_certificate_changed, webhook.url_changed, cardholder.erasure_requested, cardholder.erased, login.succeeded, login.failed, login.locked
              * @example api_key.created
              */
             type: string;
@@ -7661,6 +7962,420 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    requestCardholderErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Stored; the worker erases */
+            202: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAcceptedDto"];
+                };
+            };
+            /** @description `cardholder_token` missing, too long or with control characters (`validation_failed`), or the body is not JSON (`invalid_json`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "cardholder_token" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getCardholderErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description `erasure_not_found` (also another institution's erasure) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "erasure_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    exportCardholder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cardholder_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardholderExportDto"];
+                };
+            };
+            /** @description A token longer than 256 characters or with control characters (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
                     };
                 };
             };

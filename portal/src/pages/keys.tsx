@@ -128,8 +128,8 @@ function CreateKeyForm({
         ))}
         {!isAdmin && (
           <span className="hint">
-            The Privacy scope (erasing and exporting a cardholder&apos;s data) is granted by an admin
-            only.
+            The Privacy scope (erasing and exporting a cardholder&apos;s data) is granted by an
+            admin only.
           </span>
         )}
       </fieldset>

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '@app/config';
 import { isPseudonym, maskToken, noneErased } from '@app/domain';
@@ -71,6 +72,8 @@ function setUp(options: { pending?: number; requestedAt?: Date; claimed?: boolea
 }
 
 describe('CardholderErasureService', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
   it('replaces the token everywhere under one pseudonym, Redis last, then completes with the counts', async () => {
     const { service, calls, seen } = setUp();
     expect(await service.run('e1')).toBe('completed');
