@@ -482,6 +482,44 @@ describe('cardholder erasure', () => {
     });
   });
 
+  it('waits while the institution is under legal hold; erases once the hold is lifted', async () => {
+    const token = `erz_${uniq()}${uniq()}`;
+    await purchase(w, token, 7);
+    const hold = `/admin/api/v1/institutions/${w.institution.id}/legal-hold`;
+    await t.api.http
+      .put(hold)
+      .set('Authorization', t.op())
+      .send({ reason: 'litigation' })
+      .expect(200);
+    try {
+      const res = await t.api.http
+        .post('/api/v1/cardholders/erasure')
+        .set('Authorization', w.auth)
+        .send({ cardholder_token: token })
+        .expect(202);
+      await eventually(async () => {
+        const [row] = await t.db.query(
+          `SELECT status, waiting_for FROM cardholder_erasure WHERE id = $1`,
+          [res.body.id],
+        );
+        return row.status === 'pending' && row.waiting_for === 'legal_hold';
+      }, 'the erasure waiting for the hold');
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM transaction WHERE institution_id = $1 AND cardholder_token = $2`,
+        [w.institution.id, token],
+      );
+      expect(n).toBe(1);
+      await t.api.http.delete(hold).set('Authorization', t.op()).expect(204);
+      const done = await eventually(async () => {
+        const r = await get(`/api/v1/cardholders/erasure/${res.body.id}`).expect(200);
+        return r.body.status === 'completed' ? r.body : null;
+      }, 'the erasure completed once the hold was lifted');
+      expect(done.erased.transactions).toBe(1);
+    } finally {
+      await t.api.http.delete(hold).set('Authorization', t.op());
+    }
+  });
+
   it('an erased cardholder keeps its holdout group: the lift report counts it as before', async () => {
     const h = await createWorld(t.api, { ...worldOptions, offers: [] });
     const created = await t.api.http

@@ -2342,7 +2342,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             requested_at: string;
             /**
-             * @description `pending` until the worker has replaced the token everywhere; it stays pending while a webhook delivery for the cardholder is pending (at most 14 days)
+             * @description `pending` until the worker has replaced the token everywhere; it stays pending while a webhook delivery for the cardholder is pending (at most 14 days), and while the institution is under legal hold
              * @example completed
              * @enum {string}
              */

@@ -1,7 +1,7 @@
 import {
   ERASED_KINDS,
   erasableForms,
-  erasureMayComplete,
+  erasureWait,
   jsonInner,
   noneErased,
   replaceBytes,
@@ -48,10 +48,19 @@ describe('erasure', () => {
     expect(replaceBytes(csv, Buffer.from('nope'), Buffer.from('x'))).toBe(csv);
   });
 
-  it('completes once no delivery for the cardholder is pending, or after 14 days of waiting', () => {
-    const requested = new Date('2026-11-01T00:00:00Z');
-    expect(erasureMayComplete(requested, 0, new Date('2026-11-01T00:01:00Z'))).toBe(true);
-    expect(erasureMayComplete(requested, 2, new Date('2026-11-14T23:59:59Z'))).toBe(false);
-    expect(erasureMayComplete(requested, 2, new Date('2026-11-15T00:00:00Z'))).toBe(true);
+  it('runs once no delivery for the cardholder is pending, or after 14 days of waiting', () => {
+    const requestedAt = new Date('2026-11-01T00:00:00Z');
+    const at = (iso: string, pendingDeliveries: number) =>
+      erasureWait({ legalHold: false, pendingDeliveries, requestedAt }, new Date(iso));
+    expect(at('2026-11-01T00:01:00Z', 0)).toBeNull();
+    expect(at('2026-11-14T23:59:59Z', 2)).toBe('pending_deliveries');
+    expect(at('2026-11-15T00:00:00Z', 2)).toBeNull();
+  });
+
+  it('waits while the institution is under legal hold, however long', () => {
+    const requestedAt = new Date('2026-01-01T00:00:00Z');
+    expect(
+      erasureWait({ legalHold: true, pendingDeliveries: 0, requestedAt }, new Date('2026-11-01')),
+    ).toBe('legal_hold');
   });
 });

@@ -65,17 +65,24 @@ export function replaceBytes(data: Buffer, from: Buffer, to: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Why a pending erasure waits. */
+export const ERASURE_WAITS = ['legal_hold', 'pending_deliveries'] as const;
+export type ErasureWait = (typeof ERASURE_WAITS)[number];
+
 /**
- * Whether a pending erasure may complete: no webhook delivery for the cardholder is still
- * pending (the bank must get the token of a reward it pays), or it has waited its longest.
+ * Why a pending erasure must wait, or null when it may run now:
+ * - `legal_hold`: the institution is under legal hold (docs/retention.md): nothing of it is
+ *   erased until the hold is lifted, however long;
+ * - `pending_deliveries`: a webhook delivery for the cardholder is still pending (the bank must
+ *   get the token of a reward it pays), for at most ERASURE_MAX_WAIT_DAYS after the request.
  */
-export function erasureMayComplete(
-  requestedAt: Date,
-  pendingDeliveries: number,
+export function erasureWait(
+  s: { legalHold: boolean; pendingDeliveries: number; requestedAt: Date },
   now: Date = new Date(),
-): boolean {
-  return (
-    pendingDeliveries === 0 ||
-    now.getTime() - requestedAt.getTime() >= ERASURE_MAX_WAIT_DAYS * DAY_MS
-  );
+): ErasureWait | null {
+  if (s.legalHold) return 'legal_hold';
+  const waited = now.getTime() - s.requestedAt.getTime();
+  if (s.pendingDeliveries > 0 && waited < ERASURE_MAX_WAIT_DAYS * DAY_MS)
+    return 'pending_deliveries';
+  return null;
 }

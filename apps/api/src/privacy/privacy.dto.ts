@@ -55,7 +55,7 @@ export class ErasureDto {
     enum: ERASURE_STATUSES,
     example: 'completed',
     description:
-      '`pending` until the worker has replaced the token everywhere; it stays pending while a webhook delivery for the cardholder is pending (at most 14 days)',
+      '`pending` until the worker has replaced the token everywhere; it stays pending while a webhook delivery for the cardholder is pending (at most 14 days), and while the institution is under legal hold',
   })
   status: string;
   @ApiProperty({ example: T }) requested_at: string;

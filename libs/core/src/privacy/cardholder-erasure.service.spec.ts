@@ -8,7 +8,9 @@ import type { ClaimedErasure, ErasureRepository, Replacements } from './erasure.
 import type { RedisJobScrubber, TextReplacement } from './redis-job-scrubber';
 
 /** The service's decisions over an in-memory stand-in of its repository. */
-function setUp(options: { pending?: number; requestedAt?: Date; claimed?: boolean } = {}) {
+function setUp(
+  options: { pending?: number; requestedAt?: Date; claimed?: boolean; held?: boolean } = {},
+) {
   const calls: string[] = [];
   const seen: { r?: Replacements; erased?: unknown; scrubbed?: TextReplacement[] } = {};
   const erasure: ClaimedErasure = {
@@ -27,7 +29,8 @@ function setUp(options: { pending?: number; requestedAt?: Date; claimed?: boolea
     claim: async () => (options.claimed === false ? undefined : erasure),
     lockCardholder: async () => void calls.push('lock'),
     pendingDeliveries: async () => options.pending ?? 0,
-    postpone: async () => void calls.push('postpone'),
+    underLegalHold: async () => options.held ?? false,
+    postpone: async (_m: unknown, _id: string, why: string) => void calls.push(`postpone:${why}`),
     transactions: count('transactions', 4),
     enrollments: async () => (calls.push('enrollments'), { enrollments: 1, goalProgress: 1 }),
     redemptions: count('redemptions', 2),
@@ -108,7 +111,14 @@ describe('CardholderErasureService', () => {
   it('waits while a delivery for the cardholder is pending, and erases nothing', async () => {
     const { service, calls } = setUp({ pending: 2 });
     expect(await service.run('e1')).toBe('waiting');
-    expect(calls).toEqual(['lock', 'postpone']);
+    expect(calls).toEqual(['lock', 'postpone:pending_deliveries']);
+  });
+
+  it('waits while the institution is under legal hold, past 14 days too', async () => {
+    const requestedAt = new Date(Date.now() - 30 * 86_400_000);
+    const { service, calls } = setUp({ held: true, requestedAt });
+    expect(await service.run('e1')).toBe('waiting');
+    expect(calls).toEqual(['lock', 'postpone:legal_hold']);
   });
 
   it('stops waiting after 14 days', async () => {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   erasableForms,
-  erasureMayComplete,
+  erasureWait,
   holdoutBucket,
   jsonInner,
   newPseudonym,
@@ -37,7 +37,7 @@ export function replacementsOf(token: string, pseudonym: string): Replacements {
  * are kept with the pseudonym, the queues' job data in Redis is rewritten, and the erasure is
  * recorded as completed with its counts and without the token. While a webhook delivery for the
  * cardholder is pending (at most 14 days) the erasure waits, so that the bank still receives the
- * token of a reward it has to pay. Safe to run twice: a run finds the erasure pending and locked,
+ * token of a reward it has to pay; while the institution is under legal hold, it waits too. Safe to run twice: a run finds the erasure pending and locked,
  * or does nothing.
  */
 @Injectable()
@@ -60,10 +60,17 @@ export class CardholderErasureService {
       const token = e.cardholder_token;
       await this.repo.lockCardholder(m, institutionId, token);
 
-      const waiting = await this.repo.pendingDeliveries(m, institutionId, token);
-      if (!erasureMayComplete(e.requested_at, waiting, now)) {
-        await this.repo.postpone(m, e.id, waiting, this.config.erasure.retryMs);
-        this.logger.log({ erasureId: e.id, waiting }, 'erasure waits for pending deliveries');
+      const legalHold = await this.repo.underLegalHold(m, institutionId);
+      const waiting = legalHold ? 0 : await this.repo.pendingDeliveries(m, institutionId, token);
+      const wait = erasureWait(
+        { legalHold, pendingDeliveries: waiting, requestedAt: e.requested_at },
+        now,
+      );
+      if (wait) {
+        await this.repo.postpone(m, e.id, wait, waiting, this.config.erasure.retryMs);
+        if (wait === 'legal_hold')
+          this.logger.warn({ erasureId: e.id, institutionId }, 'erasure waits: legal hold');
+        else this.logger.log({ erasureId: e.id, waiting }, 'erasure waits for pending deliveries');
         return 'waiting' as const;
       }
 

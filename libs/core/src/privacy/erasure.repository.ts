@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ErasedCounts, ErasureStatus } from '@app/domain';
+import type { ErasedCounts, ErasureStatus, ErasureWait } from '@app/domain';
+import { unpartitionedName } from '../data-lifecycle/partitions.repository';
 
 /** An erasure as its requester reads it (never the token). */
 export interface ErasureRow {
@@ -136,12 +137,27 @@ export class ErasureRepository {
     return row.n;
   }
 
-  async postpone(m: EntityManager, id: string, waiting: number, retryMs: number): Promise<void> {
+  /** Whether the institution is under legal hold (docs/retention.md): its erasures wait. */
+  async underLegalHold(m: EntityManager, institutionId: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(`SELECT 1 FROM legal_hold WHERE institution_id = $1`, [
+      institutionId,
+    ]);
+    return rows.length > 0;
+  }
+
+  async postpone(
+    m: EntityManager,
+    id: string,
+    waitingFor: ErasureWait,
+    deliveries: number,
+    retryMs: number,
+  ): Promise<void> {
     await m.query(
       `UPDATE cardholder_erasure
-          SET waiting_deliveries = $2, next_attempt_at = now() + make_interval(secs => $3::float8 / 1000)
+          SET waiting_for = $2, waiting_deliveries = $3,
+              next_attempt_at = now() + make_interval(secs => $4::float8 / 1000)
         WHERE id = $1`,
-      [id, waiting, retryMs],
+      [id, waitingFor, deliveries, retryMs],
     );
   }
 
@@ -150,7 +166,7 @@ export class ErasureRepository {
     await m.query(
       `UPDATE cardholder_erasure
           SET status = 'completed', cardholder_token = NULL, completed_at = now(),
-              waiting_deliveries = 0, erased = $2
+              waiting_for = NULL, waiting_deliveries = 0, erased = $2
         WHERE id = $1`,
       [id, JSON.stringify(erased)],
     );
@@ -268,15 +284,35 @@ export class ErasureRepository {
   }
 
   /**
-   * Widget events (engagement_event_cardholder_idx) and the cardholder's number in the funnel's
-   * viewer bitmaps (its primary key): the number moves to the pseudonym, so every roll-up keeps
-   * its count, and the token, if it comes back, gets a new number.
+   * The funnel's event tables: the partitioned one and, while `npm run migrate -- --move-partitions`
+   * has rows left to move, the old one (docs/retention.md), old first: a row the move commits in
+   * between is found in the partitioned table by the next statement, and one it holds is waited
+   * for and then found there.
+   */
+  private async eventTables(m: EntityManager | DataSource): Promise<string[]> {
+    const old = unpartitionedName('engagement_event');
+    const [row]: { exists: boolean }[] = await m.query(
+      `SELECT to_regclass($1) IS NOT NULL AS exists`,
+      [old],
+    );
+    return row.exists ? [old, 'engagement_event'] : ['engagement_event'];
+  }
+
+  /**
+   * Widget events (engagement_event_cardholder_idx, on every partition and on the old table) and
+   * the cardholder's number in the funnel's viewer bitmaps (its primary key): the number moves to
+   * the pseudonym, so every roll-up keeps its count, and the token, if it comes back, gets a new
+   * number.
    */
   async engagement(m: EntityManager, institutionId: string, r: Replacements): Promise<number> {
-    const [, n]: [unknown, number] = await m.query(
-      `UPDATE engagement_event SET cardholder_token = $3 WHERE institution_id = $1 AND cardholder_token = $2`,
-      [institutionId, r.token, r.pseudonym],
-    );
+    let n = 0;
+    for (const table of await this.eventTables(m)) {
+      const [, changed]: [unknown, number] = await m.query(
+        `UPDATE ${table} SET cardholder_token = $3 WHERE institution_id = $1 AND cardholder_token = $2`,
+        [institutionId, r.token, r.pseudonym],
+      );
+      n += changed;
+    }
     await m.query(
       `UPDATE engagement_cardholder_number SET cardholder_token = $3
         WHERE institution_id = $1 AND cardholder_token = $2`,
@@ -373,6 +409,13 @@ export class ErasureRepository {
   /** What is stored about a cardholder of the institution, each list oldest first. */
   async export(institutionId: string, token: string): Promise<CardholderRecords> {
     const q = <T>(sql: string) => this.db.query(sql, [institutionId, token]) as Promise<T[]>;
+    const eventsSql = (await this.eventTables(this.db))
+      .map(
+        (table) =>
+          `SELECT kind, offer_id, occurred_at, id FROM ${table}
+            WHERE institution_id = $1 AND cardholder_token = $2`,
+      )
+      .join(' UNION ALL ');
     const [enrollments, transactions, redemptions, events, deliveries] = await Promise.all([
       q<ExportEnrollment>(
         `SELECT co.id, co.offer_id, co.status, co.card_token, co.redemption_count, co.added_at,
@@ -399,9 +442,7 @@ export class ErasureRepository {
           ORDER BY created_at, id`,
       ),
       q<ExportEvent>(
-        `SELECT kind, offer_id, occurred_at FROM engagement_event
-          WHERE institution_id = $1 AND cardholder_token = $2
-          ORDER BY occurred_at, id`,
+        `SELECT kind, offer_id, occurred_at FROM (${eventsSql}) e ORDER BY occurred_at, id`,
       ),
       q<ExportDelivery>(
         `SELECT d.id, d.event, d.status, d.created_at, d.delivered_at, d.payload

@@ -7,7 +7,7 @@ import {
   PrimaryColumn,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import type { ErasedCounts, ErasureStatus } from '@app/domain';
+import type { ErasedCounts, ErasureStatus, ErasureWait } from '@app/domain';
 import type { Institution } from './institution.entity';
 import type { Offer } from './offer.entity';
 
@@ -34,6 +34,8 @@ export class CardholderErasure {
   @Column('timestamptz', { name: 'requested_at', default: () => 'now()' }) requestedAt: Date;
   /** When the worker tries it (again): a pending delivery for the cardholder puts it off. */
   @Column('timestamptz', { name: 'next_attempt_at', default: () => 'now()' }) nextAttemptAt: Date;
+  /** Why it waited at the last try (legal_hold, pending_deliveries); null once completed. */
+  @Column('text', { name: 'waiting_for', nullable: true }) waitingFor: ErasureWait | null;
   /** Pending deliveries for the cardholder at the last try. */
   @Column('int', { name: 'waiting_deliveries', default: 0 }) waitingDeliveries: number;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;

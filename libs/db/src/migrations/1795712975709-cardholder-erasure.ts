@@ -10,10 +10,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   set or may still be, computed from the token at erasure and stored with the pseudonym, so the
  *   lift report keeps the group the cardholder was in (docs/lift.md);
  * - an index on (institution_id, cardholder_token) for each table that holds a token and had
- *   none (redemption, engagement_event): an erasure finds every row by index.
+ *   none (redemption, engagement_event with each of its partitions, and the old funnel table
+ *   while its rows wait to be moved into partitions): an erasure finds every row by index.
  */
-export class CardholderErasure1795710412188 implements MigrationInterface {
-  name = 'CardholderErasure1795710412188';
+export class CardholderErasure1795712975709 implements MigrationInterface {
+  name = 'CardholderErasure1795712975709';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
@@ -30,6 +31,8 @@ export class CardholderErasure1795710412188 implements MigrationInterface {
         requested_by text NOT NULL,
         requested_at timestamptz NOT NULL DEFAULT now(),
         next_attempt_at timestamptz NOT NULL DEFAULT now(),
+        waiting_for text CONSTRAINT cardholder_erasure_waiting_for_check
+          CHECK (waiting_for IN ('legal_hold', 'pending_deliveries')),
         waiting_deliveries integer NOT NULL DEFAULT 0,
         completed_at timestamptz,
         erased jsonb,
@@ -52,11 +55,19 @@ export class CardholderErasure1795710412188 implements MigrationInterface {
 
       CREATE INDEX redemption_cardholder_idx ON redemption (institution_id, cardholder_token);
       CREATE INDEX engagement_event_cardholder_idx ON engagement_event (institution_id, cardholder_token);
+      -- The old funnel table, while its rows wait for the move into partitions (docs/retention.md).
+      DO $$ BEGIN
+        IF to_regclass('engagement_event_unpartitioned') IS NOT NULL THEN
+          CREATE INDEX IF NOT EXISTS engagement_event_unpartitioned_cardholder_idx
+            ON engagement_event_unpartitioned (institution_id, cardholder_token);
+        END IF;
+      END $$;
     `);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
+      DROP INDEX IF EXISTS engagement_event_unpartitioned_cardholder_idx;
       DROP INDEX IF EXISTS engagement_event_cardholder_idx;
       DROP INDEX IF EXISTS redemption_cardholder_idx;
       DROP TABLE IF EXISTS erased_holdout_bucket;
