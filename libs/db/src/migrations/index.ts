@@ -34,7 +34,7 @@ import { StaffRoles1795709520880 } from './1795709520880-staff-roles';
 import { DataLifecycle1795711516147 } from './1795711516147-data-lifecycle';
 import { EngagementEventPartitions1795711516148 } from './1795711516148-engagement-event-partitions';
 import { WebhookAttemptPartitionColumns1795713071847 } from './1795713071847-webhook-attempt-partition-columns';
-import { CardholderErasure1795712975709 } from './1795712975709-cardholder-erasure';
+import { CardholderErasure1795713689108 } from './1795713689108-cardholder-erasure';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -76,5 +76,5 @@ export const MIGRATIONS = [
   DataLifecycle1795711516147,
   EngagementEventPartitions1795711516148,
   WebhookAttemptPartitionColumns1795713071847,
-  CardholderErasure1795712975709,
+  CardholderErasure1795713689108,
 ];

@@ -13,8 +13,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   none (redemption, engagement_event with each of its partitions, and the old funnel table
  *   while its rows wait to be moved into partitions): an erasure finds every row by index.
  */
-export class CardholderErasure1795712975709 implements MigrationInterface {
-  name = 'CardholderErasure1795712975709';
+export class CardholderErasure1795713689108 implements MigrationInterface {
+  name = 'CardholderErasure1795713689108';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
