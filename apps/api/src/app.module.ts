@@ -19,6 +19,7 @@ import { PrivacyModule } from './privacy/privacy.module';
 import { ReportingModule } from './reporting/reporting.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatementsModule } from './statements/statements.module';
+import { ClaimsModule } from './claims/claims.module';
 import { WidgetModule } from './widget/widget.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
@@ -33,6 +34,7 @@ import { TransactionsModule } from './transactions/transactions.module';
     PortalModule,
     ReportingModule,
     StatementsModule,
+    ClaimsModule,
     OffersModule,
     OperationsModule,
     TransactionsModule,

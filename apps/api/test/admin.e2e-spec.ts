@@ -60,6 +60,7 @@ describe('admin API', () => {
           widget_feed_limit: 20,
           service_share_rate: 0.5,
           settlement_hold_days: 30,
+          claim_window_days: 90,
         },
         rate_limits: {},
         webhook_url: null,
@@ -130,6 +131,7 @@ describe('admin API', () => {
         widget_feed_limit: 50,
         service_share_rate: 0.25,
         settlement_hold_days: 0,
+        claim_window_days: 90,
       });
       expect(res.body.rate_limits).toEqual({ offers: 100, transactions: 200, reporting: 10 });
     });

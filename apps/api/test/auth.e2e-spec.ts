@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { clockPast, createWorld, eventually, startApi, TestApi, uniq, World } from '@app/testing';
-import { PUBLIC_ROUTES } from './scope-matrix';
+import { MATRIX_SCOPES, PUBLIC_ROUTES } from './scope-matrix';
 
 describe('API-key authentication (GET /api/v1/me)', () => {
   let api: TestApi;
@@ -119,7 +119,7 @@ describe('scope matrix', () => {
     api = await startApi();
     const base = await createWorld(api, { merchants: [{}], offers: [{}] });
     offerId = base.offers[0].id;
-    for (const scope of ['offers', 'transactions', 'reporting', 'privacy']) {
+    for (const scope of MATRIX_SCOPES) {
       const res = await api.http
         .post(`/admin/api/v1/institutions/${base.institution.id}/api-keys`)
         .set('Authorization', `Bearer ${api.operatorToken}`)
@@ -131,10 +131,12 @@ describe('scope matrix', () => {
   afterAll(() => api.close());
 
   const cases = PUBLIC_ROUTES.flatMap((route) =>
-    ['offers', 'transactions', 'reporting', 'privacy'].map((keyScope) => ({
+    MATRIX_SCOPES.map((keyScope) => ({
       route,
       keyScope,
-      allowed: route.scope === null || route.scope === keyScope,
+      allowed:
+        route.scope === null ||
+        (Array.isArray(route.scope) ? route.scope.includes(keyScope) : route.scope === keyScope),
     })),
   );
 
@@ -143,7 +145,11 @@ describe('scope matrix', () => {
     async ({ route, keyScope, allowed }) => {
       const path = route.path.replace(':offer', offerId);
       const req = api.http[route.method](path).set('Authorization', `Bearer ${keys[keyScope]}`);
-      const res = route.body === undefined ? await req : await req.send(route.body as object);
+      const body =
+        route.body === undefined
+          ? undefined
+          : JSON.parse(JSON.stringify(route.body).replace(':offer', offerId));
+      const res = body === undefined ? await req : await req.send(body as object);
       if (allowed) {
         expect([401, 403]).not.toContain(res.status);
       } else {

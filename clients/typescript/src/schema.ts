@@ -4,6 +4,43 @@
  */
 
 export interface paths {
+    "/admin/api/v1/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Claims of every institution, newest first (keyset paged); `status=pending_review` is the review queue */
+        get: operations["adminListClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/claims/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a pending_review claim
+         * @description Approving stores the purchase evidence as the transaction of the claimed transaction_ref (source `claim`: a later post of it by the bank is a duplicate) and rewards it through matching, as any claim is decided: `approved`, `rewarded_other_offer`, or `already_rewarded` when the bank posted it meanwhile and it was rewarded. Budget and limits still hold: a refusal is 409 with the rule's code as `error` and the claim stays pending_review. The `claim.resolved` webhook event is recorded with the decision (for institutions that chose it).
+         */
+        post: operations["adminDecideClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/institutions": {
         parameters: {
             query?: never;
@@ -508,6 +545,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The institution's claims, newest first (keyset pages) */
+        get: operations["listClaims"];
+        put?: never;
+        /**
+         * Claim a missing reward for a purchase; decided at once
+         * @description Decided by the same evaluation as matching and simulate. A stored purchase is matched again as it is now (its merchant may have been mapped since): `approved` (the claimed offer rewarded it, committed before the answer, `redemption.completed` sent as for any redemption), `rewarded_other_offer` (another offer won: the better reward), `already_rewarded` (a redemption existed before the claim) or `rejected` with `reasons` (`not_a_purchase`, `historical_transaction`, `cardholder_mismatch`, `awaiting_clearing`, `claim_window_expired`, or simulate's codes such as `not_enrolled`, `below_min_spend`, `holdout`). A purchase that is not stored is judged on `purchase`: `pending_review` for an operator when the rules are met, else `rejected`. One claim per (offer, transaction_ref): a repeat answers 200 with the first claim (one the rules rejected is evaluated again, same id).
+         */
+        post: operations["fileClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One claim */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -785,6 +860,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/transactions/{transaction_ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look a stored transaction up by its transaction_ref
+         * @description For a support desk before it files a claim: whether the purchase arrived, what matching made of it and its redemption. The reference is percent-encoded in the path. Accepted with the `transactions` or the `claims` scope.
+         */
+        get: operations["getTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -883,6 +978,41 @@ export interface paths {
          * @description Ends the session and clears the cookie.
          */
         post: operations["portalLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The institution's claims, newest first */
+        get: operations["portalListClaims"];
+        put?: never;
+        /** File a claim for a cardholder (as POST /api/v1/claims) */
+        post: operations["portalFileClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One claim */
+        get: operations["portalGetClaim"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1644,6 +1774,111 @@ export interface components {
              */
             segment?: string | null;
         };
+        AdminClaimDto: {
+            /**
+             * @description First 4 + **** + last 4
+             * @example chk_****2543
+             */
+            cardholder_token_masked: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:15:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description null while pending_review
+             * @example 2026-11-22T09:15:00.120Z
+             */
+            decided_at: string | null;
+            /**
+             * @description The operator's note with the decision
+             * @example null
+             */
+            decision_note: string | null;
+            /**
+             * Format: uuid
+             * @example 7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /** @example Cardholder called on 2026-11-22; receipt seen. */
+            note: string | null;
+            /**
+             * Format: uuid
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * @description The purchase evidence sent with the claim; null when the purchase was stored
+             * @example {
+             *       "amount": 42.9,
+             *       "currency": "USD",
+             *       "merchant_identifier": "CA-000123456",
+             *       "merchant_identifier_type": "card_acceptor",
+             *       "transacted_at": "2026-11-20T18:42:00Z"
+             *     }
+             */
+            purchase: {
+                /**
+                 * @description Major units, as a transaction event carries it
+                 * @example 42.9
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217, as in a posted transaction
+                 * @example USD
+                 */
+                currency?: string | null;
+                /**
+                 * @description The card acceptor id (or other identifier) of the merchant
+                 * @example CA-000123456
+                 */
+                merchant_identifier: string;
+                /**
+                 * @example card_acceptor
+                 * @enum {string|null}
+                 */
+                merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
+                /**
+                 * @description ISO 8601 with a zone
+                 * @example 2026-11-20T18:42:00Z
+                 */
+                transacted_at: string;
+            } | null;
+            /**
+             * @description Why a claim was rejected (codes; the vocabulary of simulate plus the claim barriers); empty otherwise
+             * @example []
+             */
+            reasons: ("not_a_purchase" | "historical_transaction" | "cardholder_mismatch" | "awaiting_clearing" | "claim_window_expired" | "holdout" | "not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing")[];
+            /**
+             * Format: uuid
+             * @description approved and rewarded_other_offer: the redemption made; already_rewarded: the one that existed; else null
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string | null;
+            /**
+             * @description Who decided: the rules at once, or an operator; null while pending_review
+             * @example rules
+             * @enum {string|null}
+             */
+            source_of_decision: "rules" | "operator" | null;
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "approved" | "rewarded_other_offer" | "already_rewarded" | "rejected" | "pending_review";
+            /** @example txn-2026-11-21-000123 */
+            transaction_ref: string;
+        };
+        AdminClaimPageDto: {
+            data: components["schemas"]["AdminClaimDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
         AdminOfferDto: {
             /** @example 5000 */
             budget_total: number | null;
@@ -1840,6 +2075,139 @@ export interface components {
              */
             session_token: string;
         };
+        ClaimConflictDto: {
+            /**
+             * @example budget_exhausted
+             * @enum {string}
+             */
+            error: "claim_decided" | "transaction_not_found" | "not_a_purchase" | "historical_transaction" | "cardholder_mismatch" | "awaiting_clearing" | "claim_window_expired" | "holdout" | "not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing";
+            /** @example The rules refuse the reward (budget_exhausted); the claim stays pending_review. */
+            message: string;
+            /** @example 2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21 */
+            request_id: string;
+        };
+        ClaimDecisionDto: {
+            /**
+             * @example approve
+             * @enum {string}
+             */
+            decision: "approve" | "reject";
+            /** @example Receipt matches the merchant and amount. */
+            note?: string | null;
+        };
+        ClaimDto: {
+            /**
+             * @description First 4 + **** + last 4
+             * @example chk_****2543
+             */
+            cardholder_token_masked: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:15:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description null while pending_review
+             * @example 2026-11-22T09:15:00.120Z
+             */
+            decided_at: string | null;
+            /**
+             * @description The operator's note with the decision
+             * @example null
+             */
+            decision_note: string | null;
+            /**
+             * Format: uuid
+             * @example 7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b
+             */
+            id: string;
+            /** @example Cardholder called on 2026-11-22; receipt seen. */
+            note: string | null;
+            /**
+             * Format: uuid
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * @description Why a claim was rejected (codes; the vocabulary of simulate plus the claim barriers); empty otherwise
+             * @example []
+             */
+            reasons: ("not_a_purchase" | "historical_transaction" | "cardholder_mismatch" | "awaiting_clearing" | "claim_window_expired" | "holdout" | "not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing")[];
+            /**
+             * Format: uuid
+             * @description approved and rewarded_other_offer: the redemption made; already_rewarded: the one that existed; else null
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string | null;
+            /**
+             * @description Who decided: the rules at once, or an operator; null while pending_review
+             * @example rules
+             * @enum {string|null}
+             */
+            source_of_decision: "rules" | "operator" | null;
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "approved" | "rewarded_other_offer" | "already_rewarded" | "rejected" | "pending_review";
+            /** @example txn-2026-11-21-000123 */
+            transaction_ref: string;
+        };
+        ClaimPageDto: {
+            data: components["schemas"]["ClaimDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        ClaimResolvedEventDto: {
+            /**
+             * @description First 4 + **** + last 4
+             * @example chk_****2543
+             */
+            cardholder_token_masked: string;
+            /**
+             * Format: uuid
+             * @example 7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b
+             */
+            claim_id: string;
+            /**
+             * @example claim.resolved
+             * @enum {string}
+             */
+            event: "claim.resolved";
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * @description Why it was rejected (codes)
+             * @example []
+             */
+            reasons: string[];
+            /**
+             * Format: uuid
+             * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            redemption_id: string | null;
+            /**
+             * @description The claim's status after the operator's decision
+             * @example approved
+             * @enum {string}
+             */
+            status: "approved" | "rewarded_other_offer" | "already_rewarded" | "rejected";
+            /** @example txn-2026-11-21-000123 */
+            transaction_ref: string;
+        };
         ClientCertificateDto: {
             /** @example 2027-11-21T00:00:00.000Z */
             expires_at: string;
@@ -1883,7 +2251,7 @@ export interface components {
              *       "reporting"
              *     ]
              */
-            scopes?: ("offers" | "transactions" | "reporting" | "privacy")[] | null;
+            scopes?: ("offers" | "transactions" | "reporting" | "privacy" | "claims")[] | null;
         };
         CreateCardholderSessionDto: {
             /**
@@ -1924,6 +2292,7 @@ export interface components {
             /**
              * @example {
              *       "authorization_expiry_days": 7,
+             *       "claim_window_days": 90,
              *       "max_active_offers": 10,
              *       "reward_on": "authorization",
              *       "service_share_rate": 0.5,
@@ -1945,6 +2314,12 @@ export interface components {
                  * @example 7
                  */
                 authorization_expiry_days: number | null;
+                /**
+                 * @description Days after its transacted_at a purchase may be claimed for a missing reward (later: `claim_window_expired`)
+                 * @default 90
+                 * @example 90
+                 */
+                claim_window_days: number | null;
                 /**
                  * @default 10
                  * @example 10
@@ -1997,12 +2372,18 @@ export interface components {
             } | null;
             /**
              * @example {
+             *       "claims": 600,
              *       "offers": 6000,
              *       "reporting": 60,
              *       "transactions": 6000
              *     }
              */
             rate_limits?: {
+                /**
+                 * @description Requests per minute per key for the claims endpoints
+                 * @example 600
+                 */
+                claims?: number | null;
                 /**
                  * @description Requests per minute per key for the offers endpoints
                  * @example 6000
@@ -2731,6 +3112,63 @@ export interface components {
              */
             total: number;
         };
+        FileClaimDto: {
+            /**
+             * @description The cardholder the reward is missing for (the opaque token, never personal data)
+             * @example chk_8f14e45fceea167a5a36dedd4bea2543
+             */
+            cardholder_token: string;
+            /** @example Cardholder called on 2026-11-22; receipt seen. */
+            note?: string | null;
+            /**
+             * Format: uuid
+             * @description The offer the reward is claimed under
+             * @example 0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c
+             */
+            offer_id: string;
+            /**
+             * @description Only used when the transaction_ref is not stored: the purchase is judged on it (`pending_review` for an operator, or `rejected`)
+             * @example {
+             *       "amount": 42.9,
+             *       "currency": "USD",
+             *       "merchant_identifier": "CA-000123456",
+             *       "merchant_identifier_type": "card_acceptor",
+             *       "transacted_at": "2026-11-20T18:42:00Z"
+             *     }
+             */
+            purchase?: {
+                /**
+                 * @description Major units, as a transaction event carries it
+                 * @example 42.9
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217, as in a posted transaction
+                 * @example USD
+                 */
+                currency?: string | null;
+                /**
+                 * @description The card acceptor id (or other identifier) of the merchant
+                 * @example CA-000123456
+                 */
+                merchant_identifier: string;
+                /**
+                 * @example card_acceptor
+                 * @enum {string|null}
+                 */
+                merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
+                /**
+                 * @description ISO 8601 with a zone
+                 * @example 2026-11-20T18:42:00Z
+                 */
+                transacted_at: string;
+            } | null;
+            /**
+             * @description The purchase's transaction_ref
+             * @example txn-2026-11-21-000123
+             */
+            transaction_ref: string;
+        };
         FunnelDataDto: {
             /**
              * @description Enrollments with status added
@@ -3309,7 +3747,7 @@ export interface components {
              *       "transactions"
              *     ]
              */
-            scopes: ("offers" | "transactions" | "reporting" | "privacy")[];
+            scopes: ("offers" | "transactions" | "reporting" | "privacy" | "claims")[];
             /**
              * @description `expiring_soon`: expires within 14 days
              * @example active
@@ -3340,7 +3778,7 @@ export interface components {
              *       "transactions"
              *     ]
              */
-            scopes: ("offers" | "transactions" | "reporting" | "privacy")[];
+            scopes: ("offers" | "transactions" | "reporting" | "privacy" | "claims")[];
         };
         PortalIssuedApiKeyDto: {
             /** @example 2026-11-21T10:00:00.000Z */
@@ -3364,7 +3802,7 @@ export interface components {
              *       "transactions"
              *     ]
              */
-            scopes: ("offers" | "transactions" | "reporting" | "privacy")[];
+            scopes: ("offers" | "transactions" | "reporting" | "privacy" | "claims")[];
         };
         PortalOfferDto: {
             /** @example USD */
@@ -3462,6 +3900,8 @@ export interface components {
              * @example 7
              */
             authorization_expiry_days?: number;
+            /** @example 90 */
+            claim_window_days: number;
             /** @example 10 */
             max_active_offers: number;
             /**
@@ -3498,6 +3938,12 @@ export interface components {
              * @example 7
              */
             authorization_expiry_days: number | null;
+            /**
+             * @description Days after its transacted_at a purchase may be claimed for a missing reward (later: `claim_window_expired`)
+             * @default 90
+             * @example 90
+             */
+            claim_window_days: number | null;
             /**
              * @default 10
              * @example 10
@@ -3547,6 +3993,33 @@ export interface components {
              * @example 20
              */
             widget_feed_limit: number | null;
+        };
+        PurchaseEvidenceDto: {
+            /**
+             * @description Major units, as a transaction event carries it
+             * @example 42.9
+             */
+            amount: number;
+            /**
+             * @description ISO 4217, as in a posted transaction
+             * @example USD
+             */
+            currency?: string | null;
+            /**
+             * @description The card acceptor id (or other identifier) of the merchant
+             * @example CA-000123456
+             */
+            merchant_identifier: string;
+            /**
+             * @example card_acceptor
+             * @enum {string|null}
+             */
+            merchant_identifier_type?: "card_acceptor" | "pix_key" | "upi_vpa" | "codi" | "psp_merchant_id" | null;
+            /**
+             * @description ISO 8601 with a zone
+             * @example 2026-11-20T18:42:00Z
+             */
+            transacted_at: string;
         };
         QualificationDto: {
             /**
@@ -3615,6 +4088,11 @@ export interface components {
             } | null;
         };
         RateLimitsDto: {
+            /**
+             * @description Requests per minute per key for the claims endpoints
+             * @example 600
+             */
+            claims?: number | null;
             /**
              * @description Requests per minute per key for the offers endpoints
              * @example 6000
@@ -3890,7 +4368,7 @@ export interface components {
              *       "redemption.settled"
              *     ]
              */
-            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved")[];
             /**
              * @description First failed attempt since the last success (null while attempts succeed)
              * @example null
@@ -4852,6 +5330,58 @@ export interface components {
              */
             transaction_type?: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal" | null;
         };
+        TransactionLookupDto: {
+            /**
+             * Format: uuid
+             * @example 5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b
+             */
+            id: string;
+            /**
+             * @description The merchant matching resolved; null until resolved
+             * @example {
+             *       "id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+             *       "name": "Corner Grocer"
+             *     }
+             */
+            merchant: {
+                /**
+                 * Format: uuid
+                 * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @example Corner Grocer */
+                name: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:02.120Z
+             */
+            received_at: string;
+            /**
+             * Format: uuid
+             * @description The purchase's redemption, whatever its status; null when none
+             * @example null
+             */
+            redemption_id: string | null;
+            /**
+             * @description `received` until matching has run; then `matched`, `unmatched`, `merchant_unresolved` or `match_failed`
+             * @example unmatched
+             * @enum {string}
+             */
+            status: "received" | "matched" | "unmatched" | "merchant_unresolved" | "match_failed";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:00.000Z
+             */
+            transacted_at: string;
+            /** @example txn-2026-11-21-000042 */
+            transaction_ref: string;
+            /**
+             * @example purchase
+             * @enum {string}
+             */
+            transaction_type: "purchase" | "refund" | "authorization" | "clearing" | "authorization_reversal";
+        };
         UnreadCountDto: {
             /** @example 2 */
             unread_count: number;
@@ -4869,7 +5399,7 @@ export interface components {
              *       "redemption.settled"
              *     ]
              */
-            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved")[];
         };
         UpdateInstitutionDto: {
             /** @example Demo Bank S.A. */
@@ -4882,6 +5412,7 @@ export interface components {
             /**
              * @example {
              *       "authorization_expiry_days": 7,
+             *       "claim_window_days": 90,
              *       "max_active_offers": 10,
              *       "reward_on": "authorization",
              *       "service_share_rate": 0.5,
@@ -4903,6 +5434,12 @@ export interface components {
                  * @example 7
                  */
                 authorization_expiry_days: number | null;
+                /**
+                 * @description Days after its transacted_at a purchase may be claimed for a missing reward (later: `claim_window_expired`)
+                 * @default 90
+                 * @example 90
+                 */
+                claim_window_days: number | null;
                 /**
                  * @default 10
                  * @example 10
@@ -4956,12 +5493,18 @@ export interface components {
             /**
              * @description Replaces the overrides; {} clears them
              * @example {
+             *       "claims": 600,
              *       "offers": 6000,
              *       "reporting": 60,
              *       "transactions": 6000
              *     }
              */
             rate_limits?: {
+                /**
+                 * @description Requests per minute per key for the claims endpoints
+                 * @example 600
+                 */
+                claims?: number | null;
                 /**
                  * @description Requests per minute per key for the offers endpoints
                  * @example 6000
@@ -5432,7 +5975,7 @@ export interface components {
              * @example redemption.completed
              * @enum {string}
              */
-            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
+            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test" | "claim.resolved";
             /**
              * @description Also sent as X-Service-Delivery-Id on every attempt and redelivery
              * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
@@ -5494,7 +6037,7 @@ export interface components {
              * @example redemption.completed
              * @enum {string}
              */
-            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
+            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test" | "claim.resolved";
             /**
              * @description Also sent as X-Service-Delivery-Id on every attempt and redelivery
              * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
@@ -5593,7 +6136,7 @@ export interface components {
              *       "redemption.settled"
              *     ]
              */
-            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled")[];
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved")[];
             /**
              * @description First failed attempt since the last success (null while attempts succeed)
              * @example null
@@ -5733,6 +6276,175 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListClaims: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Only claims in this status Example: `pending_review`. */
+                status?: "approved" | "rewarded_other_offer" | "already_rewarded" | "rejected" | "pending_review";
+                /** @description Only this institution's claims Example: `5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11`. */
+                institution_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminClaimPageDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminDecideClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimDecisionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminClaimDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description No such claim (`claim_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "claim_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The claim is no longer pending_review (`claim_decided`), or the rules refuse the reward (the rule's code: `budget_exhausted`, `redemption_limit_reached`, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimConflictDto"];
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     adminListInstitutions: {
         parameters: {
             query?: {
@@ -8419,6 +9131,544 @@ export interface operations {
             };
         };
     };
+    listClaims: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Only claims in this status Example: `pending_review`. */
+                status?: "approved" | "rewarded_other_offer" | "already_rewarded" | "rejected" | "pending_review";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimPageDto"];
+                };
+            };
+            /** @description A field is missing or invalid, including the purchase evidence by the rules of a posted transaction (`validation_failed`), a token is personal data (`pii_rejected`), a bad cursor */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    fileClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FileClaimDto"];
+            };
+        };
+        responses: {
+            /** @description The same (offer, transaction_ref) was claimed before: that claim */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cardholder_token_masked": "chk_****2543",
+                     *       "created_at": "2026-11-22T09:15:00.000Z",
+                     *       "decided_at": "2026-11-22T09:15:00.120Z",
+                     *       "decision_note": null,
+                     *       "id": "7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b",
+                     *       "note": null,
+                     *       "offer_id": "0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c",
+                     *       "reasons": [],
+                     *       "redemption_id": "9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "source_of_decision": "rules",
+                     *       "status": "approved",
+                     *       "transaction_ref": "txn-2026-11-21-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimDto"];
+                };
+            };
+            /** @description A new claim, whatever its outcome */
+            201: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cardholder_token_masked": "chk_****2543",
+                     *       "created_at": "2026-11-22T09:15:00.000Z",
+                     *       "decided_at": "2026-11-22T09:15:00.120Z",
+                     *       "decision_note": null,
+                     *       "id": "7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b",
+                     *       "note": null,
+                     *       "offer_id": "0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c",
+                     *       "reasons": [],
+                     *       "redemption_id": "9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "source_of_decision": "rules",
+                     *       "status": "approved",
+                     *       "transaction_ref": "txn-2026-11-21-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimDto"];
+                };
+            };
+            /** @description A field is missing or invalid, including the purchase evidence by the rules of a posted transaction (`validation_failed`), a token is personal data (`pii_rejected`), a bad cursor */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description Unknown offer, or one not offered to your institution (`offer_not_found`); nothing is stored */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "offer_not_found",
+                     *       "message": "No such offer, or it is not offered to this institution.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The transaction_ref is not stored and no `purchase` evidence was sent (`transaction_not_found`); nothing is stored */
+            422: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "transaction_not_found",
+                     *       "message": "The transaction_ref is not stored; send the purchase evidence (`purchase`) to claim it.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "purchase" | "transaction_not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cardholder_token_masked": "chk_****2543",
+                     *       "created_at": "2026-11-22T09:15:00.000Z",
+                     *       "decided_at": "2026-11-22T09:15:00.120Z",
+                     *       "decision_note": null,
+                     *       "id": "7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b",
+                     *       "note": null,
+                     *       "offer_id": "0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c",
+                     *       "reasons": [],
+                     *       "redemption_id": "9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "source_of_decision": "rules",
+                     *       "status": "approved",
+                     *       "transaction_ref": "txn-2026-11-21-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimDto"];
+                };
+            };
+            /** @description A field is missing or invalid, including the purchase evidence by the rules of a posted transaction (`validation_failed`), a token is personal data (`pii_rejected`), a bad cursor */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description No such claim, or another institution's (`claim_not_found`) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "claim_not_found",
+                     *       "message": "No such claim, or another institution's.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "claim_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -10609,6 +11859,170 @@ export interface operations {
             };
         };
     };
+    getTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As sent with the transaction, percent-encoded */
+                transaction_ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Sent when the request used the earlier payload shape (`transaction_id`, `timestamp`): the date the shape was deprecated (RFC 9745). The shape stays accepted; see the versioning policy. */
+                    Deprecation?: string;
+                    /** @description With Deprecation: where the deprecation policy is described (`rel="deprecation"`). */
+                    Link?: string;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b",
+                     *       "merchant": {
+                     *         "id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+                     *         "name": "Corner Grocer"
+                     *       },
+                     *       "received_at": "2026-11-21T14:03:02.120Z",
+                     *       "redemption_id": "9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "status": "matched",
+                     *       "transacted_at": "2026-11-21T14:03:00.000Z",
+                     *       "transaction_ref": "txn-2026-11-21-000042",
+                     *       "transaction_type": "purchase"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionLookupDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or unknown API key (`unauthorized`, `invalid_token`) */
+            401: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description Key revoked (`token_revoked`), expired (`token_expired`, message `Token expired`), without the scope (`insufficient_scope`), or its institution suspended (`institution_suspended`) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "insufficient_scope" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+            /** @description Never sent, or removed by retention (`transaction_not_found`) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "transaction_not_found",
+                     *       "message": "No transaction with this transaction_ref (never sent, or removed by retention).",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "transaction_not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per minute for this key and scope group. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -11079,6 +12493,298 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    portalListClaims: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Only claims in this status Example: `pending_review`. */
+                status?: "approved" | "rewarded_other_offer" | "already_rewarded" | "rejected" | "pending_review";
+            };
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimPageDto"];
+                };
+            };
+            /** @description A field or the purchase evidence is invalid (`validation_failed`, `pii_rejected`), or a bad cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    portalFileClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FileClaimDto"];
+            };
+        };
+        responses: {
+            /** @description Claimed before: that claim */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimDto"];
+                };
+            };
+            /** @description A new claim */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimDto"];
+                };
+            };
+            /** @description A field or the purchase evidence is invalid (`validation_failed`, `pii_rejected`), or a bad cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown offer, or not offered to the institution (`offer_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Not stored and no purchase evidence (`transaction_not_found`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "transaction_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    portalGetClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required on every write (from login or GET /portal/api/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimDto"];
+                };
+            };
+            /** @description A field or the purchase evidence is invalid (`validation_failed`, `pii_rejected`), or a bad cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "pii_rejected" | "validation_failed";
+                    };
+                };
+            };
+            /** @description No session (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `csrf_failed`, or `forbidden` when the role cannot do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden";
+                    };
+                };
+            };
+            /** @description No such claim, or another institution's (`claim_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "claim_not_found" | "not_found";
                     };
                 };
             };
@@ -12797,7 +14503,7 @@ export interface operations {
                 /** @description Example: `failed`. */
                 status?: "pending" | "delivered" | "failed" | "skipped";
                 /** @description Example: `redemption.completed`. */
-                event?: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test";
+                event?: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test" | "claim.resolved";
                 /** @description A delivery id (X-Service-Delivery-Id) Example: `3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11`. */
                 id?: string;
                 /** @description Example: `9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e`. */

@@ -38,3 +38,6 @@ export * from './privacy/privacy-core.module';
 export * from './privacy/erasure.repository';
 export * from './privacy/cardholder-erasure.service';
 export * from './privacy/redis-job-scrubber';
+export * from './claims/claims-core.module';
+export * from './claims/claims.service';
+export type { ClaimRow } from './claims/claims.repository';

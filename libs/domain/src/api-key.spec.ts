@@ -47,6 +47,12 @@ describe('api keys', () => {
     expect(mayGrantScopes('developer', ['offers', 'reporting'])).toBe(true);
   });
 
+  it('never imply claims: a key holds it only when it names it', () => {
+    expect(effectiveScopes(null)).not.toContain('claims');
+    expect(effectiveScopes(['offers', 'transactions', 'reporting'])).not.toContain('claims');
+    expect(effectiveScopes(['claims', 'transactions'])).toEqual(['transactions', 'claims']);
+  });
+
   it('expire one year later by default', () => {
     expect(defaultKeyExpiry(new Date('2026-11-21T10:00:00Z')).toISOString()).toBe(
       '2027-11-21T10:00:00.000Z',

@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'crypto';
 
 /** Recognizable prefix so secret scanners can find leaked keys. */
 export const API_KEY_PREFIX = 'plo_live_';
-export const SCOPES = ['offers', 'transactions', 'reporting', 'privacy'] as const;
+export const SCOPES = ['offers', 'transactions', 'reporting', 'privacy', 'claims'] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * The published scopes: what a key made without a scope list holds, and what a new key gets by
- * default. Every other scope is granted by name only, never implied.
+ * default. Every other scope (`privacy`, `claims`) is granted by name only, never implied.
  */
 export const IMPLIED_SCOPES: readonly Scope[] = ['offers', 'transactions', 'reporting'];
 /**

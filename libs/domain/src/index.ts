@@ -47,3 +47,4 @@ export * from './lift';
 export * from './statements';
 export * from './statement-file';
 export * from './partitions';
+export * from './claims';

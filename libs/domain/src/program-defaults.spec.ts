@@ -19,6 +19,7 @@ describe('program defaults', () => {
       widgetFeedLimit: 20,
       serviceShareRate: '0.5',
       settlementHoldDays: 30,
+      claimWindowDays: 90,
     });
   });
 });

@@ -13,4 +13,6 @@ export const PROGRAM_DEFAULTS = {
   /** The service's share of a merchant fee, as decimal text (exact arithmetic in applyRate). */
   serviceShareRate: '0.5',
   settlementHoldDays: 30,
+  /** Days after its purchase a claim for a missing reward may be filed (claims.ts). */
+  claimWindowDays: 90,
 } as const;

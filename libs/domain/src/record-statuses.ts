@@ -5,9 +5,16 @@
  * too), webhook-retry.ts (deliveries), matching.ts (transactions and enrollments).
  */
 
-/** How a transaction arrived: a single post, a batch post or a portal CSV upload. */
-export const TRANSACTION_SOURCES = ['api', 'batch', 'csv'] as const;
+/**
+ * How a transaction arrived: a single post, a batch post, a portal CSV upload, or an operator's
+ * approval of a claim's purchase evidence (claims.ts).
+ */
+export const TRANSACTION_SOURCES = ['api', 'batch', 'csv', 'claim'] as const;
 export type TransactionSource = (typeof TRANSACTION_SOURCES)[number];
+
+/** Who made a redemption: matching, or a claim's decision (claims.ts). */
+export const REDEMPTION_SOURCES = ['matching', 'claim'] as const;
+export type RedemptionSource = (typeof REDEMPTION_SOURCES)[number];
 
 /** A transaction: `received` until matching has run, then one of the outcomes. */
 export const TRANSACTION_STATUSES = [

@@ -7,6 +7,7 @@ import { join } from 'path';
 import { Webhook } from 'standardwebhooks';
 import { Script, createContext } from 'vm';
 import {
+  claimResolvedPayload,
   redemptionCompletedPayload,
   redemptionReversedPayload,
   redemptionSettledPayload,
@@ -243,6 +244,19 @@ describe('docs/webhooks.md event schemas', () => {
     'redemption.reversed': redemptionReversedPayload(facts, 1200, at),
     'redemption.settled': redemptionSettledPayload(facts, at),
     'webhook.test': webhookTestPayload(facts.institutionId, at),
+    'claim.resolved': claimResolvedPayload(
+      {
+        claimId: '7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b',
+        institutionId: facts.institutionId,
+        offerId: facts.offerId,
+        transactionRef: 'txn-2026-11-21-000123',
+        status: 'approved',
+        reasons: [],
+        redemptionId: facts.redemptionId,
+        cardholderToken: facts.cardholderToken,
+      },
+      at,
+    ),
   };
   const openapi = JSON.parse(
     readFileSync(join(__dirname, '../../../openapi/openapi.json'), 'utf8'),
@@ -252,6 +266,7 @@ describe('docs/webhooks.md event schemas', () => {
     'redemption.reversed': 'RedemptionReversedEventDto',
     'redemption.settled': 'RedemptionSettledEventDto',
     'webhook.test': 'WebhookTestEventDto',
+    'claim.resolved': 'ClaimResolvedEventDto',
   };
 
   it.each(WEBHOOK_EVENT_TYPES.map((t) => [t]))(

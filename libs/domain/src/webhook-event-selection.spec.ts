@@ -14,6 +14,15 @@ describe('webhook event selection', () => {
     expect(SELECTABLE_EVENT_TYPES).not.toContain('webhook.test');
   });
 
+  it('claim.resolved is chosen by name only (off by default)', () => {
+    expect(SELECTABLE_EVENT_TYPES).toContain('claim.resolved');
+    expect(DEFAULT_EVENT_TYPES).not.toContain('claim.resolved');
+    expect(checkEventSelection(['redemption.completed', 'claim.resolved'], true)).toEqual({
+      ok: true,
+      types: ['redemption.completed', 'claim.resolved'],
+    });
+  });
+
   it('redemption.completed cannot be turned off while a URL is set', () => {
     expect(checkEventSelection(['redemption.reversed'], true)).toMatchObject({
       ok: false,

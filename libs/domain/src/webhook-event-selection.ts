@@ -1,14 +1,15 @@
 import type { WebhookEventType } from './webhook-payloads';
 
 /**
- * Which event types an institution receives. Only redemption events are chosen (a test event is
- * sent when asked for). New institutions receive DEFAULT_EVENT_TYPES; `redemption.completed` (the
+ * Which event types an institution receives. Redemption events and `claim.resolved` are chosen (a
+ * test event is sent when asked for). New institutions receive DEFAULT_EVENT_TYPES; `redemption.completed` (the
  * event that tells them to credit a cardholder) stays on while a webhook URL is set.
  */
 export const SELECTABLE_EVENT_TYPES = [
   'redemption.completed',
   'redemption.reversed',
   'redemption.settled',
+  'claim.resolved',
 ] as const satisfies readonly WebhookEventType[];
 export type SelectableEventType = (typeof SELECTABLE_EVENT_TYPES)[number];
 

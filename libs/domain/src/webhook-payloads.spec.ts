@@ -1,4 +1,5 @@
 import {
+  claimResolvedPayload,
   redemptionCompletedPayload,
   redemptionReversedPayload,
   WEBHOOK_EVENT_TYPES,
@@ -16,13 +17,43 @@ const facts = {
 const at = new Date('2026-11-21T10:00:00.123Z');
 
 describe('webhook payloads', () => {
-  it('the catalog lists the four event types', () => {
+  it('the catalog lists the five event types', () => {
     expect(WEBHOOK_EVENT_TYPES).toEqual([
       'redemption.completed',
       'redemption.reversed',
       'redemption.settled',
       'webhook.test',
+      'claim.resolved',
     ]);
+  });
+
+  it('claim.resolved says what an operator decided, the cardholder masked only', () => {
+    const p = claimResolvedPayload(
+      {
+        claimId: 'claim-1',
+        institutionId: facts.institutionId,
+        offerId: facts.offerId,
+        transactionRef: 'txn-1',
+        status: 'rejected',
+        reasons: ['below_min_spend'],
+        redemptionId: null,
+        cardholderToken: 'chk_8f14e45fceea167a5a36dedd4bea2543',
+      },
+      at,
+    );
+    expect(p).toEqual({
+      event: 'claim.resolved',
+      claim_id: 'claim-1',
+      institution_id: facts.institutionId,
+      offer_id: facts.offerId,
+      transaction_ref: 'txn-1',
+      status: 'rejected',
+      reasons: ['below_min_spend'],
+      redemption_id: null,
+      cardholder_token_masked: 'chk_****2543',
+      occurred_at: at.toISOString(),
+    });
+    expect(JSON.stringify(p)).not.toContain('8f14e45fceea167a5a36dedd4bea2543');
   });
 
   it('redemption.completed carries exactly the published fields, in their order', () => {

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'redemption.reversed',
   'redemption.settled',
   'webhook.test',
+  'claim.resolved',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -76,5 +77,37 @@ export function webhookTestPayload(institutionId: string, occurredAt: Date): Web
     institution_id: institutionId,
     occurred_at: occurredAt.toISOString(),
     message: 'A test event sent from the portal. Nothing to credit.',
+  };
+}
+
+/** What a `claim.resolved` event says about a claim an operator decided (docs/claims.md). */
+export interface ClaimFacts {
+  claimId: string;
+  institutionId: string;
+  offerId: string;
+  transactionRef: string;
+  status: string;
+  reasons: readonly string[];
+  redemptionId: string | null;
+  cardholderToken: string;
+}
+
+/**
+ * An operator decided a `pending_review` claim: its status (`approved`, `rewarded_other_offer`,
+ * `already_rewarded` or `rejected`), reasons and redemption. The cardholder token is masked only:
+ * the bank reads the claim by id for the rest.
+ */
+export function claimResolvedPayload(c: ClaimFacts, occurredAt: Date): WebhookPayload {
+  return {
+    event: 'claim.resolved',
+    claim_id: c.claimId,
+    institution_id: c.institutionId,
+    offer_id: c.offerId,
+    transaction_ref: c.transactionRef,
+    status: c.status,
+    reasons: [...c.reasons],
+    redemption_id: c.redemptionId,
+    cardholder_token_masked: maskToken(c.cardholderToken),
+    occurred_at: occurredAt.toISOString(),
   };
 }

@@ -27,6 +27,7 @@ import {
   PROGRAM_DEFAULTS,
   REWARD_ON,
   SCOPES,
+  CLAIM_WINDOW_DAYS,
   SORT_ORDERS,
 } from '@app/domain';
 import { IsTimestamp, IsTimeZoneName } from '../common/validators';
@@ -122,6 +123,20 @@ export class ProgramSettingsDto {
   @Min(AUTHORIZATION_EXPIRY_DAYS.min)
   @Max(AUTHORIZATION_EXPIRY_DAYS.max)
   authorization_expiry_days?: number;
+
+  @ApiPropertyOptional({
+    example: 90,
+    default: PROGRAM_DEFAULTS.claimWindowDays,
+    minimum: CLAIM_WINDOW_DAYS.min,
+    maximum: CLAIM_WINDOW_DAYS.max,
+    description:
+      'Days after its transacted_at a purchase may be claimed for a missing reward (later: `claim_window_expired`)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(CLAIM_WINDOW_DAYS.min)
+  @Max(CLAIM_WINDOW_DAYS.max)
+  claim_window_days?: number;
 }
 
 export class RateLimitsDto {
@@ -154,6 +169,16 @@ export class RateLimitsDto {
   @Min(1)
   @Max(1_000_000)
   reporting?: number;
+
+  @ApiPropertyOptional({
+    example: 600,
+    description: 'Requests per minute per key for the claims endpoints',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  claims?: number;
 }
 
 export class CreateInstitutionDto {
@@ -236,6 +261,7 @@ export class ProgramDto {
   reward_on?: string;
   @ApiPropertyOptional({ example: 7, description: 'Present once set; absent means 7' })
   authorization_expiry_days?: number;
+  @ApiProperty({ example: 90 }) claim_window_days: number;
 }
 
 export class InstitutionDto {

@@ -15,6 +15,7 @@ export interface ProgramColumns {
   time_zone?: string;
   reward_on?: RewardOn;
   authorization_expiry_days?: number;
+  claim_window_days?: number;
 }
 
 type OptionalProgramColumn = 'time_zone' | 'reward_on' | 'authorization_expiry_days';
@@ -39,7 +40,8 @@ const SELECT = `
                            'max_active_offers', p.max_active_offers, 'widget_feed_limit', p.widget_feed_limit,
                            'service_share_rate', p.service_share_rate::float8,
                            'settlement_hold_days', p.settlement_hold_days, 'time_zone', p.time_zone,
-                           'reward_on', p.reward_on, 'authorization_expiry_days', p.authorization_expiry_days)) AS program`;
+                           'reward_on', p.reward_on, 'authorization_expiry_days', p.authorization_expiry_days,
+                           'claim_window_days', p.claim_window_days)) AS program`;
 const FROM = `FROM institution i JOIN program p ON p.institution_id = i.id`;
 
 /** Every statement over institution, program and portal_user for the operators' API. */
@@ -147,6 +149,7 @@ const PROGRAM_COLUMNS = [
   'time_zone',
   'reward_on',
   'authorization_expiry_days',
+  'claim_window_days',
 ] as const;
 
 /** The present program columns (names from the fixed list above, never from input). */

@@ -101,6 +101,7 @@ function programColumns(p: ProgramSettingsDto): ProgramColumns {
     time_zone: p.time_zone,
     reward_on: p.reward_on as RewardOn | undefined,
     authorization_expiry_days: p.authorization_expiry_days,
+    claim_window_days: p.claim_window_days,
   };
 }
 

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, HttpStatus, Injectable, Logger } from '@
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { effectiveScopes, hashApiKey } from '@app/domain';
+import { effectiveScopes, hashApiKey, Scope } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { ApiKeyCache } from './api-key-cache.service';
 import { ApiKeysRepository, KeyAuthRow } from './api-keys.repository';
@@ -32,7 +32,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<Request>();
     const res = ctx.switchToHttp().getResponse<Response>();
-    const group = this.reflector.getAllAndOverride<RateGroup>(SCOPE_KEY, [
+    const required = this.reflector.getAllAndOverride<RateGroup | readonly Scope[]>(SCOPE_KEY, [
       ctx.getHandler(),
       ctx.getClass(),
     ]);
@@ -58,8 +58,14 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     const scopes = effectiveScopes(key.scopes);
-    if (group !== 'account' && !scopes.includes(group)) {
-      throw ApiError.forbidden('insufficient_scope', `The API key lacks the "${group}" scope.`);
+    const anyOf: readonly RateGroup[] =
+      typeof required === 'string' ? [required] : (required ?? []);
+    const group = anyOf.find((s) => s === 'account' || scopes.includes(s));
+    if (!group) {
+      throw ApiError.forbidden(
+        'insufficient_scope',
+        `The API key lacks the ${anyOf.map((s) => `"${s}"`).join(' or ')} scope.`,
+      );
     }
 
     await this.applyRateLimit(key, group, res);

@@ -14,10 +14,11 @@ export const SCOPE_KEY = 'apiKeyScope';
 export type RateGroup = Scope | 'account';
 
 /**
- * Protects a public route with the Bearer API key, requiring `scope` (or none for `account`),
+ * Protects a public route with the Bearer API key, requiring `scope` (or none for `account`), or
+ * any one of a list of scopes (the request counts in the group of the first one the key holds),
  * and documents the outcomes in Swagger.
  */
-export function ApiKeyAuth(scope: RateGroup) {
+export function ApiKeyAuth(scope: RateGroup | readonly [Scope, ...Scope[]]) {
   return applyDecorators(
     SetMetadata(SCOPE_KEY, scope),
     UseGuards(ApiKeyGuard),

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CsvUploadsRepository } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
+import { ClaimsModule } from '../claims/claims.module';
 import { LiftModule } from '../lift/lift.module';
 import { ReportingModule } from '../reporting/reporting.module';
 import { StatementsModule } from '../statements/statements.module';
 import { CsvUploadsService } from './csv-uploads.service';
 import { PortalActivityController } from './portal-activity.controller';
+import { PortalClaimsController } from './portal-claims.controller';
 import { PortalActivityRepository } from './portal-activity.repository';
 import { PortalDashboardController } from './portal-dashboard.controller';
 import { PortalAuthController } from './portal-auth.controller';
@@ -22,7 +24,14 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
-  imports: [ReportingModule, WebhooksModule, LiftModule, StatementsModule, AuthModule],
+  imports: [
+    ReportingModule,
+    WebhooksModule,
+    LiftModule,
+    StatementsModule,
+    ClaimsModule,
+    AuthModule,
+  ],
   controllers: [
     PortalAuthController,
     PortalKeysController,
@@ -32,6 +41,7 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
     PortalWebhooksController,
     PortalLiftController,
     PortalStatementsController,
+    PortalClaimsController,
   ],
   providers: [
     PortalSessionsService,

@@ -1,11 +1,13 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
   ApiExtraModels,
   ApiForbiddenResponse,
   ApiHeader,
+  ApiNotFoundResponse,
   ApiOkResponse,
+  ApiParam,
   ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiResponse,
@@ -26,6 +28,7 @@ import {
   TransactionBatchDto,
   TransactionDuplicateDto,
   TransactionEventDto,
+  TransactionLookupDto,
 } from './transactions.dto';
 import { TransactionsService } from './transactions.service';
 
@@ -315,5 +318,47 @@ export class TransactionsController {
       { institutionId: key.institutionId, requestId: String(req.id) },
       body,
     );
+  }
+
+  @Get(':transaction_ref')
+  @ApiKeyAuth(['transactions', 'claims'])
+  @ApiOperation({
+    operationId: 'getTransaction',
+    summary: 'Look a stored transaction up by its transaction_ref',
+    description:
+      'For a support desk before it files a claim: whether the purchase arrived, what matching made of it and its redemption. ' +
+      'The reference is percent-encoded in the path. Accepted with the `transactions` or the `claims` scope.',
+  })
+  @ApiParam({
+    name: 'transaction_ref',
+    example: 'txn-2026-11-21-000042',
+    description: 'As sent with the transaction, percent-encoded',
+  })
+  @ApiOkResponse({
+    type: TransactionLookupDto,
+    example: {
+      id: '5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b',
+      transaction_ref: 'txn-2026-11-21-000042',
+      transaction_type: 'purchase',
+      status: 'matched',
+      merchant: { id: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f', name: 'Corner Grocer' },
+      redemption_id: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e',
+      transacted_at: '2026-11-21T14:03:00.000Z',
+      received_at: '2026-11-21T14:03:02.120Z',
+    },
+  })
+  @ApiNotFoundResponse({
+    description: 'Never sent, or removed by retention (`transaction_not_found`)',
+    type: ErrorResponseDto,
+    example: err(
+      'transaction_not_found',
+      'No transaction with this transaction_ref (never sent, or removed by retention).',
+    ),
+  })
+  lookup(
+    @CurrentKey() key: ApiKeyPrincipal,
+    @Param('transaction_ref') transactionRef: string,
+  ): Promise<TransactionLookupDto> {
+    return this.transactions.lookup(key.institutionId, transactionRef);
   }
 }

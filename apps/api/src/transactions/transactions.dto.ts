@@ -5,6 +5,7 @@ import {
   MERCHANT_IDENTIFIER_TYPES,
   NO_MATCH_REASONS,
   REWARD_ON,
+  TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
 } from '@app/domain';
 
@@ -250,6 +251,36 @@ export class BatchResultDto {
 export class SimulatedMerchantDto {
   @ApiProperty({ format: 'uuid', example: '7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f' }) id: string;
   @ApiProperty({ example: 'Corner Grocer' }) name: string;
+}
+
+/** GET /api/v1/transactions/{transaction_ref}: a stored transaction as a support desk sees it. */
+export class TransactionLookupDto {
+  @ApiProperty({ format: 'uuid', example: '5b1e3f0a-7c2d-4e8f-9a6b-1c2d3e4f5a6b' }) id: string;
+  @ApiProperty({ example: 'txn-2026-11-21-000042' }) transaction_ref: string;
+  @ApiProperty({ enum: TRANSACTION_TYPES, example: 'purchase' }) transaction_type: string;
+  @ApiProperty({
+    enum: TRANSACTION_STATUSES,
+    example: 'unmatched',
+    description:
+      '`received` until matching has run; then `matched`, `unmatched`, `merchant_unresolved` or `match_failed`',
+  })
+  status: string;
+  @ApiProperty({
+    type: SimulatedMerchantDto,
+    nullable: true,
+    description: 'The merchant matching resolved; null until resolved',
+  })
+  merchant: SimulatedMerchantDto | null;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    example: null,
+    description: "The purchase's redemption, whatever its status; null when none",
+  })
+  redemption_id: string | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T14:03:00.000Z' }) transacted_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T14:03:02.120Z' }) received_at: string;
 }
 
 /** A goal offer in a simulation: how the purchase would count in the cardholder's open round. */

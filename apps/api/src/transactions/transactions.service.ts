@@ -3,10 +3,12 @@ import { IngestionService, SimulationResult, SimulationService } from '@app/core
 import { FieldError, parseTransactionEvent, TransactionEvent } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { piiRejected } from '../common/pii';
+import { TransactionLookupRepository } from './transaction-lookup.repository';
 import {
   BatchResultDto,
   TransactionAcceptedDto,
   TransactionDuplicateDto,
+  TransactionLookupDto,
 } from './transactions.dto';
 
 export const MAX_BATCH = 1_000;
@@ -22,7 +24,28 @@ export class TransactionsService {
   constructor(
     private readonly ingestion: IngestionService,
     private readonly simulation: SimulationService,
+    private readonly lookups: TransactionLookupRepository,
   ) {}
+
+  /** A stored transaction by its reference, else 404 transaction_not_found (never sent, or removed). */
+  async lookup(institutionId: string, transactionRef: string): Promise<TransactionLookupDto> {
+    const t = await this.lookups.byRef(institutionId, transactionRef);
+    if (!t)
+      throw ApiError.notFound(
+        'transaction_not_found',
+        'No transaction with this transaction_ref (never sent, or removed by retention).',
+      );
+    return {
+      id: t.id,
+      transaction_ref: t.transaction_ref,
+      transaction_type: t.kind,
+      status: t.status,
+      merchant: t.merchant_id ? { id: t.merchant_id, name: t.merchant_name! } : null,
+      redemption_id: t.redemption_id,
+      transacted_at: t.transacted_at.toISOString(),
+      received_at: t.received_at.toISOString(),
+    };
+  }
 
   /** 202 accepted (new) or 200 duplicate (the id first stored under this transaction_ref). */
   async submit(

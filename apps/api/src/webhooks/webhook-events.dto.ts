@@ -62,11 +62,42 @@ export class WebhookTestEventDto {
   message: string;
 }
 
+export class ClaimResolvedEventDto {
+  @ApiProperty({ enum: ['claim.resolved'], example: 'claim.resolved' }) event: 'claim.resolved';
+  @ApiProperty({ format: 'uuid', example: '7c2e9a14-3b5d-4f6e-8a1b-2c3d4e5f6a7b' })
+  claim_id: string;
+  @ApiProperty({ format: 'uuid', example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' })
+  institution_id: string;
+  @ApiProperty({ format: 'uuid', example: '0e4c2b1a-7d6f-4e5a-9b8c-1d2e3f4a5b6c' })
+  offer_id: string;
+  @ApiProperty({ example: 'txn-2026-11-21-000123' }) transaction_ref: string;
+  @ApiProperty({
+    enum: ['approved', 'rewarded_other_offer', 'already_rewarded', 'rejected'],
+    example: 'approved',
+    description: "The claim's status after the operator's decision",
+  })
+  status: string;
+  @ApiProperty({ type: [String], example: [], description: 'Why it was rejected (codes)' })
+  reasons: string[];
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    example: '9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e',
+  })
+  redemption_id: string | null;
+  @ApiProperty({ example: 'chk_****2543', description: 'First 4 + **** + last 4' })
+  cardholder_token_masked: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:00:00.123Z' })
+  occurred_at: string;
+}
+
 export const WEBHOOK_EVENT_MODELS = [
   RedemptionCompletedEventDto,
   RedemptionReversedEventDto,
   RedemptionSettledEventDto,
   WebhookTestEventDto,
+  ClaimResolvedEventDto,
 ];
 
 export class UpdateEventTypesDto {

@@ -114,12 +114,28 @@ export class IngestionService implements OnModuleDestroy {
       else duplicates.push(toInsert[n]);
     });
     duplicates.sort((a, b) => a - b);
+    const stored = ids
+      .map((id, n) => (id === null ? { institutionId, event: events[toInsert[n]]! } : null))
+      .filter((r): r is NewTransaction => r !== null);
+    if (stored.length) await this.noteClaimedDuplicates(stored);
     if (!options.history) this.toMatch.add(newIds, requestId);
     const count = ingestedTransactions();
     count.inc({ source, result: 'accepted' }, accepted.length);
     count.inc({ source, result: 'duplicate' }, duplicates.length);
     count.inc({ source, result: 'failed' }, failed.length);
     return { accepted, duplicates, failed };
+  }
+
+  /**
+   * A duplicate of a reference an approved claim stored raises an inbox message when it differs
+   * (TransactionStore.noteClaimedDuplicates). It never fails the post: the duplicate is answered.
+   */
+  private async noteClaimedDuplicates(rows: NewTransaction[]): Promise<void> {
+    try {
+      await this.store.noteClaimedDuplicates(rows);
+    } catch (e) {
+      this.logger.warn({ err: (e as Error).message }, 'could not check duplicates against claims');
+    }
   }
 
   /**
@@ -174,6 +190,7 @@ export class IngestionService implements OnModuleDestroy {
         missing.push({ institutionId: it.institutionId, transactionRef: it.event.transactionRef });
     });
     const originals = await this.store.findIds(missing);
+    if (missing.length) await this.noteClaimedDuplicates(unique.filter((_, n) => !ids[n]));
     this.toMatch.add(newIds, items[0]?.requestId);
     ingestedTransactions().inc({ source: 'api', result: 'accepted' }, newIds.length);
     ingestedTransactions().inc(

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { TransactionSource } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
+import { CLAIM_MESSAGES } from '../claims/claim-messages';
 
 /** A validated event and the institution it belongs to (always the API key's or the upload's). */
 export interface NewTransaction {
@@ -57,12 +58,13 @@ export class TransactionStore {
 
   /**
    * Inserts the rows (which must not repeat an (institution, ref) among themselves) and returns,
-   * per row, the new id or null when the reference was already stored. Committed on return.
+   * per row, the new id or null when the reference was already stored. Committed on return,
+   * or with the caller's transaction `within` (a claim's approval stores its purchase so).
    */
   async insert(
     rows: readonly NewTransaction[],
     source: TransactionSource,
-    options: { history?: boolean } = {},
+    options: { history?: boolean; within?: EntityManager } = {},
   ): Promise<(string | null)[]> {
     if (!rows.length) return [];
     const cols: unknown[][] = Array.from({ length: 17 }, () => new Array(rows.length));
@@ -85,10 +87,41 @@ export class TransactionStore {
       cols[15][i] = e.originalTransactionRef;
       cols[16][i] = e.channel ?? null;
     });
-    const inserted: { id: string; institution_id: string; transaction_ref: string }[] =
-      await this.db.query(options.history ? INSERT_HISTORY_SQL : INSERT_SQL, [...cols, source]);
+    const inserted: { id: string; institution_id: string; transaction_ref: string }[] = await (
+      options.within ?? this.db
+    ).query(options.history ? INSERT_HISTORY_SQL : INSERT_SQL, [...cols, source]);
     const ids = new Map(inserted.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));
     return rows.map((r) => ids.get(key(r.institutionId, r.event.transactionRef)) ?? null);
+  }
+
+  /**
+   * Duplicates of references that an approved claim stored (source `claim`) and that differ from
+   * it in amount, merchant identifier or cardholder: one inbox message per such reference
+   * (claims.md). One statement for the given duplicates; the rest are left alone.
+   */
+  async noteClaimedDuplicates(rows: readonly NewTransaction[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.query(
+      `INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
+       SELECT t.institution_id, 'claim.duplicate_differs', $6::text, replace($7::text, '{ref}', t.transaction_ref),
+              'claim.duplicate_differs:' || t.id
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[])
+              AS u(institution_id, transaction_ref, cardholder_token, amount, merchant_identifier)
+         JOIN transaction t ON t.institution_id = u.institution_id AND t.transaction_ref = u.transaction_ref
+        WHERE t.source = 'claim'
+          AND (t.amount <> u.amount OR t.cardholder_token <> u.cardholder_token
+               OR t.merchant_identifier IS DISTINCT FROM u.merchant_identifier)
+       ON CONFLICT (institution_id, dedupe_key) DO NOTHING`,
+      [
+        rows.map((r) => r.institutionId),
+        rows.map((r) => r.event.transactionRef),
+        rows.map((r) => r.event.cardholderToken),
+        rows.map((r) => r.event.amount),
+        rows.map((r) => r.event.merchantIdentifier),
+        CLAIM_MESSAGES.duplicateDiffers.title,
+        CLAIM_MESSAGES.duplicateDiffers.body,
+      ],
+    );
   }
 
   /** The stored ids of (institution, ref) pairs; missing pairs are absent from the map. */

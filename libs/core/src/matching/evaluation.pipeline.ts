@@ -9,6 +9,7 @@ import {
   giveBackAll,
   noDeltas,
   OfferTerms,
+  RedemptionSource,
   ReversedRedemption,
   toPurchasesToMatch,
 } from '@app/domain';
@@ -43,6 +44,8 @@ export interface PipelineRun {
    * (a purchase counts once toward a goal).
    */
   countedOnce?: boolean;
+  /** Write mode: who the redemptions are made for (`claim` for a claim's re-run); default matching. */
+  source?: RedemptionSource;
 }
 
 /** Everything one run decided, for the entry point to answer with (and, in write mode, wrote). */
@@ -225,7 +228,7 @@ export class EvaluationPipeline {
       deltas,
       redemptionIds: new Map(),
     };
-    if (mode.write) await this.write(m, rows, result, offers);
+    if (mode.write) await this.write(m, rows, result, offers, mode.source);
     if (this.reports.listening) this.reports.hear(result);
     return result;
   }
@@ -236,12 +239,20 @@ export class EvaluationPipeline {
     rows: ClaimedRow[],
     r: PipelineResult,
     offers: ReadonlyMap<string, OfferTerms>,
+    source: RedemptionSource = 'matching',
   ): Promise<void> {
     const now = rows[0].now;
     await this.repo.applyEnrollments(m, r.deltas.enrollments);
     await this.goals.write(m, r.goalRefunds.plan, r.allocation);
     const byId = new Map(rows.map((c) => [c.id, c]));
-    for (const x of await this.writer.insert(m, r.allocation.redemptions, byId, offers, now))
+    for (const x of await this.writer.insert(
+      m,
+      r.allocation.redemptions,
+      byId,
+      offers,
+      now,
+      source,
+    ))
       r.redemptionIds.set(x.transactionId, x.id);
     await this.writer.reverse(m, r.reversals, now);
     if (r.lifecycle.chains.length)

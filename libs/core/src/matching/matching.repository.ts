@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
 import { PURCHASE_KINDS } from '@app/domain';
 import type {
+  RedemptionSource,
   LifecycleKind,
   MatchingEnrollment,
   NewRedemption,
@@ -446,7 +447,11 @@ export class MatchingRepository {
    * Redemptions and their settlement entries (pending), in one statement: the entry reads the ids
    * the redemption insert returns.
    */
-  async insertRedemptions(m: EntityManager, rows: NewRedemption[]): Promise<void> {
+  async insertRedemptions(
+    m: EntityManager,
+    rows: NewRedemption[],
+    source: RedemptionSource = 'matching',
+  ): Promise<void> {
     if (!rows.length) return;
     await m.query(
       `WITH d AS (
@@ -458,9 +463,10 @@ export class MatchingRepository {
        ), r AS (
          INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
-                                 institution_payout_amount, goal_round, goal_target)
+                                 institution_payout_amount, goal_round, goal_target, source)
          SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
-                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round, goal_target
+                cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round, goal_target,
+                $16::text
            FROM d
          RETURNING id
        )
@@ -485,6 +491,7 @@ export class MatchingRepository {
         rows.map((r) => r.institutionPayout),
         rows.map((r) => r.goalRound),
         rows.map((r) => r.goalTarget),
+        source,
       ],
     );
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { EvaluatedOffer, giveBackAll, noDeltas, sourcesOf } from '@app/domain';
+import { DataSource, EntityManager } from 'typeorm';
+import { EvaluatedOffer, giveBackAll, noDeltas, RedemptionSource, sourcesOf } from '@app/domain';
 import { CardLifecyclePlanner } from './card-lifecycle.planner';
 import { EvaluationPipeline, reversedRedemption } from './evaluation.pipeline';
 import { MatchingRepository } from './matching.repository';
@@ -44,6 +44,17 @@ export interface StoredMatch {
   } | null;
   /** Every offer the purchase was evaluated against, outcome and reasons (simulate's vocabulary). */
   evaluations: EvaluatedOffer[];
+}
+
+/** How a stored transaction is run again. */
+export interface StoredRun {
+  /**
+   * The caller's transaction (a claim records its decision in the same one); without it the
+   * re-run opens and commits its own.
+   */
+  within?: EntityManager;
+  /** Who the redemption is made for: `claim` for a claim's decision; default matching. */
+  source?: RedemptionSource;
 }
 
 /**
@@ -128,19 +139,21 @@ export class MatchingService {
    * committed before this returns. A row still `received` is simply matched (the queued job then
    * finds nothing to do). A transaction that already has a live redemption (itself, or its card
    * chain's rewarded record) is not evaluated (`alreadyRewarded`). Goal offers the transaction
-   * already counted toward are not evaluated again (a purchase counts once).
+   * already counted toward are not evaluated again (a purchase counts once). With `within`, all of
+   * it happens in the caller's transaction (committed with it).
    */
-  async rematchStored(transactionId: string): Promise<StoredMatch> {
-    return this.db.transaction(async (m) => {
+  async rematchStored(transactionId: string, opts: StoredRun = {}): Promise<StoredMatch> {
+    const run = async (m: EntityManager): Promise<StoredMatch> => {
       const row = await this.repo.stored(m, transactionId);
       if (!row) return { status: null, alreadyRewarded: null, redemption: null, evaluations: [] };
-      const live = await this.repo.liveRedemptionOfRecord(m, row.id, sourcesOf('reversed'));
+      const live = await this.liveRedemption(m, row.id);
       if (live)
         return { status: row.status, alreadyRewarded: live, redemption: null, evaluations: [] };
       const r = await this.pipeline.run(m, [row], {
         write: true,
         explain: true,
         countedOnce: true,
+        source: opts.source,
       });
       const made = r.allocation.redemptions.find((a) => a.transactionId === row.id);
       const id = r.redemptionIds.get(row.id);
@@ -159,7 +172,16 @@ export class MatchingService {
             : null,
         evaluations: r.report.get(row.id) ?? [],
       };
-    });
+    };
+    return opts.within ? run(opts.within) : this.db.transaction(run);
+  }
+
+  /**
+   * The live redemption of a stored record or of its card chain (the record is then already
+   * rewarded), read in the caller's transaction; null when there is none.
+   */
+  liveRedemption(m: EntityManager, transactionId: string): Promise<string | null> {
+    return this.repo.liveRedemptionOfRecord(m, transactionId, sourcesOf('reversed'));
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   newRedemption,
   NewRedemption,
   OfferTerms,
+  RedemptionSource,
   reversedFacts,
   sourcesOf,
 } from '@app/domain';
@@ -34,6 +35,7 @@ export class RedemptionWriter {
     claimed: ReadonlyMap<string, ClaimedRow>,
     offers: ReadonlyMap<string, OfferTerms>,
     now: Date,
+    source: RedemptionSource = 'matching',
   ): Promise<NewRedemption[]> {
     if (!redemptions.length) return [];
     const rows = redemptions.map((r) =>
@@ -44,7 +46,7 @@ export class RedemptionWriter {
         offers.get(r.offerId)!.merchantId,
       ),
     );
-    await this.repo.insertRedemptions(m, rows);
+    await this.repo.insertRedemptions(m, rows, source);
     await this.webhooks.redemptionsCompleted(m, rows.map(completedFacts), now);
     return rows;
   }

@@ -121,9 +121,16 @@ export class SimulationService {
     private readonly pipeline: EvaluationPipeline,
   ) {}
 
-  simulate(institutionId: string, event: TransactionEvent): Promise<SimulationResult> {
-    return this.db.transaction(async (m) => {
-      await m.query('SET TRANSACTION READ ONLY');
+  /**
+   * `within`: the caller's transaction (a claim judged on its evidence), in which this run reads
+   * as in its own and writes nothing; without it, a READ ONLY transaction of its own.
+   */
+  simulate(
+    institutionId: string,
+    event: TransactionEvent,
+    within?: EntityManager,
+  ): Promise<SimulationResult> {
+    const run = async (m: EntityManager): Promise<SimulationResult> => {
       const [row, duplicate] = [
         await this.matching.eventRow(m, randomUUID(), institutionId, event),
         await this.repo.isStored(m, institutionId, event.transactionRef),
@@ -147,6 +154,11 @@ export class SimulationService {
         };
       if (isLifecycleKind(event.kind)) return { ...base, ...lifecycle(row, r) };
       return { ...base, ...purchase(r, row.id) };
+    };
+    if (within) return run(within);
+    return this.db.transaction(async (m) => {
+      await m.query('SET TRANSACTION READ ONLY');
+      return run(m);
     });
   }
 

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
+  ClaimFacts,
+  claimResolvedPayload,
   RedemptionFacts,
   redemptionCompletedPayload,
   redemptionReversedPayload,
@@ -56,6 +58,18 @@ export class WebhookEvents {
         payload: redemptionSettledPayload(r, at),
       })),
     );
+  }
+
+  /** A `claim.resolved` delivery (an operator decided a pending_review claim), if chosen. */
+  claimResolved(m: EntityManager, facts: ClaimFacts, at: Date): Promise<string[]> {
+    return this.schedule.insertDeliveries(m, [
+      {
+        institutionId: facts.institutionId,
+        redemptionId: null,
+        event: 'claim.resolved',
+        payload: claimResolvedPayload(facts, at),
+      },
+    ]);
   }
 
   /** A `webhook.test` delivery for this institution (sent whatever event types it chose). */

@@ -8,6 +8,7 @@ import {
 } from './access.entity';
 import { CardholderOffer, GoalContribution } from './cardholder-offer.entity';
 import { DataLifecycleRun, LegalHold } from './data-lifecycle.entity';
+import { Claim } from './claim.entity';
 import {
   EngagementCardholderNumber,
   EngagementEvent,
@@ -38,6 +39,7 @@ import { WidgetSettings } from './widget-settings.entity';
 export * from './access.entity';
 export * from './cardholder-offer.entity';
 export * from './data-lifecycle.entity';
+export * from './claim.entity';
 export * from './engagement.entity';
 export * from './institution.entity';
 export * from './key-derivation.entity';
@@ -76,6 +78,7 @@ export const ENTITIES = [
   StatementBook,
   StatementMovement,
   Statement,
+  Claim,
   ApiKey,
   ApiKeyReminder,
   PortalUser,

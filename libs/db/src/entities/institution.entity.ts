@@ -14,6 +14,7 @@ export interface RateLimitOverrides {
   reporting?: number;
   /** Not settable through the admin API: the privacy routes use the default limit. */
   privacy?: number;
+  claims?: number;
 }
 
 @Entity('institution')

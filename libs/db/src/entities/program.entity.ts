@@ -51,6 +51,9 @@ export class Program {
   /** Days an authorization waits for its clearing before it expires; null = 7. */
   @Column('int', { name: 'authorization_expiry_days', nullable: true })
   authorizationExpiryDays: number | null;
+  /** Days after its purchase a missing reward may be claimed (docs/claims.md). */
+  @Column('int', { name: 'claim_window_days', default: PROGRAM_DEFAULTS.claimWindowDays })
+  claimWindowDays: number;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -35,6 +35,7 @@ import { DataLifecycle1795711516147 } from './1795711516147-data-lifecycle';
 import { EngagementEventPartitions1795711516148 } from './1795711516148-engagement-event-partitions';
 import { WebhookAttemptPartitionColumns1795713071847 } from './1795713071847-webhook-attempt-partition-columns';
 import { CardholderErasure1795713689108 } from './1795713689108-cardholder-erasure';
+import { Claims1795713803388 } from './1795713803388-claims';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   EngagementEventPartitions1795711516148,
   WebhookAttemptPartitionColumns1795713071847,
   CardholderErasure1795713689108,
+  Claims1795713803388,
 ];

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { TransactionStatus, TransactionTypeValue } from '@app/domain';
+
+/** A stored transaction as the lookup answers it. */
+export interface TransactionLookupRow {
+  id: string;
+  transaction_ref: string;
+  kind: TransactionTypeValue;
+  status: TransactionStatus;
+  merchant_id: string | null;
+  merchant_name: string | null;
+  redemption_id: string | null;
+  transacted_at: Date;
+  received_at: Date;
+}
+
+/**
+ * GET /api/v1/transactions/{transaction_ref}: one indexed read (transaction_ref_unique), with the
+ * merchant matching stored on the row and the purchase's redemption (redemption_transaction_unique).
+ */
+@Injectable()
+export class TransactionLookupRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async byRef(
+    institutionId: string,
+    transactionRef: string,
+  ): Promise<TransactionLookupRow | undefined> {
+    const rows: TransactionLookupRow[] = await this.db.query(
+      `SELECT t.id, t.transaction_ref, t.kind, t.status, m.id AS merchant_id, m.name AS merchant_name,
+              r.id AS redemption_id, t.transacted_at, t.received_at
+         FROM transaction t
+         LEFT JOIN merchant m ON m.id = t.merchant_id
+         LEFT JOIN redemption r ON r.transaction_id = t.id
+        WHERE t.institution_id = $1 AND t.transaction_ref = $2`,
+      [institutionId, transactionRef],
+    );
+    return rows[0];
+  }
+}
