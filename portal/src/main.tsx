@@ -26,6 +26,8 @@ const OffersPage = lazy(() => import('./pages/offers').then((m) => ({ default: m
 const StatementsPage = lazy(() =>
   import('./pages/statements').then((m) => ({ default: m.StatementsPage })),
 );
+const ClaimsPage = lazy(() => import('./pages/claims').then((m) => ({ default: m.ClaimsPage })));
+const ClaimPage = lazy(() => import('./pages/claims').then((m) => ({ default: m.ClaimPage })));
 const StatementPage = lazy(() =>
   import('./pages/statements').then((m) => ({ default: m.StatementPage })),
 );
@@ -120,6 +122,7 @@ const NAV: { to: string; label: string; area: Area }[] = [
   { to: '/', label: 'Dashboard', area: 'reporting' },
   { to: '/offers', label: 'Offers', area: 'offers' },
   { to: '/statements', label: 'Statements', area: 'statements' },
+  { to: '/claims', label: 'Claims', area: 'claims' },
   { to: '/keys', label: 'API keys', area: 'keys' },
   { to: '/uploads', label: 'Upload transactions', area: 'uploads' },
   { to: '/webhook', label: 'Webhook', area: 'webhooks' },
@@ -243,6 +246,8 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
             <Route path="/offers/:id" element={only('offers', <LiftPage />)} />
             <Route path="/statements" element={only('statements', <StatementsPage />)} />
             <Route path="/statements/:id" element={only('statements', <StatementPage />)} />
+            <Route path="/claims" element={only('claims', <ClaimsPage />)} />
+            <Route path="/claims/:id" element={only('claims', <ClaimPage />)} />
             <Route
               path="/keys"
               element={only(

@@ -29,6 +29,12 @@ export const keys = {
       ['statements', 'list', { granularity, cursor }] as const,
     one: (id: string) => ['statements', 'one', id] as const,
   },
+  claims: {
+    all: ['claims'] as const,
+    list: (status?: string, cursor?: string) => ['claims', 'list', { status, cursor }] as const,
+    one: (id: string) => ['claims', 'one', id] as const,
+    offers: ['claims', 'offers'] as const,
+  },
   webhook: ['webhook'] as const,
   widget: ['widget'] as const,
   replays: ['webhook-replays'] as const,
@@ -47,6 +53,9 @@ export const keys = {
 };
 
 export type StatementGranularity = 'day' | 'month';
+export type ClaimStatus = NonNullable<
+  operations['portalListClaims']['parameters']['query']
+>['status'];
 
 const DAY = 86_400_000;
 
@@ -140,6 +149,31 @@ export const queries = {
             signal,
           }),
         ),
+    }),
+  claims: (status?: ClaimStatus, cursor?: string) =>
+    queryOptions({
+      queryKey: keys.claims.list(status, cursor),
+      placeholderData: keepPreviousData,
+      queryFn: async ({ signal }) =>
+        ok(
+          await client.GET('/portal/api/claims', {
+            params: { query: { status, limit: 50, cursor } },
+            signal,
+          }),
+        ),
+    }),
+  claim: (id: string) =>
+    queryOptions({
+      queryKey: keys.claims.one(id),
+      queryFn: async ({ signal }) =>
+        ok(await client.GET('/portal/api/claims/{id}', { params: { path: { id } }, signal })),
+    }),
+  /** The offers a claim may name (the institution's offers, first page). */
+  claimableOffers: () =>
+    queryOptions({
+      queryKey: keys.claims.offers,
+      queryFn: async ({ signal }) =>
+        ok(await client.GET('/portal/api/offers', { params: { query: { limit: 200 } }, signal })),
     }),
   statement: (id: string) =>
     queryOptions({

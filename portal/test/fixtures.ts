@@ -290,6 +290,8 @@ const DOC_SHOTS = new Set([
   'webhook-phone',
   'delivery-phone',
   'statements',
+  'claims',
+  'claims-phone',
 ]);
 
 /** A full-page screenshot into test-output/screenshots (and, when asked, the docs' copies). */

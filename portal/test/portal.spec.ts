@@ -992,6 +992,7 @@ test('phone width (390 px): no page scrolls sideways; code and payloads wrap or 
     ],
     ['/widget', 'Widget'],
     ['/statements', 'Statements', () => p.getByTestId('statements-table').waitFor()],
+    ['/claims', 'Claims'],
     ['/inbox', 'Inbox'],
     ['/activity', 'Security activity', () => p.getByRole('row').nth(1).waitFor()],
     ['/no-such-page', 'Page not found'],
@@ -1094,5 +1095,115 @@ test("statements: a day's figures, the offers breakdown and the CSV download; ph
     () => document.documentElement.scrollWidth > window.innerWidth + 1,
   );
   expect(overflow, 'no horizontal scrolling at phone width on the statement').toBe(false);
+  await phone.close();
+});
+
+test('claims: file for a cardholder from the form, read the decision and its reasons in words; phone width', async ({
+  page,
+  bank,
+  browser,
+  baseURL,
+}) => {
+  const auth = bank.integrationKey;
+  const post = (body: Record<string, unknown>) =>
+    must(
+      call('POST', '/api/v1/transactions', {
+        token: auth,
+        body: {
+          card_token: 'tok_card_c',
+          card_acceptor_id: bank.acceptor,
+          amount: 42.5,
+          transacted_at: new Date().toISOString(),
+          ...body,
+        },
+      }),
+      202,
+      'transaction',
+    );
+  // A cardholder who never added the offer: the claim is rejected, with the reason in words.
+  await post({ cardholder_token: 'chk_carla_00001', transaction_ref: 'pos-carla-0001' });
+  // An enrolled cardholder whose purchase never reached the service: pending an operator.
+  await must(
+    call('POST', `/api/v1/offers/${bank.offerId}/add`, {
+      token: auth,
+      body: { cardholder_token: 'chk_diego_00001', card_token: 'tok_card_c' },
+    }),
+    201,
+    'enrollment',
+  );
+  await login(page, bank.admin);
+  await nav(page, 'Claims');
+  await page.getByRole('heading', { name: 'Claims', level: 1 }).waitFor();
+
+  const file = async (cardholder: string, ref: string, evidence?: { amount: string }) => {
+    await page.goto('/portal/claims');
+    await page.getByRole('button', { name: '+ File a claim' }).click();
+    const form = page.getByRole('form', { name: 'File a claim' });
+    await form.getByLabel('Cardholder token').fill(cardholder);
+    await form
+      .getByLabel('Offer')
+      .selectOption({ label: '$5 back at Green Grocer · Green Grocer' });
+    await form.getByLabel('Transaction reference').fill(ref);
+    if (evidence) {
+      await form.getByLabel('The purchase never reached us').check();
+      await form.getByLabel('Amount').fill(evidence.amount);
+      await form.getByLabel('Merchant identifier').fill(bank.acceptor);
+      const when = new Date(Date.now() + 60_000);
+      const local = new Date(when.getTime() - when.getTimezoneOffset() * 60_000)
+        .toISOString()
+        .slice(0, 16);
+      await form.getByLabel('Date and time of the purchase').fill(local);
+    }
+    await form.getByRole('button', { name: 'File the claim' }).click();
+    await page.getByTestId('claim-detail').waitFor();
+  };
+
+  await file('chk_carla_00001', 'pos-carla-0001');
+  const detail = page.getByTestId('claim-detail');
+  await expect(detail).toContainText('Rejected');
+  await expect(page.getByTestId('claim-reasons')).toContainText(
+    'The cardholder had not added the offer.',
+  );
+  await expect(detail).toContainText('The rules, at once');
+
+  await file('chk_diego_00001', 'pos-diego-0001', { amount: '42.50' });
+  await expect(detail).toContainText('Pending review');
+  await expect(detail).toContainText('Waiting for an operator');
+
+  // A bad field is answered in place by the rules of a posted transaction.
+  await page.goto('/portal/claims');
+  await page.getByRole('button', { name: '+ File a claim' }).click();
+  const form = page.getByRole('form', { name: 'File a claim' });
+  await form.getByLabel('Cardholder token').fill('someone@example.com');
+  await form.getByLabel('Offer').selectOption({ label: '$5 back at Green Grocer · Green Grocer' });
+  await form.getByLabel('Transaction reference').fill('pos-x');
+  await form.getByRole('button', { name: 'File the claim' }).click();
+  await expect(form.getByText(/personal data/)).toBeVisible();
+
+  await page.goto('/portal/claims');
+  const table = page.getByTestId('claims-table');
+  await expect(table.getByRole('row')).toHaveCount(3);
+  await expect(table.getByRole('row').nth(1)).toContainText('Pending review');
+  await expect(table.getByRole('row').nth(2)).toContainText('Rejected');
+  await page.getByRole('button', { name: 'Pending review' }).click();
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await page.getByRole('button', { name: 'All' }).click();
+  await expect(table.getByRole('row')).toHaveCount(3);
+  await shot(page, 'claims');
+
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    baseURL,
+  });
+  const p = await phone.newPage();
+  await login(p, bank.admin);
+  await p.goto('/portal/claims');
+  await p.getByTestId('claims-table').waitFor();
+  const overflow = await p.evaluate(
+    () => document.documentElement.scrollWidth > window.innerWidth + 1,
+  );
+  expect(overflow, 'no horizontal scrolling at phone width on the claims list').toBe(false);
+  await shot(p, 'claims-phone');
   await phone.close();
 });

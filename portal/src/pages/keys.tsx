@@ -33,6 +33,11 @@ const SCOPES: { id: Scope; label: string; help: string; adminOnly?: boolean }[] 
     help: "Erase a cardholder's data, or export everything stored about them. Never included unless chosen; give it only to the system that handles data-subject requests",
     adminOnly: true,
   },
+  {
+    id: 'claims',
+    label: 'Claims',
+    help: 'Claims for missing rewards, transaction lookup',
+  },
 ];
 
 function inOneYear(): string {
