@@ -2,7 +2,7 @@
 Object.assign(process.env, { QUEUE_PREFIX: `e2e-claims-${process.pid}` });
 
 import { DataSource } from 'typeorm';
-import { HoldoutKeys, MatchingService } from '@app/core';
+import { CardholderErasureService, HoldoutKeys, MatchingService } from '@app/core';
 import { DAY_MS, inHoldout } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import {
@@ -687,6 +687,42 @@ describe('claims', () => {
         redemption_id: matched.id,
       });
       expect(await redemptionsOf(w, ref)).toHaveLength(1);
+    });
+  });
+
+  describe('erasure', () => {
+    it("erasing a cardholder replaces the token on the claims and in claim.resolved's masked form", async () => {
+      const w = await world({ scopes: [...SCOPES, 'privacy'] });
+      await db.query(
+        `UPDATE institution SET webhook_event_types = array_append(webhook_event_types, 'claim.resolved') WHERE id = $1`,
+        [w.institution.id],
+      );
+      const ch = uniq('chk_erase_');
+      await enroll(w, ch);
+      const pending = await claim(w, {
+        cardholder_token: ch,
+        offer_id: w.offers[0].id,
+        transaction_ref: uniq('ref-'),
+        purchase: evidence(w),
+      });
+      expect((await decide(pending.body.id, 'reject', 'no receipt')).status).toBe(200);
+      const req = await api.http
+        .post('/api/v1/cardholders/erasure')
+        .set('Authorization', w.auth)
+        .send({ cardholder_token: ch });
+      expect(req.status).toBe(202);
+      await api.app.get(CardholderErasureService, { strict: false }).run(req.body.id);
+      const [c] = await db.query(`SELECT cardholder_token FROM claim WHERE id = $1`, [
+        pending.body.id,
+      ]);
+      expect(c.cardholder_token).not.toBe(ch);
+      expect(c.cardholder_token).toMatch(/^erased_/);
+      const [d] = await db.query(
+        `SELECT payload FROM webhook_delivery WHERE institution_id = $1 AND event = 'claim.resolved'`,
+        [w.institution.id],
+      );
+      expect(JSON.stringify(d.payload)).not.toContain(ch.slice(-4));
+      expect(d.payload.cardholder_token_masked).toMatch(/^erased_\*\*\*\*/);
     });
   });
 

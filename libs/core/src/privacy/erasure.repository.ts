@@ -239,6 +239,28 @@ export class ErasureRepository {
   }
 
   /**
+   * Claims for missing rewards (docs/claims.md): the claim's token, and the masked form in the body
+   * of its `claim.resolved` deliveries (webhook_delivery_event_idx). The reference, the offer and
+   * the decision stay.
+   */
+  async claims(m: EntityManager, institutionId: string, r: Replacements): Promise<number> {
+    const [, n]: [unknown, number] = await m.query(
+      `UPDATE claim SET cardholder_token = $3 WHERE institution_id = $1 AND cardholder_token = $2`,
+      [institutionId, r.token, r.pseudonym],
+    );
+    if (n)
+      await m.query(
+        `UPDATE webhook_delivery d
+            SET payload = jsonb_set(d.payload, '{cardholder_token_masked}', to_jsonb($3::text))
+           FROM claim c
+          WHERE c.institution_id = $1 AND c.cardholder_token = $2
+            AND d.institution_id = $1 AND d.event = 'claim.resolved' AND d.payload->>'claim_id' = c.id::text`,
+        [institutionId, r.pseudonym, r.pseudonymMasked],
+      );
+    return n;
+  }
+
+  /**
    * The stored bodies of the deliveries of the cardholder's redemptions (found by the pseudonym
    * they now carry, then webhook_delivery_event_unique), and the record of each attempt (the
    * receiver's answer may quote the body). Run after `redemptions`.
