@@ -6,6 +6,7 @@ import { randomUUID } from 'crypto';
 import { AppConfig } from '@app/config';
 import { HoldoutKeys } from '@app/core';
 import { DAY_MS, holdoutBucket, inHoldout, isPseudonym, maskToken } from '@app/domain';
+import type { Redis } from 'ioredis';
 import { createRedis } from '@app/queue';
 import {
   apiAndWorker,
@@ -67,7 +68,14 @@ describe('cardholder erasure', () => {
 
   afterAll(async () => {
     await receiver.stop();
-    await obliterateQueues(t.api, ['privacy', 'webhooks', 'csv-import', 'erasure-probe']);
+    await obliterateQueues(t.api, ['privacy', 'webhooks', 'csv-import']);
+    const config = t.api.app.get(AppConfig);
+    const probe = new Queue('erasure-probe', {
+      connection: { url: config.redis.url },
+      prefix: config.queuePrefix,
+    });
+    await probe.obliterate({ force: true }).catch(() => undefined);
+    await probe.close();
   });
 
   const get = (path: string, world: World = w) =>
@@ -186,7 +194,9 @@ describe('cardholder erasure', () => {
   /** Every value under the queues' prefix in Redis that holds `needle`. */
   async function redisHolders(needle: string): Promise<string[]> {
     const config = t.api.app.get(AppConfig);
-    const redis = createRedis(config.redisUrl, 'fast', { enableOfflineQueue: true });
+    const redis = createRedis({ url: config.redis.url }, 'fast', {
+      enableOfflineQueue: true,
+    }) as Redis;
     try {
       const found: string[] = [];
       let cursor = '0';
@@ -302,7 +312,7 @@ describe('cardholder erasure', () => {
     // Job data that quotes the token (as a failure message might).
     const config = t.api.app.get(AppConfig);
     const probe = new Queue('erasure-probe', {
-      connection: { url: config.redisUrl },
+      connection: { url: config.redis.url },
       prefix: config.queuePrefix,
     });
     await probe.add('note', { note: `about ${token}` });

@@ -30,11 +30,7 @@ export class PrivacyService implements OnModuleDestroy {
     private readonly repo: ErasureRepository,
     config: AppConfig,
   ) {
-    this.producer = new ProducerQueue<ErasureJob>(
-      QUEUES.privacy,
-      config.redisUrl,
-      config.queuePrefix,
-    );
+    this.producer = new ProducerQueue<ErasureJob>(QUEUES.privacy, config.redis, config.queuePrefix);
   }
 
   async requestErasure(

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
-import { createRedis } from '@app/queue';
+import { createRedis, RedisClient } from '@app/queue';
 
 const SCAN_COUNT = 500;
 
@@ -26,33 +26,41 @@ const holdsAny = (value: string, forms: TextReplacement[]) =>
  */
 @Injectable()
 export class RedisJobScrubber implements OnModuleDestroy {
-  private redis?: Redis;
+  private redis?: RedisClient;
 
   constructor(private readonly config: AppConfig) {}
 
-  private connection(): Redis {
+  /** The servers to scan: the one Redis, or each master of a Redis Cluster (SCAN is per node). */
+  private async nodes(): Promise<Redis[]> {
     // Commands wait for the connection (a worker's first erasure may come before it is up); each
     // fails after one retry while Redis is down, and the erasure's transaction with it.
-    this.redis ??= createRedis(this.config.redisUrl, 'fast', { enableOfflineQueue: true });
-    return this.redis;
+    this.redis ??= createRedis(this.config.redis, 'fast', { enableOfflineQueue: true });
+    if (!(this.redis instanceof Cluster)) return [this.redis];
+    if (this.redis.status !== 'ready')
+      await new Promise<void>((resolve, reject) => {
+        this.redis!.once('ready', resolve);
+        this.redis!.once('error', reject);
+      });
+    return (this.redis as Cluster).nodes('master');
   }
 
   /** Replaces the forms in every job key of the queues; answers how many keys changed. */
   async scrub(forms: TextReplacement[]): Promise<number> {
-    const redis = this.connection();
     let changed = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(
-        cursor,
-        'MATCH',
-        `${this.config.queuePrefix}:*`,
-        'COUNT',
-        SCAN_COUNT,
-      );
-      cursor = next;
-      if (keys.length) changed += await this.scrubKeys(redis, keys, forms);
-    } while (cursor !== '0');
+    for (const redis of await this.nodes()) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${this.config.queuePrefix}:*`,
+          'COUNT',
+          SCAN_COUNT,
+        );
+        cursor = next;
+        if (keys.length) changed += await this.scrubKeys(redis, keys, forms);
+      } while (cursor !== '0');
+    }
     return changed;
   }
 
