@@ -34,6 +34,7 @@ function setUp(
     transactions: count('transactions', 4),
     enrollments: async () => (calls.push('enrollments'), { enrollments: 1, goalProgress: 1 }),
     redemptions: count('redemptions', 2),
+    claims: count('claims', 1),
     webhooks: count('webhooks', 3),
     engagement: count('engagement', 7),
     uploadsWithToken: async () => [
@@ -87,6 +88,7 @@ describe('CardholderErasureService', () => {
       'transactions',
       'enrollments',
       'redemptions',
+      'claims',
       'webhooks',
       'engagement',
       `upload:t,${pseudonym},1`,
@@ -102,6 +104,7 @@ describe('CardholderErasureService', () => {
       enrollments: 1,
       goal_progress: 1,
       redemptions: 2,
+      claims: 1,
       webhook_deliveries: 3,
       engagement_events: 7,
     });

@@ -82,7 +82,7 @@ export class CardholderErasureService {
       erased.enrollments = enrollments;
       erased.goal_progress = goalProgress;
       erased.redemptions = await this.repo.redemptions(m, institutionId, r);
-      await this.repo.claims(m, institutionId, r);
+      erased.claims = await this.repo.claims(m, institutionId, r);
       erased.webhook_deliveries = await this.repo.webhooks(m, institutionId, r);
       erased.engagement_events = await this.repo.engagement(m, institutionId, r);
       const from = Buffer.from(token, 'utf8');

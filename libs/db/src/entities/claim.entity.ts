@@ -21,6 +21,8 @@ import type { Offer } from './offer.entity';
 @Index('claim_list_idx', ['institutionId', 'createdAt', 'id'])
 // The operators' queue: claims by status (pending_review), across institutions.
 @Index('claim_status_idx', ['status', 'createdAt', 'id'])
+// An erasure finds a cardholder's claims (docs/privacy.md).
+@Index('claim_cardholder_idx', ['institutionId', 'cardholderToken'])
 export class Claim {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'institution_id' }) institutionId: string;

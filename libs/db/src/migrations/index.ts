@@ -36,6 +36,7 @@ import { EngagementEventPartitions1795711516148 } from './1795711516148-engageme
 import { WebhookAttemptPartitionColumns1795713071847 } from './1795713071847-webhook-attempt-partition-columns';
 import { CardholderErasure1795713689108 } from './1795713689108-cardholder-erasure';
 import { Claims1795713803388 } from './1795713803388-claims';
+import { ClaimCardholderIndex1795716018753 } from './1795716018753-claim-cardholder-index';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   WebhookAttemptPartitionColumns1795713071847,
   CardholderErasure1795713689108,
   Claims1795713803388,
+  ClaimCardholderIndex1795716018753,
 ];
