@@ -322,6 +322,46 @@ describe('statements', () => {
     ).toBe(closedDay.checksum);
   });
 
+  it('lines page in booked_at order to the microsecond: two movements in one millisecond are both listed, once', async () => {
+    // Ids in the opposite order of their instants: a page order that ties on the millisecond and
+    // falls back to the id would disagree with the cursor (to the microsecond) and skip a line.
+    const x = await createWorld(t.api, { program: { time_zone: 'UTC' } });
+    const day = '2020-01-15';
+    await t.db.query(
+      `INSERT INTO statement_book (institution_id, currency, open_day, time_zone, pending_opening, month_pending_opening)
+       VALUES ($1, 'USD', '2020-01-01', 'UTC', 0, 0)`,
+      [x.institution.id],
+    );
+    const later = '00000000-0000-4000-8000-000000000000';
+    const earlier = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+    for (const [id, at] of [
+      [earlier, `${day} 10:00:00.123400+00`],
+      [later, `${day} 10:00:00.123500+00`],
+    ])
+      await t.db.query(
+        `INSERT INTO statement_movement (id, institution_id, currency, period_day, type, booked_at, amount,
+           settlement_entry_id, redemption_id, offer_id, merchant_id, merchant_name, offer_title, transaction_ref,
+           merchant_funded_amount, service_revenue_amount, institution_payout_amount, source)
+         VALUES ($1, $2, 'USD', $3, 'earned', $4, 100, gen_random_uuid(), gen_random_uuid(), $5, $6, 'Shop', 'Offer',
+                 'ref', 125, 25, 100, 'matching')`,
+        [id, x.institution.id, day, at, w.offers[0].id, w.merchants[0].id],
+      );
+    const [st] = await statement('day', day, x);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: {
+        body: { data: { movement_id: string }[]; pagination: { next_cursor: string | null } };
+      } = await get(
+        `/api/v1/statements/${st.id as string}/lines?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        x,
+      ).expect(200);
+      seen.push(...res.body.data.map((l) => l.movement_id));
+      cursor = res.body.pagination.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([earlier, later]);
+  });
+
   it('refuses a bad query, a close after the current day, and an unknown statement', async () => {
     for (const q of [
       'granularity=week',

@@ -271,10 +271,12 @@ export class StatementsRepository {
               redemption_id, offer_id, merchant_name, transaction_ref, amount::float8 AS amount, currency, source,
               to_char(period_day, 'YYYY-MM-DD') AS period_day,
               to_char(booked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
-         FROM statement_movement
-        WHERE institution_id = $1 AND currency = $2 AND period_day BETWEEN $3 AND $4
-          AND ($5::date IS NULL OR (period_day, booked_at, id) > ($5::date, $6::timestamptz, $7::uuid))
-        ORDER BY period_day, booked_at, id
+         FROM statement_movement m
+        WHERE institution_id = $1 AND currency = $2 AND m.period_day BETWEEN $3 AND $4
+          AND ($5::date IS NULL OR (m.period_day, m.booked_at, m.id) > ($5::date, $6::timestamptz, $7::uuid))
+        -- The columns, not the text of the same names above: in the index's order, to the
+        -- microsecond, as the cursor compares.
+        ORDER BY m.period_day, m.booked_at, m.id
         LIMIT $8`,
       [
         s.institutionId,
