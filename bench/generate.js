@@ -16,6 +16,8 @@ const { statfsSync } = require('fs');
  * load (it prints the figure at its scale: transaction_table_bytes_per_row).
  */
 const BYTES_PER_TRANSACTION = 560;
+/** Bytes one statement movement takes with its indexes (the statements bench prints its own). */
+const BYTES_PER_MOVEMENT = 450;
 /** Free space kept beyond the estimate (index builds sort on disk, WAL grows meanwhile). */
 const HEADROOM = 1.5;
 
@@ -31,6 +33,9 @@ const HEADROOM = 1.5;
  * @property {number} transactionsPerMonth  purchases per institution and month
  * @property {number} [refundShare]     share of purchases refunded (in part), default 0.02
  * @property {string} [currency]        default USD
+ * @property {number} [movementsPerMonth] statement movements per institution and calendar month
+ *                                        (the months before `end`'s), default 0
+ * @property {string[]} [offerIds]        offers the movements name (with merchantIds)
  */
 
 /** What the plan will store. */
@@ -38,7 +43,14 @@ function estimate(plan) {
   const purchases = plan.institutionIds.length * plan.months * plan.transactionsPerMonth;
   const refunds = Math.round(purchases * (plan.refundShare ?? 0.02));
   const transactions = purchases + refunds;
-  return { purchases, refunds, transactions, bytes: transactions * BYTES_PER_TRANSACTION };
+  const movements = plan.institutionIds.length * plan.months * (plan.movementsPerMonth ?? 0);
+  return {
+    purchases,
+    refunds,
+    transactions,
+    movements,
+    bytes: transactions * BYTES_PER_TRANSACTION + movements * BYTES_PER_MOVEMENT,
+  };
 }
 
 /** Free bytes where the database keeps its files (when the server is this machine), else null. */
@@ -129,6 +141,63 @@ const STEPS = [
       );
     },
   },
+  {
+    name: 'statement movements',
+    table: 'statement_movement',
+    /**
+     * Ledger lines straight into statement_movement (as the settlement_entry triggers book them):
+     * per institution and calendar month (UTC) before `end`'s, earned 70 %, settled 15 %,
+     * reversed 10 %, clawback 5 %; the institution's USD book opens on the first month's first
+     * day, so closing through yesterday closes them all.
+     */
+    async run(client, plan, log) {
+      if (!plan.movementsPerMonth) return;
+      const end = plan.end ?? new Date();
+      const monthStart = (back) =>
+        new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - back, 1));
+      for (const [i, inst] of plan.institutionIds.entries()) {
+        await client.query(
+          `INSERT INTO statement_book (institution_id, currency, open_day, time_zone, pending_opening, month_pending_opening)
+           VALUES ($1, $2, $3::date, 'UTC', 0, 0) ON CONFLICT DO NOTHING`,
+          [inst, plan.currency ?? 'USD', monthStart(plan.months).toISOString().slice(0, 10)],
+        );
+        for (let m = plan.months; m >= 1; m--) {
+          const started = Date.now();
+          await client.query(
+            `INSERT INTO statement_movement (
+               institution_id, currency, period_day, type, booked_at, amount, settlement_entry_id, redemption_id,
+               offer_id, merchant_id, merchant_name, offer_title, transaction_ref, merchant_funded_amount,
+               service_revenue_amount, institution_payout_amount, source)
+             SELECT $1, $2, (x.at AT TIME ZONE 'UTC')::date, x.type, x.at, x.payout, gen_random_uuid(),
+                    gen_random_uuid(), ($3::uuid[])[1 + g % array_length($3::uuid[], 1)],
+                    ($4::uuid[])[1 + g % array_length($4::uuid[], 1)], 'Merchant ' || (g % 50), 'Offer ' || (g % 20),
+                    'gen-m' || $5 || '-' || g, x.payout + x.payout / 4, x.payout / 4, x.payout, 'matching'
+               FROM generate_series(1::bigint, $6::bigint) g,
+                    LATERAL (SELECT $7::timestamptz + random() * ($8::timestamptz - $7::timestamptz) AS at,
+                                    (100 + floor(random() * 4900))::bigint AS payout,
+                                    CASE WHEN g % 20 < 14 THEN 'earned' WHEN g % 20 < 17 THEN 'settled'
+                                         WHEN g % 20 < 19 THEN 'reversed' ELSE 'clawback' END AS type
+                            OFFSET 0) x
+              ORDER BY x.at -- booked in time order, as the triggers book them (the heap follows the lines' order)`,
+            [
+              inst,
+              plan.currency ?? 'USD',
+              plan.offerIds,
+              plan.merchantIds,
+              `${i}-${m}`,
+              plan.movementsPerMonth,
+              monthStart(m),
+              new Date(monthStart(m - 1).getTime() - 1),
+            ],
+          );
+          log(
+            `  institution ${i + 1}/${plan.institutionIds.length}, month ${monthStart(m).toISOString().slice(0, 7)}: ` +
+              `${plan.movementsPerMonth.toLocaleString('en')} movements in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          );
+        }
+      }
+    },
+  },
 ];
 
 /**
@@ -142,7 +211,8 @@ async function generate(pool, plan, log = console.log) {
     const free = await freeBytes(client);
     log(
       `generate: ${plan.institutionIds.length} institution(s) × ${plan.months} month(s): ` +
-        `${e.purchases.toLocaleString('en')} purchases, ${e.refunds.toLocaleString('en')} refunds; ` +
+        `${e.purchases.toLocaleString('en')} purchases, ${e.refunds.toLocaleString('en')} refunds, ` +
+        `${e.movements.toLocaleString('en')} statement movements; ` +
         `disk needed ≈ ${gb(e.bytes)} (free: ${free === null ? 'unknown' : gb(free)})`,
     );
     if (free !== null && free < e.bytes * HEADROOM)
@@ -178,7 +248,7 @@ async function generate(pool, plan, log = console.log) {
   }
 }
 
-module.exports = { generate, estimate, BYTES_PER_TRANSACTION };
+module.exports = { generate, estimate, BYTES_PER_TRANSACTION, BYTES_PER_MOVEMENT };
 
 if (require.main === module) {
   const args = Object.fromEntries(
