@@ -48,3 +48,6 @@ export * from './statements';
 export * from './statement-file';
 export * from './partitions';
 export * from './claims';
+export * from './operator-roles';
+export * from './audit-chain';
+export * from './second-factor';
