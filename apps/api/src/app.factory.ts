@@ -77,8 +77,10 @@ export async function createApiApp(
     ),
   );
   app.use(API_PREFIXES, noStore);
-  // Only the portal's session reads a cookie; the public and admin APIs skip the parsing.
+  // Only the portal's session and the operators' console session read a cookie; the public API
+  // skips the parsing.
   app.use('/portal', cookieParser());
+  app.use('/admin/api', cookieParser());
   app.use('/api/v1/transactions/batch', jsonBody(BATCH_BODY_LIMIT));
   app.use(jsonBody(BODY_LIMIT));
   app.use(inputRules);

@@ -4,6 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DbModule, HealthRepository } from '@app/db';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ErrorFilter } from './common/error.filter';
 import { loggerParams } from './common/logging';
@@ -13,6 +14,7 @@ import { LiftModule } from './lift/lift.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { OffersModule } from './offers/offers.module';
 import { OperationsModule } from './operations/operations.module';
+import { OperatorsModule } from './operators/operators.module';
 import { PortalModule } from './portal/portal.module';
 import { PortalWidgetModule } from './portal/widget/portal-widget.module';
 import { PrivacyModule } from './privacy/privacy.module';
@@ -44,6 +46,8 @@ import { TransactionsModule } from './transactions/transactions.module';
     LiftModule,
     RetentionModule,
     PrivacyModule,
+    OperatorsModule,
+    AuditModule,
   ],
   controllers: [HealthController],
   providers: [HealthRepository, { provide: APP_FILTER, useClass: ErrorFilter }],

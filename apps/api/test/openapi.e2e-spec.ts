@@ -53,14 +53,18 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('public routes declare the API key, admin routes the operator token', () => {
+  it('public routes declare the API key, admin routes an operator token or the console session', () => {
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const op of Object.values(methods)) {
         const schemes = (op.security ?? []).flatMap((s) => Object.keys(s as object));
         if (path.startsWith('/api/v1/'))
           expect({ path, schemes }).toEqual({ path, schemes: ['api-key'] });
         if (path.startsWith('/admin/api/v1/'))
-          expect({ path, schemes }).toEqual({ path, schemes: ['operator-token'] });
+          expect({ path, schemes: schemes.sort() }).toEqual({
+            path,
+            schemes:
+              path === '/admin/api/v1/auth/login' ? [] : ['operator-session', 'operator-token'],
+          });
       }
     }
   });

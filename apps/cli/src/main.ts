@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError } from '@app/config';
+import { auditVerify } from './audit-verify.command';
 import { countCardLikeTokensCommand } from './count-card-like-tokens.command';
 import { migrate } from './migrate.command';
 import { reencrypt } from './reencrypt.command';
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   openapi: writeOpenApi,
   'count-card-like-tokens': countCardLikeTokensCommand,
   reencrypt,
+  'audit-verify': auditVerify,
 };
 
 /** Operator commands: `node dist/apps/cli/main.js <command>` (wrapped by npm scripts). */
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (e: unknown) => {
     const err = e as { code?: string; message?: string };
     if (e instanceof ConfigError) process.stderr.write(`${err.message}\n`);

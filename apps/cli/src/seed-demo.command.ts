@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
-import { DAY_MS } from '@app/domain';
+import type { AuditContext } from '@app/core';
+import { DAY_MS, SYSTEM_ACTOR } from '@app/domain';
 import { AppModule } from '../../api/src/app.module';
 import { ApiKeysService } from '../../api/src/auth/api-keys.service';
 import { InstitutionsService } from '../../api/src/admin/institutions.service';
@@ -11,6 +12,9 @@ import type { PortalPrincipal } from '../../api/src/auth/principal';
 import { WebhookSettingsService } from '../../api/src/webhooks/webhook-settings.service';
 import { migrate } from './migrate.command';
 import { SeedDemoRepository } from './seed-demo.repository';
+
+/** The seed's changes are in the audit log as the system's. */
+const SEED: AuditContext = { actor: SYSTEM_ACTOR, requestId: null };
 
 export const DEMO = {
   institution: 'Demo Bank',
@@ -357,16 +361,19 @@ export async function seedDemo(args: string[] = []): Promise<void> {
     const institutionId: string =
       (await seeded.institutionIdByName(DEMO.institution)) ??
       (
-        await institutions.create({
-          name: DEMO.institution,
-          plan: 'growth',
-          program: {
-            supported_locales: ['en', 'es', 'pt-BR'],
-            sort_order: 'featured',
-            max_active_offers: 10,
-            widget_feed_limit: 20,
+        await institutions.create(
+          {
+            name: DEMO.institution,
+            plan: 'growth',
+            program: {
+              supported_locales: ['en', 'es', 'pt-BR'],
+              sort_order: 'featured',
+              max_active_offers: 10,
+              widget_feed_limit: 20,
+            },
           },
-        })
+          SEED,
+        )
       ).id;
 
     for (const [u, role] of [
@@ -374,11 +381,11 @@ export async function seedDemo(args: string[] = []): Promise<void> {
       [DEMO.member, 'member'],
     ] as const) {
       if (!(await seeded.portalUserExists(u.email)))
-        await institutions.createUser(institutionId, {
-          email: u.email,
-          password: u.password,
-          role,
-        });
+        await institutions.createUser(
+          institutionId,
+          { email: u.email, password: u.password, role },
+          SEED,
+        );
     }
 
     const merchants = app.get(MerchantsService);
@@ -386,7 +393,7 @@ export async function seedDemo(args: string[] = []): Promise<void> {
     for (const m of MERCHANTS) {
       const { type, value } = m.identifiers[0];
       merchantIds.push(
-        (await seeded.merchantIdByIdentifier(type, value)) ?? (await merchants.create(m)).id,
+        (await seeded.merchantIdByIdentifier(type, value)) ?? (await merchants.create(m, SEED)).id,
       );
     }
 
@@ -401,18 +408,21 @@ export async function seedDemo(args: string[] = []): Promise<void> {
         const found = existing.get(o.translations.en?.title);
         if (found) {
           if (!sameTexts(found.translations, o.translations))
-            await offers.update(found.id, { translations: o.translations });
+            await offers.update(found.id, { translations: o.translations }, SEED);
           continue;
         }
-        await offers.create({
-          ...o,
-          merchant_id: merchantIds[merchant],
-          institution_ids: [institutionId],
-          status: 'active',
-          currency: 'USD',
-          starts_at: new Date(now - DAY_MS).toISOString(),
-          expires_at: new Date(now + (days ?? 90) * DAY_MS).toISOString(),
-        });
+        await offers.create(
+          {
+            ...o,
+            merchant_id: merchantIds[merchant],
+            institution_ids: [institutionId],
+            status: 'active',
+            currency: 'USD',
+            starts_at: new Date(now - DAY_MS).toISOString(),
+            expires_at: new Date(now + (days ?? 90) * DAY_MS).toISOString(),
+          },
+          SEED,
+        );
       }
     }
 
@@ -422,32 +432,38 @@ export async function seedDemo(args: string[] = []): Promise<void> {
     const cardInstitutionId: string =
       (await seeded.institutionIdByName(LIFECYCLE_DEMO.institution)) ??
       (
-        await institutions.create({
-          name: LIFECYCLE_DEMO.institution,
-          plan: 'growth',
-          program: { reward_on: 'authorization', authorization_expiry_days: 7 },
-        })
+        await institutions.create(
+          {
+            name: LIFECYCLE_DEMO.institution,
+            plan: 'growth',
+            program: { reward_on: 'authorization', authorization_expiry_days: 7 },
+          },
+          SEED,
+        )
       ).id;
     const cardOfferId: string =
       (await seeded.offerIdByTitle(cardInstitutionId, LIFECYCLE_DEMO.offerTitle)) ??
       (
-        await app.get(OffersAdminService).create({
-          merchant_id: merchantIds[0],
-          institution_ids: [cardInstitutionId],
-          status: 'active',
-          currency: 'USD',
-          min_spend: 20,
-          cashback_amount: 5,
-          translations: {
-            en: {
-              title: LIFECYCLE_DEMO.offerTitle,
-              description:
-                'Rewarded at the authorization; the clearing confirms it, a void reverses it.',
+        await app.get(OffersAdminService).create(
+          {
+            merchant_id: merchantIds[0],
+            institution_ids: [cardInstitutionId],
+            status: 'active',
+            currency: 'USD',
+            min_spend: 20,
+            cashback_amount: 5,
+            translations: {
+              en: {
+                title: LIFECYCLE_DEMO.offerTitle,
+                description:
+                  'Rewarded at the authorization; the clearing confirms it, a void reverses it.',
+              },
             },
+            starts_at: new Date(Date.now() - DAY_MS).toISOString(),
+            expires_at: new Date(Date.now() + 90 * DAY_MS).toISOString(),
           },
-          starts_at: new Date(Date.now() - DAY_MS).toISOString(),
-          expires_at: new Date(Date.now() + 90 * DAY_MS).toISOString(),
-        })
+          SEED,
+        )
       ).id;
     const cardKey = await app
       .get(ApiKeysService)

@@ -41,3 +41,8 @@ export * from './privacy/redis-job-scrubber';
 export * from './claims/claims-core.module';
 export * from './claims/claims.service';
 export type { ClaimRow } from './claims/claims.repository';
+export * from './audit/audit-core.module';
+export * from './audit/audit-log.repository';
+export * from './audit/audit-trail.service';
+export * from './operators/operators-core.module';
+export * from './operators/operators.repository';

@@ -167,3 +167,32 @@ export async function portalLogin(api: TestApi, user: { email: string; password:
     throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { agent, csrf: res.body.csrf_token as string, user: res.body.user };
 }
+
+/** A named operator of the role, made with the break-glass token, with a personal token. */
+export async function createOperator(
+  api: TestApi,
+  role: 'admin' | 'author' | 'approver' | 'support',
+): Promise<{ id: string; email: string; password: string; token: string; auth: string }> {
+  const op = `Bearer ${api.operatorToken}`;
+  const email = `${uniq(`${role}-`)}@ops.test`;
+  const password = 'correct horse battery';
+  const created = await api.http
+    .post('/admin/api/v1/operators')
+    .set('Authorization', op)
+    .send({ email, name: `Test ${role}`, password, role });
+  if (created.status !== 201)
+    throw new Error(`create operator: ${created.status} ${JSON.stringify(created.body)}`);
+  const issued = await api.http
+    .post(`/admin/api/v1/operators/${created.body.id}/tokens`)
+    .set('Authorization', op)
+    .send({ name: 'test' });
+  if (issued.status !== 201)
+    throw new Error(`create token: ${issued.status} ${JSON.stringify(issued.body)}`);
+  return {
+    id: created.body.id,
+    email,
+    password,
+    token: issued.body.token,
+    auth: `Bearer ${issued.body.token}`,
+  };
+}

@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
+import type { AuditContext } from '@app/core';
 import { Scope } from '@app/domain';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -24,7 +25,7 @@ import {
   UpdateInstitutionDto,
 } from './institutions.dto';
 import { InstitutionsService } from './institutions.service';
-import { OperatorAuth } from './operator.guard';
+import { Audit, OperatorAuth, OperatorCan } from './operator.guard';
 import { ApiPageResponse } from './admin-page.response';
 
 @ApiTags('Admin')
@@ -41,6 +42,7 @@ export class InstitutionsController {
   ) {}
 
   @Post()
+  @OperatorCan('institutions')
   @ApiOperation({
     operationId: 'adminCreateInstitution',
     summary: 'Onboard an institution with its program settings',
@@ -48,8 +50,8 @@ export class InstitutionsController {
       'Creates the institution and its program (locales, sort order, active-offer limit). Next: issue an API key and create a portal login for its staff.',
   })
   @ApiCreatedResponse({ type: InstitutionDto })
-  create(@Body() dto: CreateInstitutionDto): Promise<InstitutionDto> {
-    return this.institutions.create(dto);
+  create(@Body() dto: CreateInstitutionDto, @Audit() ctx: AuditContext): Promise<InstitutionDto> {
+    return this.institutions.create(dto, ctx);
   }
 
   @Get()
@@ -78,6 +80,7 @@ export class InstitutionsController {
   }
 
   @Patch(':id')
+  @OperatorCan('institutions')
   @ApiOperation({
     operationId: 'adminUpdateInstitution',
     summary: 'Change name, plan, status, program settings or rate-limit overrides',
@@ -89,11 +92,13 @@ export class InstitutionsController {
   update(
     @Param('id', uuidPipe) id: string,
     @Body() dto: UpdateInstitutionDto,
+    @Audit() ctx: AuditContext,
   ): Promise<InstitutionDto> {
-    return this.institutions.update(id, dto);
+    return this.institutions.update(id, dto, ctx);
   }
 
   @Post(':id/users')
+  @OperatorCan('institutions')
   @ApiOperation({
     operationId: 'adminCreatePortalUser',
     summary: "Create a portal login for the institution's staff",
@@ -106,11 +111,13 @@ export class InstitutionsController {
   createUser(
     @Param('id', uuidPipe) id: string,
     @Body() dto: CreateUserDto,
+    @Audit() ctx: AuditContext,
   ): Promise<PortalUserDto> {
-    return this.institutions.createUser(id, dto);
+    return this.institutions.createUser(id, dto, ctx);
   }
 
   @Post(':id/api-keys')
+  @OperatorCan('institutions')
   @HttpCode(201)
   @ApiOperation({
     operationId: 'adminCreateApiKey',
@@ -124,6 +131,7 @@ export class InstitutionsController {
     @Param('id', uuidPipe) id: string,
     @Body() dto: CreateApiKeyDto,
     @Req() req: Request,
+    @Audit() ctx: AuditContext,
   ): Promise<IssuedApiKeyDto> {
     await this.institutions.get(id);
     return this.keys.issue(
@@ -136,6 +144,7 @@ export class InstitutionsController {
         grantor: 'operator',
       },
       { label: 'operator', ip: req.ip },
+      ctx,
     );
   }
 }

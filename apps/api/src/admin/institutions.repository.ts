@@ -49,12 +49,13 @@ const FROM = `FROM institution i JOIN program p ON p.institution_id = i.id`;
 export class InstitutionsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** The institution and its program, in one transaction. */
-  create(
+  /** The institution and its program, in the caller's transaction. */
+  async create(
+    m: EntityManager,
     inst: { name: string; plan: Plan; rateLimits: RateLimitOverrides },
     program: ProgramColumns,
   ): Promise<string> {
-    return this.db.transaction(async (m) => {
+    {
       const [{ id }] = await m.query(
         `INSERT INTO institution (name, plan, rate_limits) VALUES ($1, $2, $3) RETURNING id`,
         [inst.name, inst.plan, JSON.stringify(inst.rateLimits)],
@@ -66,11 +67,20 @@ export class InstitutionsRepository {
         [id, ...values],
       );
       return id as string;
-    });
+    }
   }
 
-  async find(id: string): Promise<InstitutionRow | undefined> {
-    const rows: InstitutionRow[] = await this.db.query(`${SELECT} ${FROM} WHERE i.id = $1`, [id]);
+  async find(id: string, m: EntityManager = this.db.manager): Promise<InstitutionRow | undefined> {
+    const rows: InstitutionRow[] = await m.query(`${SELECT} ${FROM} WHERE i.id = $1`, [id]);
+    return rows[0];
+  }
+
+  /** The institution, its row locked for the rest of `m`'s transaction. */
+  async findForUpdate(m: EntityManager, id: string): Promise<InstitutionRow | undefined> {
+    const rows: InstitutionRow[] = await m.query(
+      `${SELECT} ${FROM} WHERE i.id = $1 FOR UPDATE OF i`,
+      [id],
+    );
     return rows[0];
   }
 
@@ -82,13 +92,14 @@ export class InstitutionsRepository {
     );
   }
 
-  /** Changes the given fields (row-locked); false when there is no such institution. */
-  update(
+  /** Changes the given fields in the caller's transaction; false when there is no such institution. */
+  async update(
+    m: EntityManager,
     id: string,
     inst: { name?: string; plan?: Plan; status?: string; rateLimits?: RateLimitOverrides },
     program: ProgramColumns,
   ): Promise<boolean> {
-    return this.db.transaction(async (m: EntityManager) => {
+    {
       const rows = returnedRows<{ id: string }>(
         await m.query(
           `UPDATE institution
@@ -120,17 +131,20 @@ export class InstitutionsRepository {
           [id, ...values],
         );
       return true;
-    });
+    }
   }
 
   /** A portal login; a repeated e-mail raises the unique violation to the caller. */
-  async createUser(u: {
-    institutionId: string;
-    email: string;
-    passwordHash: string;
-    role: PortalRole;
-  }): Promise<{ id: string; email: string; role: PortalRole; created_at: Date }> {
-    const [row] = await this.db.query(
+  async createUser(
+    m: EntityManager,
+    u: {
+      institutionId: string;
+      email: string;
+      passwordHash: string;
+      role: PortalRole;
+    },
+  ): Promise<{ id: string; email: string; role: PortalRole; created_at: Date }> {
+    const [row] = await m.query(
       `INSERT INTO portal_user (institution_id, email, password_hash, role)
        VALUES ($1, $2, $3, $4) RETURNING id, email, role, created_at`,
       [u.institutionId, u.email, u.passwordHash, u.role],

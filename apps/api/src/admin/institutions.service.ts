@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { hashPassword } from '@app/core';
+import { AuditContext, AuditTrail, hashPassword } from '@app/core';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@app/db';
 import type { Locale, Plan, PortalRole, RewardOn, SortOrder } from '@app/domain';
 import { ApiKeyCache } from '../auth/api-key-cache.service';
@@ -22,19 +23,32 @@ export class InstitutionsService {
   private readonly keyset: Keyset;
 
   constructor(
+    private readonly db: DataSource,
     private readonly repo: InstitutionsRepository,
     private readonly keyCache: ApiKeyCache,
+    private readonly audit: AuditTrail,
     config: AppConfig,
   ) {
     this.keyset = new Keyset(config.keys, 'admin:institutions');
   }
 
-  async create(dto: CreateInstitutionDto): Promise<InstitutionDto> {
-    const id = await this.repo.create(
-      { name: dto.name, plan: dto.plan as Plan, rateLimits: { ...dto.rate_limits } },
-      programColumns(dto.program ?? {}),
-    );
-    return this.get(id);
+  async create(dto: CreateInstitutionDto, ctx: AuditContext): Promise<InstitutionDto> {
+    return this.db.transaction(async (m) => {
+      const id = await this.repo.create(
+        m,
+        { name: dto.name, plan: dto.plan as Plan, rateLimits: { ...dto.rate_limits } },
+        programColumns(dto.program ?? {}),
+      );
+      const after = toDto((await this.repo.find(id, m))!);
+      await this.audit.record(m, ctx, {
+        action: 'institution.create',
+        resourceType: 'institution',
+        resourceId: id,
+        institutionId: id,
+        after,
+      });
+      return after;
+    });
   }
 
   async get(id: string): Promise<InstitutionDto> {
@@ -48,40 +62,79 @@ export class InstitutionsService {
     return this.keyset.page(rows, limit, toDto);
   }
 
-  /** A suspension (or a new plan, name or rate limit) is in force for API keys when this answers. */
-  async update(id: string, dto: UpdateInstitutionDto): Promise<InstitutionDto> {
-    const found = await this.keyCache.change(`institution:${id}`, () =>
-      this.repo.update(
-        id,
-        {
-          name: dto.name,
-          plan: dto.plan as Plan | undefined,
-          status: dto.status,
-          rateLimits: dto.rate_limits === undefined ? undefined : { ...dto.rate_limits },
-        },
-        programColumns(dto.program ?? {}),
-      ),
+  /**
+   * A suspension (or a new plan, name or rate limit) is in force for API keys when this answers.
+   * Recorded as `institution.suspend` or `institution.reactivate` when the status changes, else
+   * `institution.update`.
+   */
+  async update(id: string, dto: UpdateInstitutionDto, ctx: AuditContext): Promise<InstitutionDto> {
+    const after = await this.keyCache.change(`institution:${id}`, () =>
+      this.db.transaction(async (m) => {
+        const before = await this.repo.findForUpdate(m, id);
+        if (!before) return null;
+        await this.repo.update(
+          m,
+          id,
+          {
+            name: dto.name,
+            plan: dto.plan as Plan | undefined,
+            status: dto.status,
+            rateLimits: dto.rate_limits === undefined ? undefined : { ...dto.rate_limits },
+          },
+          programColumns(dto.program ?? {}),
+        );
+        const changed = toDto((await this.repo.find(id, m))!);
+        await this.audit.record(m, ctx, {
+          action:
+            changed.status === before.status
+              ? 'institution.update'
+              : changed.status === 'suspended'
+                ? 'institution.suspend'
+                : 'institution.reactivate',
+          resourceType: 'institution',
+          resourceId: id,
+          institutionId: id,
+          before: toDto(before),
+          after: changed,
+        });
+        return changed;
+      }),
     );
-    if (!found) throw ApiError.notFound('institution_not_found', 'No such institution.');
-    return this.get(id);
+    if (!after) throw ApiError.notFound('institution_not_found', 'No such institution.');
+    return after;
   }
 
-  async createUser(institutionId: string, dto: CreateUserDto): Promise<PortalUserDto> {
+  async createUser(
+    institutionId: string,
+    dto: CreateUserDto,
+    ctx: AuditContext,
+  ): Promise<PortalUserDto> {
     await this.get(institutionId);
+    const passwordHash = await hashPassword(dto.password);
     try {
-      const user = await this.repo.createUser({
-        institutionId,
-        email: dto.email.trim(),
-        passwordHash: await hashPassword(dto.password),
-        role: dto.role as PortalRole,
+      return await this.db.transaction(async (m) => {
+        const user = await this.repo.createUser(m, {
+          institutionId,
+          email: dto.email.trim(),
+          passwordHash,
+          role: dto.role as PortalRole,
+        });
+        const view: PortalUserDto = {
+          id: user.id,
+          institution_id: institutionId,
+          email: user.email,
+          role: user.role,
+          created_at: user.created_at.toISOString(),
+        };
+        await this.audit.record(m, ctx, {
+          action: 'portal_user.create',
+          resourceType: 'portal_user',
+          resourceId: user.id,
+          institutionId,
+          after: view,
+        });
+        return view;
       });
-      return {
-        id: user.id,
-        institution_id: institutionId,
-        email: user.email,
-        role: user.role,
-        created_at: user.created_at.toISOString(),
-      };
     } catch (e) {
       if (pgErrorCode(e) === PG_UNIQUE_VIOLATION)
         throw ApiError.conflict('email_taken', 'A portal user with this e-mail already exists.');

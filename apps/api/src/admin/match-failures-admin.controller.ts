@@ -9,10 +9,10 @@ import {
 } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsUUID } from 'class-validator';
 import { AppConfig } from '@app/config';
-import { MatchFailureRow, MatchFailuresService } from '@app/core';
+import { AuditContext, MatchFailureRow, MatchFailuresService } from '@app/core';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
-import { OperatorAuth } from './operator.guard';
+import { Audit, OperatorAuth, OperatorCan } from './operator.guard';
 
 const UUID = '3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c';
 
@@ -98,6 +98,7 @@ export class MatchFailuresAdminController {
   }
 
   @Post('retry')
+  @OperatorCan('operations')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'adminRetryMatchFailures',
@@ -110,8 +111,11 @@ export class MatchFailuresAdminController {
     description: '`validation_failed`: transaction_ids missing, empty, over 1,000 or not UUIDs',
     type: ErrorResponseDto,
   })
-  async retry(@Body() dto: RetryMatchFailuresDto): Promise<RetryMatchFailuresResultDto> {
-    const ids = await this.failures.retry(dto.transaction_ids);
+  async retry(
+    @Body() dto: RetryMatchFailuresDto,
+    @Audit() ctx: AuditContext,
+  ): Promise<RetryMatchFailuresResultDto> {
+    const ids = await this.failures.retry(dto.transaction_ids, ctx);
     return { retried: ids.length, transaction_ids: ids };
   }
 }

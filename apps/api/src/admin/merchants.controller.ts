@@ -8,6 +8,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { AuditContext } from '@app/core';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import {
@@ -17,7 +18,7 @@ import {
   MerchantListQuery,
 } from './merchants.dto';
 import { MerchantsService } from './merchants.service';
-import { OperatorAuth } from './operator.guard';
+import { Audit, OperatorAuth, OperatorCan } from './operator.guard';
 import { ApiPageResponse } from './admin-page.response';
 
 @ApiTags('Admin')
@@ -31,6 +32,7 @@ export class MerchantsController {
   constructor(private readonly merchants: MerchantsService) {}
 
   @Post()
+  @OperatorCan('merchants')
   @ApiOperation({
     operationId: 'adminCreateMerchant',
     summary: 'Create a merchant with its identifiers',
@@ -39,8 +41,8 @@ export class MerchantsController {
   })
   @ApiCreatedResponse({ type: MerchantDto })
   @ApiConflictResponse({ description: '`identifier_taken`', type: ErrorResponseDto })
-  create(@Body() dto: CreateMerchantDto): Promise<MerchantDto> {
-    return this.merchants.create(dto);
+  create(@Body() dto: CreateMerchantDto, @Audit() ctx: AuditContext): Promise<MerchantDto> {
+    return this.merchants.create(dto, ctx);
   }
 
   @Get()
@@ -68,6 +70,7 @@ export class MerchantsController {
   }
 
   @Post(':id/identifiers')
+  @OperatorCan('merchants')
   @ApiOperation({
     operationId: 'adminAddMerchantIdentifier',
     summary: 'Map one more identifier to the merchant',
@@ -80,7 +83,8 @@ export class MerchantsController {
   addIdentifier(
     @Param('id', uuidPipe) id: string,
     @Body() dto: MerchantIdentifierInputDto,
+    @Audit() ctx: AuditContext,
   ): Promise<MerchantDto> {
-    return this.merchants.addIdentifier(id, dto);
+    return this.merchants.addIdentifier(id, dto, ctx);
   }
 }

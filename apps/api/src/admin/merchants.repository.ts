@@ -21,19 +21,18 @@ const SELECT = `
 export class MerchantsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** The merchant and its identifiers in one transaction; returns its id. */
-  create(
+  /** The merchant and its identifiers, in the caller's transaction; returns its id. */
+  async create(
+    m: EntityManager,
     merchant: { name: string; category: string },
     identifiers: { type: string; value: string }[],
   ): Promise<string> {
-    return this.db.transaction(async (m) => {
-      const [row] = await m.query(
-        `INSERT INTO merchant (name, category) VALUES ($1, $2) RETURNING id`,
-        [merchant.name, merchant.category],
-      );
-      await this.insertIdentifiers(row.id, identifiers, m);
-      return row.id as string;
-    });
+    const [row] = await m.query(
+      `INSERT INTO merchant (name, category) VALUES ($1, $2) RETURNING id`,
+      [merchant.name, merchant.category],
+    );
+    await this.insertIdentifiers(row.id, identifiers, m);
+    return row.id as string;
   }
 
   /** One multi-row insert; a (type, value) already mapped raises the unique violation. */
@@ -50,10 +49,8 @@ export class MerchantsRepository {
     );
   }
 
-  async find(id: string): Promise<MerchantRow | undefined> {
-    const rows: MerchantRow[] = await this.db.query(`${SELECT} FROM merchant m WHERE m.id = $1`, [
-      id,
-    ]);
+  async find(id: string, m: EntityManager = this.db.manager): Promise<MerchantRow | undefined> {
+    const rows: MerchantRow[] = await m.query(`${SELECT} FROM merchant m WHERE m.id = $1`, [id]);
     return rows[0];
   }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { AuditContext, AuditTrail } from '@app/core';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@app/db';
 import { ApiError } from '../common/api-error';
 import { Keyset, Page } from '../common/pagination';
@@ -12,23 +14,54 @@ export class MerchantsService {
   private readonly keyset: Keyset;
 
   constructor(
+    private readonly db: DataSource,
     private readonly repo: MerchantsRepository,
+    private readonly audit: AuditTrail,
     config: AppConfig,
   ) {
     this.keyset = new Keyset(config.keys, 'admin:merchants');
   }
 
-  async create(dto: CreateMerchantDto): Promise<MerchantDto> {
-    const id = await identifierTaken(() =>
-      this.repo.create({ name: dto.name, category: dto.category }, dto.identifiers ?? []),
+  async create(dto: CreateMerchantDto, ctx: AuditContext): Promise<MerchantDto> {
+    return identifierTaken(() =>
+      this.db.transaction(async (m) => {
+        const id = await this.repo.create(
+          m,
+          { name: dto.name, category: dto.category },
+          dto.identifiers ?? [],
+        );
+        const after = toDto((await this.repo.find(id, m))!);
+        await this.audit.record(m, ctx, {
+          action: 'merchant.create',
+          resourceType: 'merchant',
+          resourceId: id,
+          after,
+        });
+        return after;
+      }),
     );
-    return this.get(id);
   }
 
-  async addIdentifier(merchantId: string, dto: MerchantIdentifierInputDto): Promise<MerchantDto> {
-    await this.get(merchantId);
-    await identifierTaken(() => this.repo.insertIdentifiers(merchantId, [dto]));
-    return this.get(merchantId);
+  async addIdentifier(
+    merchantId: string,
+    dto: MerchantIdentifierInputDto,
+    ctx: AuditContext,
+  ): Promise<MerchantDto> {
+    const before = await this.get(merchantId);
+    return identifierTaken(() =>
+      this.db.transaction(async (m) => {
+        await this.repo.insertIdentifiers(merchantId, [dto], m);
+        const after = toDto((await this.repo.find(merchantId, m))!);
+        await this.audit.record(m, ctx, {
+          action: 'merchant.identifier_add',
+          resourceType: 'merchant',
+          resourceId: merchantId,
+          before,
+          after,
+        });
+        return after;
+      }),
+    );
   }
 
   async get(id: string): Promise<MerchantDto> {

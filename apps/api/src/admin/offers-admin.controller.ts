@@ -8,11 +8,13 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { AuditContext } from '@app/core';
+import { offerChangePermissions } from '@app/domain';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import { AdminOfferDto, CreateOfferDto, OfferListQuery, UpdateOfferDto } from './offers.dto';
 import { OffersAdminService } from './offers-admin.service';
-import { OperatorAuth } from './operator.guard';
+import { Audit, OperatorAuth, OperatorCan } from './operator.guard';
 import { ApiPageResponse } from './admin-page.response';
 
 @ApiTags('Admin')
@@ -26,6 +28,7 @@ export class OffersAdminController {
   constructor(private readonly offers: OffersAdminService) {}
 
   @Post()
+  @OperatorCan('offers.author')
   @ApiOperation({
     operationId: 'adminCreateOffer',
     summary: 'Create an offer (fixed or percent reward, budget, segments, targeting)',
@@ -33,8 +36,8 @@ export class OffersAdminController {
       'Creates an offer for a merchant: a fixed or percent reward (capped by `cashback_amount`), a minimum spend, a window, an optional budget, segments and the institutions it is offered to.',
   })
   @ApiCreatedResponse({ type: AdminOfferDto })
-  create(@Body() dto: CreateOfferDto): Promise<AdminOfferDto> {
-    return this.offers.create(dto);
+  create(@Body() dto: CreateOfferDto, @Audit() ctx: AuditContext): Promise<AdminOfferDto> {
+    return this.offers.create(dto, ctx);
   }
 
   @Get()
@@ -65,11 +68,12 @@ export class OffersAdminController {
   }
 
   @Patch(':id')
+  @OperatorCan({ among: ['offers.author', 'offers.approve'], pick: offerChangePermissions })
   @ApiOperation({
     operationId: 'adminUpdateOffer',
     summary: 'Change an offer (status, rewards, window, budget, segments, targeting)',
     description:
-      'Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.',
+      'Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. A status change to `active`, `paused` or `ended` is a change for an approver (or an admin), every other field one for an author (or an admin); a change with both needs a role that may do both. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.',
   })
   @ApiOkResponse({ type: AdminOfferDto })
   @ApiNotFoundResponse({ description: '`offer_not_found`', type: ErrorResponseDto })
@@ -77,7 +81,11 @@ export class OffersAdminController {
     description: '`holdout_locked`: the holdout cannot change any more',
     type: ErrorResponseDto,
   })
-  update(@Param('id', uuidPipe) id: string, @Body() dto: UpdateOfferDto): Promise<AdminOfferDto> {
-    return this.offers.update(id, dto);
+  update(
+    @Param('id', uuidPipe) id: string,
+    @Body() dto: UpdateOfferDto,
+    @Audit() ctx: AuditContext,
+  ): Promise<AdminOfferDto> {
+    return this.offers.update(id, dto, ctx);
   }
 }

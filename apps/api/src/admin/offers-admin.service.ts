@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { AuditContext, AuditTrail } from '@app/core';
 import {
   Audience,
   Channel,
@@ -33,18 +34,19 @@ export class OffersAdminService {
   constructor(
     private readonly db: DataSource,
     private readonly repo: OffersRepository,
+    private readonly audit: AuditTrail,
     config: AppConfig,
   ) {
     this.keyset = new Keyset(config.keys, 'admin:offers');
   }
 
-  async create(dto: CreateOfferDto): Promise<AdminOfferDto> {
+  async create(dto: CreateOfferDto, ctx: AuditContext): Promise<AdminOfferDto> {
     const rewardType = dto.reward_type ?? 'fixed';
     this.check({ ...dto, reward_type: rewardType }, dto.currency);
     checkQualification(dto.qualification);
     checkGoal(dto.goal, dto.currency);
     const holdoutBps = parseHoldout(dto.holdout_percent) ?? 0;
-    const id = await this.db.transaction(async (m) => {
+    return this.db.transaction(async (m) => {
       await this.checkReferences(m, dto.merchant_id, dto.institution_ids);
       const offerId = await this.repo.insert(
         {
@@ -72,13 +74,23 @@ export class OffersAdminService {
         m,
       );
       await this.repo.setTargets(offerId, dto.institution_ids ?? [], m);
-      return offerId;
+      const after = toDto((await this.repo.find(offerId, m))!);
+      await this.audit.record(m, ctx, {
+        action: 'offer.create',
+        resourceType: 'offer',
+        resourceId: offerId,
+        after,
+      });
+      return after;
     });
-    return this.get(id);
   }
 
-  async update(id: string, dto: UpdateOfferDto): Promise<AdminOfferDto> {
-    await this.db.transaction(async (m) => {
+  /**
+   * Recorded as `offer.pause`, `offer.end` or `offer.activate` when the change is the status
+   * alone, else `offer.update`.
+   */
+  async update(id: string, dto: UpdateOfferDto, ctx: AuditContext): Promise<AdminOfferDto> {
+    return this.db.transaction(async (m) => {
       const cur = await this.repo.findForUpdate(id, m);
       if (!cur) throw ApiError.notFound('offer_not_found', 'No such offer.');
       const c = cur.currency;
@@ -144,8 +156,17 @@ export class OffersAdminService {
         m,
       );
       if (dto.institution_ids) await this.repo.setTargets(id, dto.institution_ids, m);
+      const before = toDto(cur);
+      const after = toDto((await this.repo.find(id, m))!);
+      await this.audit.record(m, ctx, {
+        action: offerAuditAction(dto, before.status, after.status),
+        resourceType: 'offer',
+        resourceId: id,
+        before,
+        after,
+      });
+      return after;
     });
-    return this.get(id);
   }
 
   async get(id: string): Promise<AdminOfferDto> {
@@ -235,6 +256,17 @@ export class OffersAdminService {
       details.push({ field: 'institution_ids', message: 'names an unknown institution' });
     if (details.length) throw ApiError.validation(details);
   }
+}
+
+/** The audit log's verb for an offer change: a status change alone is named after the status. */
+function offerAuditAction(change: UpdateOfferDto, from: string, to: string): string {
+  const fields = Object.keys(change).filter(
+    (k) => (change as Record<string, unknown>)[k] !== undefined,
+  );
+  if (fields.length !== 1 || fields[0] !== 'status' || from === to) return 'offer.update';
+  return (
+    { active: 'offer.activate', paused: 'offer.pause', ended: 'offer.end' }[to] ?? 'offer.update'
+  );
 }
 
 function toDto(r: OfferRow): AdminOfferDto {

@@ -193,8 +193,8 @@ export class OffersRepository {
     );
   }
 
-  async find(id: string): Promise<OfferRow | undefined> {
-    const rows: OfferRow[] = await this.db.query(`${SELECT} WHERE o.id = $1`, [id]);
+  async find(id: string, m: EntityManager = this.db.manager): Promise<OfferRow | undefined> {
+    const rows: OfferRow[] = await m.query(`${SELECT} WHERE o.id = $1`, [id]);
     return rows[0];
   }
 

@@ -8,10 +8,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { SettlementService } from '@app/core';
+import { AuditContext, SettlementService } from '@app/core';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { IsTimestamp } from '../common/validators';
-import { OperatorAuth } from './operator.guard';
+import { Audit, OperatorAuth } from './operator.guard';
 
 export class RunSettlementDto {
   @ApiPropertyOptional({
@@ -30,7 +30,7 @@ export class SettlementRunResultDto {
 }
 
 @ApiTags('Admin')
-@OperatorAuth()
+@OperatorAuth('operations')
 @Controller('admin/api/v1/settlements')
 export class SettlementsAdminController {
   constructor(private readonly settlement: SettlementService) {}
@@ -49,10 +49,14 @@ export class SettlementsAdminController {
     description: 'as_of is not an ISO 8601 timestamp (`validation_failed`)',
     type: ErrorResponseDto,
   })
-  async run(@Body() dto: RunSettlementDto): Promise<SettlementRunResultDto> {
+  async run(
+    @Body() dto: RunSettlementDto,
+    @Audit() ctx: AuditContext,
+  ): Promise<SettlementRunResultDto> {
     const { settled } = await this.settlement.run(
       dto.as_of ? new Date(dto.as_of) : new Date(),
       'operator',
+      ctx,
     );
     return { settled };
   }

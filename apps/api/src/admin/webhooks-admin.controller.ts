@@ -8,15 +8,19 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
+import type { AuditContext } from '@app/core';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import { StartReplayDto, TestEventAcceptedDto, WebhookReplayDto } from '../webhooks/webhooks.dto';
 import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
-import { OperatorAuth } from './operator.guard';
+import { Audit, OperatorAuth } from './operator.guard';
 
-/** Operators act on an institution's webhook as its portal admins can (recorded as `operator`). */
+/**
+ * Operators act on an institution's webhook as its portal admins can (recorded as `operator` in
+ * its security activity, and by name in the audit log). Support's routes.
+ */
 @ApiTags('Admin')
-@OperatorAuth()
+@OperatorAuth('support')
 @ApiNotFoundResponse({
   description: 'No such institution (`institution_not_found`)',
   type: ErrorResponseDto,
@@ -35,8 +39,12 @@ export class WebhooksAdminController {
   })
   @ApiAcceptedResponse({ type: TestEventAcceptedDto })
   @ApiConflictResponse({ description: '`webhook_not_configured`', type: ErrorResponseDto })
-  sendTest(@Req() req: Request, @Param('id', uuidPipe) id: string): Promise<TestEventAcceptedDto> {
-    return this.webhooks.sendTest(id, 'operator', req.ip, req.id as string | undefined);
+  sendTest(
+    @Req() req: Request,
+    @Param('id', uuidPipe) id: string,
+    @Audit() ctx: AuditContext,
+  ): Promise<TestEventAcceptedDto> {
+    return this.webhooks.sendTest(id, 'operator', req.ip, req.id as string | undefined, ctx);
   }
 
   @Post('replays')
@@ -56,7 +64,8 @@ export class WebhooksAdminController {
     @Req() req: Request,
     @Param('id', uuidPipe) id: string,
     @Body() dto: StartReplayDto,
+    @Audit() ctx: AuditContext,
   ): Promise<WebhookReplayDto> {
-    return this.webhooks.startReplay(id, 'operator', dto, req.ip);
+    return this.webhooks.startReplay(id, 'operator', dto, req.ip, ctx);
   }
 }

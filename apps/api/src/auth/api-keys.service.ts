@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { AuditContext } from '@app/core';
 import {
   apiKeyHint,
   defaultKeyExpiry,
@@ -50,6 +51,8 @@ export class ApiKeysService {
     institutionId: string,
     input: IssueKeyInput,
     actor: { label: string; ip?: string | null },
+    /** An operator's issue: the operator and request the entry names. */
+    audit?: AuditContext,
   ): Promise<IssuedKey> {
     const plaintext = generateApiKey();
     const expiresAt = input.expiresAt === undefined ? defaultKeyExpiry() : input.expiresAt;
@@ -79,14 +82,17 @@ export class ApiKeysService {
           type: 'api_key.created',
           actor: actor.label,
           ip: actor.ip,
+          userId: input.createdByUserId ?? undefined,
           details: {
             key_id: row.id,
             name: row.name,
             prefix: row.hint,
             scopes: effectiveScopes(scopes),
+            expires_at: expiresAt ? expiresAt.toISOString() : null,
           },
         },
         m,
+        audit,
       );
       return {
         id: row.id,

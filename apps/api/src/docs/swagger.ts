@@ -56,9 +56,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         type: 'http',
         scheme: 'bearer',
         description:
-          'The operator token: the value of the OPERATOR_TOKEN variable (in development generated into `.env`). `Authorization: Bearer <OPERATOR_TOKEN>`',
+          "An operator's personal token (`plo_op_…`, acting with its role), or the break-glass token: the value of the OPERATOR_TOKEN variable (in development generated into `.env`), which may do everything and is audited on every use. `Authorization: Bearer <token>`",
       },
       'operator-token',
+    )
+    .addCookieAuth(
+      'plo_operator_session',
+      { type: 'apiKey', in: 'cookie', name: 'plo_operator_session' },
+      'operator-session',
     )
     .addCookieAuth(
       'plo_session',
@@ -85,7 +90,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     },
     {
       name: 'Admin',
-      description: 'Operator API: institutions, users, keys, merchants, offers, settlement',
+      description:
+        'Operator API: operators and their tokens, console sign-in, institutions, users, keys, merchants, offers, settlement, the audit log',
     },
     { name: 'Portal', description: 'Back end of the institution portal' },
     { name: 'Operations', description: 'Health and readiness' },

@@ -1,20 +1,16 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { createHash, createHmac, randomBytes } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '@app/core';
-import { safeEqual } from '@app/domain';
 import { ApiError } from '../common/api-error';
+import { csrfFor, csrfMatches } from '../auth/csrf';
+import { LoginLockout } from '../auth/login-lockout.service';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import type { PortalPrincipal } from '../auth/principal';
-import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalSessionsRepository } from './portal-sessions.repository';
 
 export const SESSION_COOKIE = 'plo_session';
-/** After this many wrong passwords within LOCK_MINUTES the login is locked for LOCK_MINUTES. */
-export const MAX_FAILED_LOGINS = 5;
-export const LOCK_MINUTES = 15;
-const LOGIN_POLICY = { maxFailures: MAX_FAILED_LOGINS, lockMinutes: LOCK_MINUTES };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -26,40 +22,30 @@ export class PortalSessionsService {
     private readonly repo: PortalSessionsRepository,
     private readonly config: AppConfig,
     private readonly activity: SecurityActivityService,
-    private readonly attempts: LoginAttemptsRepository,
+    private readonly lockout: LoginLockout,
   ) {}
 
   /**
-   * Lockout first, in one statement and keyed by the e-mail alone (known or not): a locked key
-   * gets 429 without any password check, so a parallel burst gets at most MAX_FAILED_LOGINS
-   * checks, and an unknown e-mail is answered exactly like a known one.
+   * Lockout first (LoginLockout, keyed by the e-mail alone, known or not): a locked key gets 429
+   * without any password check, and an unknown e-mail is answered exactly like a known one.
    */
   async login(
     email: string,
     password: string,
     ip?: string,
   ): Promise<{ token: string; principal: PortalPrincipal; expiresAt: Date }> {
-    const key = sha256(`login:${email.trim().toLowerCase()}`);
-    const reservation = await this.attempts.reserve(key, LOGIN_POLICY);
-    if (!reservation.allowed) {
-      throw new ApiError(
-        HttpStatus.TOO_MANY_REQUESTS,
-        'login_locked',
-        'Too many failed logins; try again later.',
-        undefined,
-        { 'Retry-After': String(reservation.retryAfterSeconds) },
-      );
-    }
+    const ticket = await this.lockout.begin('portal', email);
     const user = await this.repo.findUserByEmail(email.trim());
     // Unknown e-mail: spend the same time on a hash so the answer's timing tells nothing.
     const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_PASSWORD_HASH));
     if (!user || !ok) {
-      const locked = await this.attempts.fail(key, LOGIN_POLICY);
+      const locked = await this.lockout.fail(ticket);
       if (user)
         await this.activity.record({
           institutionId: user.institution_id,
           type: locked ? 'login.locked' : 'login.failed',
           actor: user.email,
+          userId: user.id,
           ip,
         });
       throw new ApiError(
@@ -68,7 +54,7 @@ export class PortalSessionsService {
         'Wrong e-mail or password.',
       );
     }
-    await this.attempts.succeed(key, reservation.failuresBefore);
+    await this.lockout.succeed(ticket);
     // Told only after the right password, so it reveals nothing about which e-mails exist.
     if (user.institution_status === 'suspended') {
       throw ApiError.forbidden(
@@ -81,7 +67,13 @@ export class PortalSessionsService {
     const sessionId = await this.db.transaction(async (m) => {
       const id = await this.repo.startSession(m, user.id, sha256(token), expiresAt);
       await this.activity.record(
-        { institutionId: user.institution_id, type: 'login.succeeded', actor: user.email, ip },
+        {
+          institutionId: user.institution_id,
+          type: 'login.succeeded',
+          actor: user.email,
+          userId: user.id,
+          ip,
+        },
         m,
       );
       return id;
@@ -121,21 +113,12 @@ export class PortalSessionsService {
     await this.repo.revoke(sessionId);
   }
 
-  /**
-   * The CSRF token is a MAC of the session token under the `csrf-mac` key: nothing more to store,
-   * useless without the cookie.
-   */
-  csrfFor(sessionToken: string, key = this.config.keys.csrfMac): string {
-    return createHmac('sha256', key).update(`csrf:${sessionToken}`).digest('base64url');
+  /** The session's X-CSRF-Token (auth/csrf.ts, shared with the operators' console). */
+  csrfFor(sessionToken: string): string {
+    return csrfFor(this.config.keys, sessionToken);
   }
 
-  /** Also accepts, for 24 h after the upgrade, a token MACed with SECRETS_KEY itself (an open tab's). */
   csrfMatches(sessionToken: string, header: string | undefined): boolean {
-    return (
-      !!header &&
-      this.config.keys
-        .macVerifiers('csrf-mac')
-        .some((key) => safeEqual(header, this.csrfFor(sessionToken, key)))
-    );
+    return csrfMatches(this.config.keys, sessionToken, header);
   }
 }

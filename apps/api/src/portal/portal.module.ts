@@ -17,7 +17,6 @@ import { PortalStatementsController } from './portal-statements.controller';
 import { PortalSessionGuard } from './portal-session.guard';
 import { PortalSessionsService } from './portal-sessions.service';
 import { PortalSessionsRepository } from './portal-sessions.repository';
-import { LoginAttemptsRepository } from './login-attempts.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { PortalWebhooksController } from './portal-webhooks.controller';
@@ -46,7 +45,6 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
   providers: [
     PortalSessionsService,
     PortalSessionsRepository,
-    LoginAttemptsRepository,
     PortalSessionGuard,
     CsvUploadsService,
     CsvUploadsRepository,

@@ -6,7 +6,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { OperatorAuth } from '../admin/operator.guard';
+import type { AuditContext } from '@app/core';
+import { Audit, OperatorAuth, OperatorCan } from '../admin/operator.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import {
@@ -24,6 +25,7 @@ export class StatementsAdminController {
   constructor(private readonly statements: StatementsService) {}
 
   @Post('statements/close')
+  @OperatorCan('operations')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'adminCloseStatements',
@@ -38,8 +40,11 @@ export class StatementsAdminController {
       "`through` is not a date, or is after an institution's current day (`validation_failed`)",
     type: ErrorResponseDto,
   })
-  close(@Body() dto: CloseStatementsDto): Promise<CloseStatementsResultDto> {
-    return this.statements.close(dto.through, dto.institution_id);
+  close(
+    @Body() dto: CloseStatementsDto,
+    @Audit() ctx: AuditContext,
+  ): Promise<CloseStatementsResultDto> {
+    return this.statements.close(dto.through, dto.institution_id, ctx);
   }
 
   @Get('merchants/:id/statements')

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import {
+  AuditContext,
+  AuditTrail,
   BookRow,
   ClosedStatementRow,
   LineKey,
@@ -62,6 +64,7 @@ export class StatementsService {
     private readonly repo: StatementsRepository,
     private readonly closer: StatementCloser,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(
@@ -186,14 +189,30 @@ export class StatementsService {
   }
 
   /** The operators' close: every open day through `through`, for one institution or all. */
-  async close(through: string, institutionId?: string): Promise<CloseStatementsResultDto> {
+  /**
+   * Closing spans a transaction per book, so its audit entry (`statement.close`) commits right
+   * after them, with what was closed.
+   */
+  async close(
+    through: string,
+    institutionId: string | undefined,
+    ctx: AuditContext,
+  ): Promise<CloseStatementsResultDto> {
     validDay(through, 'through');
     const ahead = await this.closer.booksAhead(through, institutionId);
     if (ahead.length)
       throw ApiError.validation([
         { field: 'through', message: "is after the institution's current day" },
       ]);
-    return this.closer.close(through, institutionId);
+    const result = await this.closer.close(through, institutionId);
+    await this.audit.recordAlone(ctx, {
+      action: 'statement.close',
+      resourceType: institutionId ? 'institution' : 'statement',
+      resourceId: institutionId ?? null,
+      institutionId: institutionId ?? null,
+      after: { through, ...result },
+    });
+    return result;
   }
 
   async merchantStatements(

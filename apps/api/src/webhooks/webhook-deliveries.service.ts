@@ -2,6 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
+  AuditContext,
   DeliveryRow,
   ReplayRow,
   WebhookEvents,
@@ -146,13 +147,15 @@ export class WebhookDeliveriesService {
 
   /**
    * A `webhook.test` delivery, queued at once; its attempt shows in the delivery log like any
-   * other. Recorded in the security activity. `actor`: a portal user's e-mail or `operator`.
+   * other. Recorded in the security activity (the audit log; an operator's with `audit` naming
+   * it). `actor`: a portal user's e-mail or `operator`.
    */
   async sendTest(
     institutionId: string,
     actor: string,
     ip: string | undefined,
     requestId?: string,
+    audit?: AuditContext,
   ): Promise<TestEventAcceptedDto> {
     const id = await this.db.transaction(async (m) => {
       await this.requireConfigured(m, institutionId);
@@ -166,6 +169,7 @@ export class WebhookDeliveriesService {
           ip,
         },
         m,
+        audit,
       );
       return deliveryId;
     });
@@ -179,6 +183,7 @@ export class WebhookDeliveriesService {
     actor: string,
     dto: StartReplayDto,
     ip: string | undefined,
+    audit?: AuditContext,
   ): Promise<WebhookReplayDto> {
     const since = new Date(dto.since);
     const until = dto.until ? new Date(dto.until) : new Date();
@@ -216,6 +221,7 @@ export class WebhookDeliveriesService {
           ip,
         },
         m,
+        audit,
       );
       return started.replay;
     });

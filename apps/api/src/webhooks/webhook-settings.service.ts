@@ -89,6 +89,7 @@ export class WebhookSettingsService {
           institutionId: p.institutionId,
           type: 'webhook.url_changed',
           actor: p.email,
+          userId: p.userId,
           // Hosts only: a URL's path or query may carry the receiver's own secret.
           details: {
             from_host: previous ? new URL(previous).host : null,
@@ -184,7 +185,7 @@ export class WebhookSettingsService {
     await this.db.transaction(async (m) => {
       await write(m);
       await this.security.record(
-        { institutionId: p.institutionId, type, actor: p.email, details, ip },
+        { institutionId: p.institutionId, type, actor: p.email, userId: p.userId, details, ip },
         m,
       );
     });
@@ -203,6 +204,7 @@ export class WebhookSettingsService {
       institutionId: p.institutionId,
       type: 'webhook.resumed',
       actor: p.email,
+      userId: p.userId,
       details: { pending: steps.length },
       ip,
     });
@@ -232,6 +234,7 @@ export class WebhookSettingsService {
           institutionId: p.institutionId,
           type: 'webhook.event_types_changed',
           actor: p.email,
+          userId: p.userId,
           details: { from: row?.webhook_event_types ?? [], to: check.types },
           ip,
         },
@@ -259,6 +262,7 @@ export class WebhookSettingsService {
           institutionId: p.institutionId,
           type: 'webhook.secret_rotated',
           actor: p.email,
+          userId: p.userId,
           details: { previous_secret_expires_at: iso(until) },
           ip,
         },
@@ -282,6 +286,7 @@ export class WebhookSettingsService {
             institutionId: p.institutionId,
             type: 'webhook.previous_secret_expired',
             actor: p.email,
+            userId: p.userId,
             ip,
           },
           m,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { KeysetAfter, keysetSql, returnedRows } from '@app/db';
 
 export interface MatchFailureRow {
@@ -58,9 +58,9 @@ export class MatchFailuresRepository {
   }
 
   /** Back to `received` (for matching to take again); returns the ids actually reopened. */
-  async reopen(ids: readonly string[]): Promise<string[]> {
+  async reopen(ids: readonly string[], m: EntityManager = this.db.manager): Promise<string[]> {
     const rows = returnedRows<{ id: string }>(
-      await this.db.query(
+      await m.query(
         `UPDATE transaction SET status = 'received', match_error = NULL, match_failed_at = NULL
           WHERE id = ANY($1::uuid[]) AND status = 'match_failed' RETURNING id`,
         [ids],

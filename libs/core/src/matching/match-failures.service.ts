@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { jobIds } from '@app/queue';
+import { AuditContext, AuditTrail } from '../audit/audit-trail.service';
 import { MatchFailuresRepository, MatchFailureRow } from './match-failures.repository';
 import { MatchQueue } from './match-queue';
 import type { KeysetAfter } from '@app/db';
@@ -14,8 +16,10 @@ export class MatchFailuresService {
   private readonly logger = new Logger('MatchFailures');
 
   constructor(
+    private readonly db: DataSource,
     private readonly repo: MatchFailuresRepository,
     private readonly queue: MatchQueue,
+    private readonly audit: AuditTrail,
   ) {}
 
   async quarantine(id: string, e: unknown): Promise<boolean> {
@@ -46,8 +50,18 @@ export class MatchFailuresService {
    * Back to matching: committed as `received` first, then enqueued (when Redis is down the
    * relay takes them, like any committed row). Returns the ids that were quarantined.
    */
-  async retry(ids: readonly string[]): Promise<string[]> {
-    const reopened = await this.repo.reopen(ids);
+  async retry(ids: readonly string[], ctx: AuditContext): Promise<string[]> {
+    const reopened = await this.db.transaction(async (m) => {
+      const done = await this.repo.reopen(ids, m);
+      await this.audit.record(m, ctx, {
+        action: 'match_failure.retry',
+        resourceType: 'transaction',
+        resourceId: null,
+        before: { status: 'match_failed', transaction_ids: done },
+        after: { status: 'received', transaction_ids: done },
+      });
+      return done;
+    });
     if (reopened.length)
       await this.queue.enqueue(reopened, { origin: 'retry' }, (first) => jobIds.retry(first));
     return reopened;

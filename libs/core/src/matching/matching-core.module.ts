@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { HoldoutKeys } from '../holdout-keys';
 import { WebhooksCoreModule } from '../webhooks/webhooks-core.module';
 import { CandidateLookup } from './candidate.lookup';
@@ -38,7 +39,7 @@ const EXPORTED = [
  * webhooks are recorded through WebhooksCoreModule.
  */
 @Module({
-  imports: [WebhooksCoreModule],
+  imports: [WebhooksCoreModule, AuditCoreModule],
   providers: [
     ...EXPORTED,
     MatchingRepository,

@@ -75,10 +75,11 @@ export class SettlementRepository {
   }
 
   /** The run's count of settled entries. */
-  async finishRun(runId: string, settled: number): Promise<void> {
-    await this.db.query(`UPDATE settlement_run SET settled_count = $2 WHERE id = $1`, [
-      runId,
-      settled,
-    ]);
+  async finishRun(
+    runId: string,
+    settled: number,
+    m: EntityManager = this.db.manager,
+  ): Promise<void> {
+    await m.query(`UPDATE settlement_run SET settled_count = $2 WHERE id = $1`, [runId, settled]);
   }
 }

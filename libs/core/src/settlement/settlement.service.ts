@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PROGRAM_DEFAULTS, sourcesOf } from '@app/domain';
+import { PROGRAM_DEFAULTS, sourcesOf, SYSTEM_ACTOR } from '@app/domain';
+import { AuditContext, AuditTrail } from '../audit/audit-trail.service';
 import { WebhookEvents } from '../webhooks/webhook-events';
 import { SettlementRepository } from './settlement.repository';
 
@@ -28,9 +29,18 @@ export class SettlementService {
     private readonly db: DataSource,
     private readonly repo: SettlementRepository,
     private readonly webhooks: WebhookEvents,
+    private readonly audit: AuditTrail,
   ) {}
 
-  async run(asOf: Date, trigger: 'schedule' | 'operator'): Promise<SettlementRunResult> {
+  /**
+   * The run's audit entry (`settlement.run`; actor `system` for a scheduled run) commits with its
+   * settled count, after the batches.
+   */
+  async run(
+    asOf: Date,
+    trigger: 'schedule' | 'operator',
+    ctx: AuditContext = { actor: SYSTEM_ACTOR, requestId: null },
+  ): Promise<SettlementRunResult> {
     const runId = await this.repo.startRun(asOf, trigger);
     let settled = 0;
     for (;;) {
@@ -64,7 +74,15 @@ export class SettlementService {
       settled += n;
       if (n < BATCH) break;
     }
-    await this.repo.finishRun(runId, settled);
+    await this.db.transaction(async (m) => {
+      await this.repo.finishRun(runId, settled, m);
+      await this.audit.record(m, ctx, {
+        action: 'settlement.run',
+        resourceType: 'settlement_run',
+        resourceId: runId,
+        after: { as_of: asOf.toISOString(), trigger, settled },
+      });
+    });
     this.logger.log(
       { runId, trigger, asOf: asOf.toISOString(), settled },
       'settlement run finished',

@@ -29,6 +29,7 @@ import {
 } from './messaging.entity';
 import { Offer, OfferTarget } from './offer.entity';
 import { CardholderErasure, ErasedHoldoutBucket } from './privacy.entity';
+import { AuditLogEntry, Operator, OperatorSession, OperatorToken } from './operator.entity';
 import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
@@ -47,6 +48,7 @@ export * from './merchant.entity';
 export * from './messaging.entity';
 export * from './offer.entity';
 export * from './privacy.entity';
+export * from './operator.entity';
 export * from './program.entity';
 export * from './redemption.entity';
 export * from './settlement.entity';
@@ -61,6 +63,10 @@ export * from './widget-settings.entity';
  * migrated schema; what they cannot express is in schema-allow-list.ts.
  */
 export const ENTITIES = [
+  Operator,
+  OperatorToken,
+  OperatorSession,
+  AuditLogEntry,
   Institution,
   Program,
   WidgetSettings,

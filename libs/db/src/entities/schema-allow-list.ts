@@ -197,6 +197,18 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     name: 'statement_book_movements',
     why: 'the statement triggers’ function',
   },
+  ...(
+    [
+      ['audit_log_append_only', 'audit_log'],
+      ['audit_log_no_truncate', 'audit_log'],
+    ] as const
+  ).map(([name, table]): SchemaAllowance => ({
+    kind: 'trigger',
+    name,
+    table,
+    why: 'refuses every UPDATE, DELETE and TRUNCATE of the audit log, whatever code or SQL tries (docs/operators.md)',
+  })),
+  { kind: 'function', name: 'audit_log_append_only', why: 'the audit log triggers’ function' },
   // ------------------------------------------------------------------ functions called by the code
   {
     kind: 'function',

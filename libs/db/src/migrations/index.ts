@@ -37,6 +37,7 @@ import { WebhookAttemptPartitionColumns1795713071847 } from './1795713071847-web
 import { CardholderErasure1795713689108 } from './1795713689108-cardholder-erasure';
 import { Claims1795713803388 } from './1795713803388-claims';
 import { ClaimCardholderIndex1795716018753 } from './1795716018753-claim-cardholder-index';
+import { OperatorsAndAudit1795716265706 } from './1795716265706-operators-and-audit';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   CardholderErasure1795713689108,
   Claims1795713803388,
   ClaimCardholderIndex1795716018753,
+  OperatorsAndAudit1795716265706,
 ];
