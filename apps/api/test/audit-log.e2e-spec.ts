@@ -119,6 +119,26 @@ describe('audit log', () => {
     });
     expect(JSON.stringify(userEntry)).not.toContain(password);
 
+    const hold = await api.http
+      .put(`/admin/api/v1/institutions/${id}/legal-hold`)
+      .set('Authorization', admin.auth)
+      .send({ reason: 'case 7' })
+      .expect(200);
+    expect(await entryOf(hold)).toMatchObject({
+      action: 'legal_hold.place',
+      resource_id: id,
+      after: { institution_id: id, reason: 'case 7' },
+    });
+    const lifted = await api.http
+      .delete(`/admin/api/v1/institutions/${id}/legal-hold`)
+      .set('Authorization', admin.auth)
+      .expect(204);
+    expect(await entryOf(lifted)).toMatchObject({
+      action: 'legal_hold.lift',
+      before: { legal_hold: true },
+      after: { legal_hold: false },
+    });
+
     const key = await api.http
       .post(`/admin/api/v1/institutions/${w.institution.id}/api-keys`)
       .set('Authorization', admin.auth)

@@ -79,6 +79,15 @@ describe('operators: roles, tokens, console sessions', () => {
           .send({ name: 'k' }),
     },
     {
+      name: 'place a legal hold',
+      allowed: ['admin'],
+      send: (a) =>
+        api.http
+          .put(`/admin/api/v1/institutions/${w.institution.id}/legal-hold`)
+          .set('Authorization', a)
+          .send({ reason: 'role test' }),
+    },
+    {
       name: 'create a merchant',
       allowed: ['admin', 'author'],
       send: (a) =>

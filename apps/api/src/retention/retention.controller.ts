@@ -7,7 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { OperatorAuth } from '../admin/operator.guard';
+import type { AuditContext } from '@app/core';
+import { Audit, OperatorAuth, OperatorCan } from '../admin/operator.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { uuidPipe } from '../common/uuid.pipe';
 import { LegalHoldDto, LegalHoldListDto, PlaceLegalHoldDto, RetentionDto } from './retention.dto';
@@ -50,6 +51,7 @@ export class RetentionController {
   }
 
   @Put('institutions/:id/legal-hold')
+  @OperatorCan('institutions')
   @ApiOperation({
     operationId: 'adminPlaceLegalHold',
     summary: 'Place an institution under legal hold',
@@ -62,11 +64,13 @@ export class RetentionController {
   placeHold(
     @Param('id', uuidPipe) id: string,
     @Body() dto: PlaceLegalHoldDto,
+    @Audit() ctx: AuditContext,
   ): Promise<LegalHoldDto> {
-    return this.retention.placeHold(id, dto.reason);
+    return this.retention.placeHold(id, dto.reason, ctx);
   }
 
   @Delete('institutions/:id/legal-hold')
+  @OperatorCan('institutions')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'adminLiftLegalHold',
@@ -78,7 +82,7 @@ export class RetentionController {
     description: 'The institution is not under legal hold (`legal_hold_not_found`)',
     type: ErrorResponseDto,
   })
-  liftHold(@Param('id', uuidPipe) id: string): Promise<void> {
-    return this.retention.liftHold(id);
+  liftHold(@Param('id', uuidPipe) id: string, @Audit() ctx: AuditContext): Promise<void> {
+    return this.retention.liftHold(id, ctx);
   }
 }

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataLifecycleService, LegalHoldRow, LegalHoldsRepository } from '@app/core';
+import { DataSource } from 'typeorm';
+import {
+  AuditContext,
+  AuditTrail,
+  DataLifecycleService,
+  LegalHoldRow,
+  LegalHoldsRepository,
+} from '@app/core';
 import { ApiError } from '../common/api-error';
 import { LegalHoldDto, LegalHoldListDto, RetentionDto } from './retention.dto';
 
@@ -13,8 +20,10 @@ const holdDto = (r: LegalHoldRow): LegalHoldDto => ({
 @Injectable()
 export class RetentionService {
   constructor(
+    private readonly db: DataSource,
     private readonly lifecycle: DataLifecycleService,
     private readonly holds: LegalHoldsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   async report(): Promise<RetentionDto> {
@@ -37,15 +46,38 @@ export class RetentionService {
     };
   }
 
-  async placeHold(institutionId: string, reason: string): Promise<LegalHoldDto> {
-    const row = await this.holds.place(institutionId, reason);
-    if (!row) throw ApiError.notFound('institution_not_found', 'No such institution.');
-    return holdDto(row);
+  async placeHold(institutionId: string, reason: string, ctx: AuditContext): Promise<LegalHoldDto> {
+    return this.db.transaction(async (m) => {
+      const row = await this.holds.place(institutionId, reason, m);
+      if (!row) throw ApiError.notFound('institution_not_found', 'No such institution.');
+      const after = holdDto(row);
+      await this.audit.record(m, ctx, {
+        action: 'legal_hold.place',
+        resourceType: 'institution',
+        resourceId: institutionId,
+        institutionId,
+        after,
+      });
+      return after;
+    });
   }
 
-  async liftHold(institutionId: string): Promise<void> {
-    if (!(await this.holds.lift(institutionId)))
-      throw ApiError.notFound('legal_hold_not_found', 'This institution is not under legal hold.');
+  async liftHold(institutionId: string, ctx: AuditContext): Promise<void> {
+    await this.db.transaction(async (m) => {
+      if (!(await this.holds.lift(institutionId, m)))
+        throw ApiError.notFound(
+          'legal_hold_not_found',
+          'This institution is not under legal hold.',
+        );
+      await this.audit.record(m, ctx, {
+        action: 'legal_hold.lift',
+        resourceType: 'institution',
+        resourceId: institutionId,
+        institutionId,
+        before: { legal_hold: true },
+        after: { legal_hold: false },
+      });
+    });
   }
 
   async listHolds(): Promise<LegalHoldListDto> {

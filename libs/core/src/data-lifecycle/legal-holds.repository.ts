@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export interface LegalHoldRow {
   institution_id: string;
@@ -13,8 +13,12 @@ export class LegalHoldsRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Places (or re-words) a hold; null when the institution does not exist. */
-  async place(institutionId: string, reason: string): Promise<LegalHoldRow | null> {
-    const [row] = await this.db.query<LegalHoldRow[]>(
+  async place(
+    institutionId: string,
+    reason: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<LegalHoldRow | null> {
+    const [row] = await m.query<LegalHoldRow[]>(
       `INSERT INTO legal_hold (institution_id, reason)
        SELECT id, $2 FROM institution WHERE id = $1
        ON CONFLICT (institution_id) DO UPDATE SET reason = EXCLUDED.reason
@@ -25,8 +29,8 @@ export class LegalHoldsRepository {
   }
 
   /** Lifts a hold: false when there was none. */
-  async lift(institutionId: string): Promise<boolean> {
-    const [{ n }] = await this.db.query<{ n: number }[]>(
+  async lift(institutionId: string, m: EntityManager = this.db.manager): Promise<boolean> {
+    const [{ n }] = await m.query<{ n: number }[]>(
       `WITH d AS (DELETE FROM legal_hold WHERE institution_id = $1 RETURNING 1) SELECT count(*)::int AS n FROM d`,
       [institutionId],
     );
