@@ -4,6 +4,126 @@
  */
 
 export interface paths {
+    "/admin/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first (keyset paged), or as CSV
+         * @description Every admin action: who (`actor`: an operator, `break_glass`, `staff` or `system`), what (`action`, e.g. `offer.update`), on what (`resource_type`, `resource_id`), the resource `before` and `after` (secrets left out, cardholder tokens masked) and the request id. Filter by resource, actor (an operator id, `break_glass` or `system`), institution and time (`from` inclusive, `to` exclusive). With `Accept: text/csv` the whole filtered log is one CSV file (RFC 4180, CRLF; `before` and `after` as JSON cells). Append-only and hash-chained: `npm run audit:verify` checks the chain.
+         */
+        get: operations["adminListAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console with an operator's e-mail and password; sets the session cookie
+         * @description Sets the `plo_operator_session` cookie (HttpOnly, SameSite=Strict, Path=/admin/api) and answers the CSRF token every cookie-authenticated write must send as `X-CSRF-Token`. The portal's lockout rules apply, per e-mail (known or not): after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After). A session ends after 30 minutes without a request, or 12 hours. Once the operator has enrolled a second factor, the request must also carry `totp_code` (the app's current code, each usable once) or `recovery_code` (each usable once): without one it is 401 `second_factor_required`, with a wrong one 401 `invalid_second_factor`; both count toward the lockout. A disabled operator gets 403 `operator_disabled` after a correct password.
+         */
+        post: operations["adminLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the console session
+         * @description Ends the session of the cookie and clears it; with a token, does nothing.
+         */
+        post: operations["adminLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in, and the CSRF token of the console session
+         * @description The operator (or `via: break_glass` with the operator token, which has no operator record) and, for a console session, the CSRF token to send as `X-CSRF-Token` on every write.
+         */
+        get: operations["adminMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/auth/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling an authenticator app as the second factor
+         * @description For the signed-in operator: a new TOTP secret and its otpauth:// URI (show it as a QR code). Nothing changes until POST /admin/api/v1/auth/totp/confirm receives the app's first code. 409 `second_factor_enrolled` when one is already on (an admin resets it); 409 `not_an_operator` for the break-glass token.
+         */
+        post: operations["adminStartTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/auth/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the second factor on with the app's first code; answers the recovery codes once
+         * @description From now on password sign-in also needs a TOTP code or a recovery code. The ten recovery codes are shown this once (only their hashes are stored); each works once. 400 `validation_failed` for a wrong code; 409 `no_enrolment` without a started enrolment.
+         */
+        post: operations["adminConfirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/claims": {
         parameters: {
             query?: never;
@@ -380,7 +500,7 @@ export interface paths {
         head?: never;
         /**
          * Change an offer (status, rewards, window, budget, segments, targeting)
-         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.
+         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. A status change to `active`, `paused` or `ended` is a change for an approver (or an admin), every other field one for an author (or an admin); a change with both needs a role that may do both. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.
          */
         patch: operations["adminUpdateOffer"];
         trace?: never;
@@ -399,6 +519,118 @@ export interface paths {
         get: operations["adminGetOfferLift"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List operators, newest first (keyset paged)
+         * @description Every operator with its role and status (disabled ones too).
+         */
+        get: operations["adminListOperators"];
+        put?: never;
+        /**
+         * Create a named operator with a role
+         * @description Roles: `admin` (everything, manages operators), `author` (merchants, offers), `approver` (approves, activates, pauses and ends offers), `support` (reads, webhook tests and replays, claim decisions). Every role reads. 409 `email_taken` when the e-mail already has an operator.
+         */
+        post: operations["adminCreateOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one operator
+         * @description The operator with its role and status; 404 `operator_not_found` when unknown.
+         */
+        get: operations["adminGetOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an operator's name, role, password or status (disable)
+         * @description Only the fields sent change. `status: disabled` ends every console session and revokes every personal token of the operator in the same transaction: its next request is answered 401.
+         */
+        patch: operations["adminUpdateOperator"];
+        trace?: never;
+    };
+    "/admin/api/v1/operators/{id}/second-factor/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove an operator's second factor (lost device and recovery codes)
+         * @description The operator signs in with the password alone until it enrols again (POST /admin/api/v1/auth/totp).
+         */
+        post: operations["adminResetOperatorSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/operators/{id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An operator's personal tokens (never the tokens themselves)
+         * @description Names, prefixes, expiry, revocation and last use, newest first. One's own, or anyone's for an `admin`.
+         */
+        get: operations["adminListOperatorTokens"];
+        put?: never;
+        /**
+         * Create a personal API token for an operator (plaintext returned once)
+         * @description The token (`plo_op_…`) authenticates as the operator, with its role, as `Authorization: Bearer <token>`; it is answered this once and only its hash is stored. An operator creates its own; another operator's only an `admin` (or the break-glass token): otherwise 403 `insufficient_role`. 409 `operator_disabled` for a disabled operator.
+         */
+        post: operations["adminCreateOperatorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/operators/{id}/tokens/{token_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a personal token
+         * @description The token stops working at once; revoking twice is harmless. One's own, or anyone's for an `admin`. 404 `token_not_found`.
+         */
+        post: operations["adminRevokeOperatorToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2035,6 +2267,62 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             updated_at: string;
         };
+        AuditActorDto: {
+            /** @example ana@ops.example */
+            email: string | null;
+            /** @example 7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b */
+            id: string | null;
+            /**
+             * @example operator
+             * @enum {string}
+             */
+            type: "operator" | "break_glass" | "staff" | "system";
+        };
+        AuditEntryDto: {
+            /** @example offer.update */
+            action: string;
+            actor: components["schemas"]["AuditActorDto"];
+            /**
+             * @description The resource after the change (secrets left out, cardholder tokens masked)
+             * @example {
+             *       "priority": 5
+             *     }
+             */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** @example 2026-11-26T10:00:00.000Z */
+            at: string;
+            /**
+             * @description The resource before the change (secrets left out, cardholder tokens masked)
+             * @example {
+             *       "priority": 0
+             *     }
+             */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description SHA-256 of the previous entry's hash and this entry (docs/operators.md)
+             * @example 5f1c…e9
+             */
+            hash: string;
+            /** @example 9d1e7c4a-2b3f-4c5d-8e6f-7a8b9c0d1e2f */
+            id: string;
+            /** @example null */
+            institution_id: string | null;
+            /**
+             * @description The caller's address, on the entries of an institution's security activity
+             * @example null
+             */
+            ip: string | null;
+            /** @example 2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21 */
+            request_id: string | null;
+            /** @example 0b6f3c2d-1a4e-4f5b-9c8d-7e6f5a4b3c2d */
+            resource_id: string | null;
+            /** @example offer */
+            resource_type: string;
+        };
         BatchResultDto: {
             /** @example 2 */
             accepted: number;
@@ -2233,6 +2521,13 @@ export interface components {
              * @example 3
              */
             closed: number;
+        };
+        ConfirmTotpDto: {
+            /**
+             * @description The app's current code
+             * @example 492039
+             */
+            code: string;
         };
         CreateApiKeyDto: {
             /**
@@ -2611,6 +2906,36 @@ export interface components {
              *     }
              */
             translations: Record<string, never>;
+        };
+        CreateOperatorDto: {
+            /**
+             * Format: email
+             * @description Sign-in name; stored lower-cased
+             * @example ana@ops.example
+             */
+            email: string;
+            /** @example Ana Lima */
+            name: string;
+            /** @example correct horse battery staple */
+            password: string;
+            /**
+             * @example author
+             * @enum {string}
+             */
+            role: "admin" | "author" | "approver" | "support";
+        };
+        CreateOperatorTokenDto: {
+            /**
+             * Format: date-time
+             * @description When the token stops working; absent or null: never
+             * @example 2027-05-26T00:00:00Z
+             */
+            expires_at?: string | null;
+            /**
+             * @description Defaults to `personal token`
+             * @example deploy scripts
+             */
+            name?: string | null;
         };
         CreateUserDto: {
             /**
@@ -3371,6 +3696,32 @@ export interface components {
              */
             scopes: string[];
         };
+        IssuedOperatorTokenDto: {
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            /** @example 2027-05-26T00:00:00.000Z */
+            expires_at: string | null;
+            /** @example 3a9c1e2b-5d4f-4a6b-9c8d-7e6f5a4b3c2d */
+            id: string;
+            /** @example null */
+            last_used_at: string | null;
+            /** @example deploy scripts */
+            name: string;
+            /** @example 7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b */
+            operator_id: string;
+            /**
+             * @description The prefix and the last 4 characters
+             * @example plo_op_…x9Qa
+             */
+            prefix: string;
+            /** @example null */
+            revoked_at: string | null;
+            /**
+             * @description The token itself: shown this once, never again (only its hash is stored)
+             * @example plo_op_3q2-0V5oVQmJ3kT4c0rj6cXk1Yx8Wd2uJb7Hn9Lp5x9Qa
+             */
+            token: string;
+        };
         LegalHoldDto: {
             /** @example 8a0b6a5e-2f0c-4d43-9d7e-1c2b3a4d5e6f */
             institution_id: string;
@@ -3679,6 +4030,95 @@ export interface components {
             at: string;
             /** @example engagement_event_p2025_10 */
             partition: string;
+        };
+        OperatorDto: {
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            /** @example null */
+            disabled_at: string | null;
+            /** @example ana@ops.example */
+            email: string;
+            /** @example 7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b */
+            id: string;
+            /** @example 2026-11-26T10:00:00.000Z */
+            last_login_at: string | null;
+            /** @example Ana Lima */
+            name: string;
+            /**
+             * @example author
+             * @enum {string}
+             */
+            role: "admin" | "author" | "approver" | "support";
+            /**
+             * @description Whether password sign-in asks for a TOTP code (or a recovery code)
+             * @example true
+             */
+            second_factor: boolean;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /** @example 2026-11-26T10:00:00.000Z */
+            updated_at: string;
+        };
+        OperatorLoginDto: {
+            /**
+             * Format: email
+             * @example ana@ops.example
+             */
+            email: string;
+            /** @example correct horse battery staple */
+            password: string;
+            /**
+             * @description Instead of totp_code: one of the recovery codes (each works once)
+             * @example k7q2m-x4p9a
+             */
+            recovery_code?: string | null;
+            /**
+             * @description The code of the authenticator app, once a second factor is enrolled
+             * @example 492039
+             */
+            totp_code?: string | null;
+        };
+        OperatorSessionDto: {
+            /**
+             * @description Send as X-CSRF-Token on every console write; null when signed in with a token rather than the console cookie
+             * @example kq3Vb0f1mZt0…
+             */
+            csrf_token: string | null;
+            /** @description The signed-in operator; absent for the break-glass token, which has no record */
+            operator?: components["schemas"]["OperatorDto"];
+            /**
+             * @description How the caller is signed in
+             * @example session
+             * @enum {string}
+             */
+            via: "session" | "token" | "break_glass";
+        };
+        OperatorTokenDto: {
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            /** @example 2027-05-26T00:00:00.000Z */
+            expires_at: string | null;
+            /** @example 3a9c1e2b-5d4f-4a6b-9c8d-7e6f5a4b3c2d */
+            id: string;
+            /** @example null */
+            last_used_at: string | null;
+            /** @example deploy scripts */
+            name: string;
+            /** @example 7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b */
+            operator_id: string;
+            /**
+             * @description The prefix and the last 4 characters
+             * @example plo_op_…x9Qa
+             */
+            prefix: string;
+            /** @example null */
+            revoked_at: string | null;
+        };
+        OperatorTokenListDto: {
+            data: components["schemas"]["OperatorTokenDto"][];
         };
         PaginationDto: {
             /** @example 100 */
@@ -4120,6 +4560,16 @@ export interface components {
              * @example Because you shop at Green Grocer
              */
             text: string;
+        };
+        RecoveryCodesDto: {
+            /**
+             * @description Ten single-use codes, shown this once (only their hashes are stored)
+             * @example [
+             *       "k7q2m-x4p9a",
+             *       "b3n6r-w2d5e"
+             *     ]
+             */
+            recovery_codes: string[];
         };
         RedeliveryAcceptedDto: {
             /** @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11 */
@@ -5065,6 +5515,18 @@ export interface components {
              */
             to: string;
         };
+        TotpEnrolmentDto: {
+            /**
+             * @description The URI an authenticator app reads (show it as a QR code)
+             * @example otpauth://totp/Offers%20console:ana%40ops.example?issuer=Offers%20console&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30
+             */
+            otpauth_uri: string;
+            /**
+             * @description The shared secret (base32), for typing into an app by hand
+             * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+             */
+            secret: string;
+        };
         TransactionAcceptedDto: {
             /**
              * Format: uuid
@@ -5722,6 +6184,23 @@ export interface components {
              */
             translations?: Record<string, never> | null;
         };
+        UpdateOperatorDto: {
+            /** @example Ana Lima */
+            name?: string | null;
+            /** @example another long passphrase */
+            password?: string | null;
+            /**
+             * @example approver
+             * @enum {string|null}
+             */
+            role?: "admin" | "author" | "approver" | "support" | null;
+            /**
+             * @description `disabled` ends every console session and revokes every personal token of the operator, in the same transaction; `active` lets it sign in again (tokens stay revoked)
+             * @example disabled
+             * @enum {string|null}
+             */
+            status?: "active" | "disabled" | null;
+        };
         UpdateRateCapDto: {
             /**
              * @description Attempts per second to this URL, 1 to 1000; null removes the cap
@@ -6276,6 +6755,576 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListAudit: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Singular: offer, merchant, institution, operator, … Example: `offer`. */
+                resource_type?: string;
+                /** @description Example: `5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11`. */
+                resource_id?: string;
+                /** @description An operator id, or `break_glass` or `system` Example: `break_glass`. */
+                actor?: string;
+                /** @description Example: `5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11`. */
+                institution_id?: string;
+                /** @description Entries at or after Example: `2026-11-01T00:00:00Z`. */
+                from?: string;
+                /** @description Entries before Example: `2026-12-01T00:00:00Z`. */
+                to?: string;
+            };
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, or the CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntryDto"][];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                    /**
+                     * @example id,at,actor_type,actor_id,actor_email,action,resource_type,resource_id,institution_id,request_id,ip,before,after,hash
+                     *     9d1e7c4a-2b3f-4c5d-8e6f-7a8b9c0d1e2f,2026-11-26T10:00:00.000Z,operator,7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b,ana@ops.example,offer.update,offer,0b6f3c2d-1a4e-4f5b-9c8d-7e6f5a4b3c2d,,2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21,,"{""priority"":0}","{""priority"":5}",5f1c0e9a
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad filter, cursor or limit (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorLoginDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSessionDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `invalid_credentials` (same answer for unknown e-mail and wrong password), `second_factor_required`, `invalid_second_factor` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_credentials" | "invalid_second_factor" | "second_factor_required" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `operator_disabled` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "operator_disabled";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `login_locked` after repeated failures */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "login_locked" | "rate_limited";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminLogout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the session cookie is cleared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminMe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSessionDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminStartTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolmentDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `second_factor_enrolled`, `not_an_operator` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "not_an_operator" | "second_factor_enrolled";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminConfirmTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmTotpDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesDto"];
+                };
+            };
+            /** @description `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `no_enrolment`, `not_an_operator` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "no_enrolment" | "not_an_operator";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     adminListClaims: {
         parameters: {
             query?: {
@@ -6287,7 +7336,10 @@ export interface operations {
                 /** @description Only this institution's claims Example: `5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11`. */
                 institution_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6313,7 +7365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6322,6 +7374,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6342,7 +7413,10 @@ export interface operations {
     adminDecideClaim: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6374,7 +7448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6383,6 +7457,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6452,7 +7545,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6481,7 +7577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6490,6 +7586,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6510,7 +7625,10 @@ export interface operations {
     adminCreateInstitution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6540,7 +7658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6549,6 +7667,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6593,7 +7730,10 @@ export interface operations {
     adminGetInstitution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6621,7 +7761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6630,6 +7770,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6662,7 +7821,10 @@ export interface operations {
     adminUpdateInstitution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6694,7 +7856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6703,6 +7865,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6759,7 +7940,10 @@ export interface operations {
     adminCreateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6791,7 +7975,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6800,6 +7984,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6856,7 +8059,10 @@ export interface operations {
     adminPlaceLegalHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6888,7 +8094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6897,6 +8103,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -6953,7 +8178,10 @@ export interface operations {
     adminLiftLegalHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6980,7 +8208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6989,6 +8217,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7021,7 +8268,10 @@ export interface operations {
     adminCreatePortalUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7053,7 +8303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7062,6 +8312,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7130,7 +8399,10 @@ export interface operations {
     adminStartWebhookReplay: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7162,7 +8434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7171,6 +8443,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7239,7 +8530,10 @@ export interface operations {
     adminSendWebhookTest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7267,7 +8561,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7276,6 +8570,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7320,7 +8633,10 @@ export interface operations {
     adminListLegalHolds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7346,7 +8662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7355,6 +8671,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7381,7 +8716,10 @@ export interface operations {
                 /** @description Only this institution’s transactions Example: `3f1c2b7a-9d4e-4f5a-8b6c-7d8e9f0a1b2c`. */
                 institution_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7407,7 +8745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7416,6 +8754,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7436,7 +8793,10 @@ export interface operations {
     adminRetryMatchFailures: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7466,7 +8826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7475,6 +8835,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7525,7 +8904,10 @@ export interface operations {
                 /** @description Example: `groceries`. */
                 category?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7554,7 +8936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7563,6 +8945,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7583,7 +8984,10 @@ export interface operations {
     adminCreateMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7613,7 +9017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7622,6 +9026,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7678,7 +9101,10 @@ export interface operations {
     adminGetMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7706,7 +9132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7715,6 +9141,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7747,7 +9192,10 @@ export interface operations {
     adminAddMerchantIdentifier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7779,7 +9227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7788,6 +9236,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7862,7 +9329,10 @@ export interface operations {
                 /** @description Last UTC day, inclusive Example: `2026-11-30`. */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7890,7 +9360,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7899,6 +9369,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7938,7 +9427,10 @@ export interface operations {
                 /** @description Example: `3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b`. */
                 merchant_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7967,7 +9459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7976,6 +9468,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -7996,7 +9507,10 @@ export interface operations {
     adminCreateOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8026,7 +9540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8035,6 +9549,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -8079,7 +9612,10 @@ export interface operations {
     adminGetOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8107,7 +9643,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8116,6 +9652,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -8148,7 +9703,10 @@ export interface operations {
     adminUpdateOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8180,7 +9738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8189,6 +9747,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -8260,7 +9837,10 @@ export interface operations {
                 /** @description One institution's cardholders; absent: every institution the offer is offered to Example: `3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b`. */
                 institution_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8288,7 +9868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8297,6 +9877,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -8326,10 +9925,829 @@ export interface operations {
             };
         };
     };
+    adminListOperators: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OperatorDto"][];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminCreateOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOperatorDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `email_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "email_taken";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminGetOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `operator_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "operator_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminUpdateOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateOperatorDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `operator_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "operator_not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminResetOperatorSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `operator_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "operator_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminListOperatorTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTokenListDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `operator_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "operator_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminCreateOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateOperatorTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedOperatorTokenDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `operator_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "operator_not_found";
+                    };
+                };
+            };
+            /** @description `operator_disabled` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "operator_disabled";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminRevokeOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTokenDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `token_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "token_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     adminRetention: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8355,7 +10773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8364,6 +10782,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -8384,7 +10821,10 @@ export interface operations {
     adminRunSettlement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8414,7 +10854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8423,6 +10863,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };
@@ -8467,7 +10926,10 @@ export interface operations {
     adminCloseStatements: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8497,7 +10959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`unauthorized`) or wrong operator token (`invalid_token`) */
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8506,6 +10968,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
                     };
                 };
             };

@@ -8,7 +8,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CLAIM_BARRIERS, ClaimDecisionInput, NO_MATCH_REASONS } from '@app/domain';
-import { OperatorAuth } from '../admin/operator.guard';
+import type { AuditContext } from '@app/core';
+import { Audit, OperatorAuth, OperatorCan } from '../admin/operator.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { Page } from '../common/pagination';
 import { uuidPipe } from '../common/uuid.pipe';
@@ -47,6 +48,7 @@ export class ClaimsAdminController {
   }
 
   @Post(':id/decision')
+  @OperatorCan('support')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'adminDecideClaim',
@@ -83,7 +85,11 @@ export class ClaimsAdminController {
       },
     },
   })
-  decide(@Param('id', uuidPipe) id: string, @Body() dto: ClaimDecisionDto): Promise<AdminClaimDto> {
-    return this.claims.decide(id, dto.decision as ClaimDecisionInput, dto.note ?? null);
+  decide(
+    @Param('id', uuidPipe) id: string,
+    @Body() dto: ClaimDecisionDto,
+    @Audit() ctx: AuditContext,
+  ): Promise<AdminClaimDto> {
+    return this.claims.decide(id, dto.decision as ClaimDecisionInput, dto.note ?? null, ctx);
   }
 }

@@ -1,6 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ClaimRow, ClaimsService, NewClaim } from '@app/core';
+import { AuditContext, AuditTrail, ClaimRow, ClaimsService, NewClaim } from '@app/core';
 import {
   ClaimDecisionInput,
   ClaimStatus,
@@ -34,6 +34,7 @@ export class ClaimsApiService {
 
   constructor(
     private readonly claims: ClaimsService,
+    private readonly audit: AuditTrail,
     config: AppConfig,
   ) {
     this.keyset = new Keyset(config.keys, 'claims');
@@ -99,10 +100,15 @@ export class ClaimsApiService {
   }
 
   /** 200 with the decided claim; 404 claim_not_found; 409 claim_decided or the refusing rule's code. */
+  /**
+   * An operator's decision. Its audit entry (`claim.decide`) is written right after the decision
+   * commits (the decision runs through matching's own transaction), with the claim as it then is.
+   */
   async decide(
     id: string,
     decision: ClaimDecisionInput,
     note: string | null,
+    ctx: AuditContext,
   ): Promise<AdminClaimDto> {
     const r = await this.claims.decide(id, decision, note);
     if (r.kind === 'not_found') throw CLAIM_NOT_FOUND();
@@ -116,7 +122,16 @@ export class ClaimsApiService {
         r.code,
         `The rules refuse the reward (${r.code}); the claim stays pending_review.`,
       );
-    return toAdminDto(r.claim);
+    const after = toAdminDto(r.claim);
+    await this.audit.recordAlone(ctx, {
+      action: 'claim.decide',
+      resourceType: 'claim',
+      resourceId: id,
+      institutionId: r.claim.institution_id,
+      before: { status: 'pending_review' },
+      after,
+    });
+    return after;
   }
 }
 
