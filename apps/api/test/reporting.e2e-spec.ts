@@ -111,6 +111,15 @@ describe('reporting', () => {
     await api?.close();
   });
 
+  /** The transaction_ref of a redemption's purchase. */
+  const refOf = async (redemptionId: string) =>
+    (
+      await db.query(
+        `SELECT t.transaction_ref FROM redemption r JOIN transaction t ON t.id = r.transaction_id WHERE r.id = $1`,
+        [redemptionId],
+      )
+    )[0].transaction_ref as string;
+
   describe('GET /api/v1/reporting/redemptions', () => {
     it('items carry the published fields: masked token, offer title in the first locale, amounts in major units', async () => {
       const res = await get('/api/v1/reporting/redemptions?limit=1').expect(200);
@@ -125,6 +134,10 @@ describe('reporting', () => {
         cashback_amount: 5, // what the cardholder got: less than the payout
         offer: { id: world.offers[0].id, title: '5 $ de reembolso', merchant_name: 'Green Grocer' },
         cardholder_token_masked: `${cardholder.slice(0, 4)}****${cardholder.slice(-4)}`,
+        // Additive: what reconciles the row alone, stored on the redemption.
+        transaction_ref: await refOf(res.body.data[0].id),
+        purchase_amount: 25,
+        goal_round: null,
       });
       expect(JSON.stringify(res.body)).not.toContain(cardholder);
       expect(res.body.pagination).toEqual({ limit: 1, next_cursor: expect.any(String) });
@@ -263,6 +276,9 @@ describe('reporting', () => {
         created_at: expect.any(String),
         settled_at: null,
         reversed_at: null,
+        transaction_ref: await refOf(res.body.data[0].redemption_id),
+        purchase_amount: 25,
+        goal_round: null,
       });
       expect(
         (await get('/api/v1/reporting/settlements?status=settled').expect(200)).body.data,

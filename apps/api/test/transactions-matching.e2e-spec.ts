@@ -197,7 +197,18 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       cardholder_token_masked: maskToken(token),
       institution_payout_amount: 5.62,
       occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      // Additive: what reconciles it alone, as stored on the redemption.
+      transaction_ref: r.transaction_ref,
+      purchase_amount: 25,
+      merchant_funded_amount: 6.25,
+      goal_round: null,
+      currency: 'USD',
     });
+    const [{ transaction_ref: ref }] = await db.query(
+      `SELECT transaction_ref FROM transaction WHERE id = $1`,
+      [id],
+    );
+    expect(r.transaction_ref).toBe(ref);
     expect(delivery.payload.occurred_at).toBe(r.created_at.toISOString());
     // Budget reserved (merchant funded), enrollment redeemed at max_redemptions_per_cardholder (1).
     expect(await budgetUsed(w.offers[0].id)).toBe(625);

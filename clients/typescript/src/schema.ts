@@ -4594,10 +4594,20 @@ export interface components {
              */
             cardholder_token_masked: string;
             /**
+             * @description ISO 4217 code of every amount of the event (additive)
+             * @example USD
+             */
+            currency: string;
+            /**
              * @example redemption.completed
              * @enum {string}
              */
             event: "redemption.completed";
+            /**
+             * @description The goal round a goal offer’s redemption rewards; null for a single purchase (additive)
+             * @example null
+             */
+            goal_round: number | null;
             /**
              * Format: uuid
              * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
@@ -4608,6 +4618,11 @@ export interface components {
              * @example 4.5
              */
             institution_payout_amount: number;
+            /**
+             * @description What the merchant funds: the cashback plus the fee (major units; additive). The institution payout is part of it
+             * @example 5
+             */
+            merchant_funded_amount: number;
             /**
              * Format: date-time
              * @description ISO 8601 with milliseconds, UTC
@@ -4620,10 +4635,20 @@ export interface components {
              */
             offer_id: string;
             /**
+             * @description What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)
+             * @example 45
+             */
+            purchase_amount: number;
+            /**
              * Format: uuid
              * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
              */
             redemption_id: string;
+            /**
+             * @description The rewarded record's transaction_ref: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)
+             * @example pos-20261121-0042
+             */
+            transaction_ref: string;
         };
         RedemptionItemDto: {
             /** @example chk_****9f3a */
@@ -4640,6 +4665,11 @@ export interface components {
              * @example USD
              */
             currency: string;
+            /**
+             * @description The goal round a goal offer’s redemption rewards; null for a single purchase (additive)
+             * @example null
+             */
+            goal_round: number | null;
             /** @example 0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b */
             id: string;
             /**
@@ -4654,10 +4684,20 @@ export interface components {
             merchant_funded_amount: number;
             offer: components["schemas"]["RedemptionOfferDto"];
             /**
+             * @description What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)
+             * @example 45
+             */
+            purchase_amount: number;
+            /**
              * @example pending
              * @enum {string}
              */
             status: "pending" | "settled" | "reversed";
+            /**
+             * @description The rewarded record's transaction_ref, stored with the redemption: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)
+             * @example pos-20261121-0042
+             */
+            transaction_ref: string;
         };
         RedemptionOfferDto: {
             /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
@@ -4691,10 +4731,20 @@ export interface components {
              */
             clawback_amount: number | null;
             /**
+             * @description ISO 4217 code of every amount of the event (additive)
+             * @example USD
+             */
+            currency: string;
+            /**
              * @example redemption.reversed
              * @enum {string}
              */
             event: "redemption.reversed";
+            /**
+             * @description The goal round a goal offer’s redemption rewards; null for a single purchase (additive)
+             * @example null
+             */
+            goal_round: number | null;
             /**
              * Format: uuid
              * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
@@ -4705,6 +4755,11 @@ export interface components {
              * @example 4.5
              */
             institution_payout_amount: number;
+            /**
+             * @description What the merchant funds: the cashback plus the fee (major units; additive). The institution payout is part of it
+             * @example 5
+             */
+            merchant_funded_amount: number;
             /**
              * Format: date-time
              * @description ISO 8601 with milliseconds, UTC
@@ -4717,10 +4772,31 @@ export interface components {
              */
             offer_id: string;
             /**
+             * @description What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)
+             * @example 45
+             */
+            purchase_amount: number;
+            /**
              * Format: uuid
              * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
              */
             redemption_id: string;
+            /**
+             * @description Why: a refund, a void of the authorization, the authorization expired, a clearing that no longer earns the reward, a refund that took a goal round below its target (additive)
+             * @example refund
+             * @enum {string}
+             */
+            reversal_reason: "refund" | "void" | "authorization_expired" | "clearing_changed" | "goal_round_below_target";
+            /**
+             * @description The transaction_ref of the record that caused the reversal (the refund, the void, the clearing); null for an expiry (additive)
+             * @example pos-20261121-0042-r1
+             */
+            reversal_transaction_ref: string | null;
+            /**
+             * @description The rewarded record's transaction_ref: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)
+             * @example pos-20261121-0042
+             */
+            transaction_ref: string;
         };
         RedemptionSettledEventDto: {
             /**
@@ -4734,10 +4810,20 @@ export interface components {
              */
             cardholder_token_masked: string;
             /**
+             * @description ISO 4217 code of every amount of the event (additive)
+             * @example USD
+             */
+            currency: string;
+            /**
              * @example redemption.settled
              * @enum {string}
              */
             event: "redemption.settled";
+            /**
+             * @description The goal round a goal offer’s redemption rewards; null for a single purchase (additive)
+             * @example null
+             */
+            goal_round: number | null;
             /**
              * Format: uuid
              * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
@@ -4748,6 +4834,11 @@ export interface components {
              * @example 4.5
              */
             institution_payout_amount: number;
+            /**
+             * @description What the merchant funds: the cashback plus the fee (major units; additive). The institution payout is part of it
+             * @example 5
+             */
+            merchant_funded_amount: number;
             /**
              * Format: date-time
              * @description ISO 8601 with milliseconds, UTC
@@ -4760,10 +4851,20 @@ export interface components {
              */
             offer_id: string;
             /**
+             * @description What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)
+             * @example 45
+             */
+            purchase_amount: number;
+            /**
              * Format: uuid
              * @example 9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
              */
             redemption_id: string;
+            /**
+             * @description The rewarded record's transaction_ref: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)
+             * @example pos-20261121-0042
+             */
+            transaction_ref: string;
         };
         ResolveMerchantsDto: {
             identifiers: components["schemas"]["MerchantIdentifierQueryDto"][];
@@ -4987,6 +5088,11 @@ export interface components {
             created_at: string;
             /** @example USD */
             currency: string;
+            /**
+             * @description The goal round a goal offer’s redemption rewards; null for a single purchase (additive)
+             * @example null
+             */
+            goal_round: number | null;
             /** @example e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b */
             id: string;
             /** @example 5.5 */
@@ -5000,6 +5106,11 @@ export interface components {
             merchant_id: string;
             /** @example c5d8a1e2-0f3b-4c6d-9e7f-1a2b3c4d5e6f */
             offer_id: string;
+            /**
+             * @description What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)
+             * @example 45
+             */
+            purchase_amount: number;
             /** @example 0b7f5c2e-9d41-4f8a-8a6e-2c3d4e5f6a7b */
             redemption_id: string;
             /** @example null */
@@ -5016,6 +5127,11 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "settled" | "reversed";
+            /**
+             * @description The rewarded record's transaction_ref, stored with the redemption: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)
+             * @example pos-20261121-0042
+             */
+            transaction_ref: string;
         };
         SettlementPageDto: {
             data: components["schemas"]["SettlementEntryDto"][];

@@ -168,6 +168,7 @@ describe('foldChain: the records of one chain in one pass', () => {
       expect(foldChain('authorization', 'authorized', true, [ev(null, event)])).toMatchObject({
         decide: null,
         stored: 'reverse',
+        reversedBy: { id: null, event },
       });
   });
 
@@ -198,7 +199,12 @@ describe('foldChain: the records of one chain in one pass', () => {
         ev('v', 'authorization_reversal'),
         ev('c', 'clearing'),
       ]),
-    ).toEqual({ state: 'cleared', decide: 'c', stored: 'reverse' });
+    ).toEqual({
+      state: 'cleared',
+      decide: 'c',
+      stored: 'reverse',
+      reversedBy: { id: 'v', event: 'authorization_reversal' },
+    });
   });
 
   it('a live redemption is never rewarded twice, even when reward_on changed in between', () => {

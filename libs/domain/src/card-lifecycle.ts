@@ -199,6 +199,8 @@ export interface ChainFold {
   state: ChainState;
   decide: string | null;
   stored: 'keep' | 'reverse' | 'reconsider';
+  /** When `stored` is `reverse`: the record (null: an expiry) and event that reversed it. */
+  reversedBy?: { id: string | null; event: ChainEvent };
 }
 
 /**
@@ -215,6 +217,7 @@ export function foldChain(
   let decide: string | null = null;
   let live = hasLiveReward;
   let reversed = false;
+  let reversedBy: ChainFold['reversedBy'];
   let previous: string | null = null;
   for (const e of events) {
     const step = chainStep(rewardOn, state, e.event);
@@ -228,9 +231,10 @@ export function foldChain(
       else if (live) {
         live = false;
         reversed = true;
+        reversedBy = { id: e.id, event: e.event };
       }
     }
   }
   const stored = live ? (decide ? 'reconsider' : 'keep') : reversed ? 'reverse' : 'keep';
-  return { state, decide, stored };
+  return reversedBy ? { state, decide, stored, reversedBy } : { state, decide, stored };
 }

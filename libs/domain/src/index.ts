@@ -41,6 +41,7 @@ export * from './keys';
 export * from './chunk-deltas';
 export * from './purchase-to-match';
 export * from './redemption-records';
+export * from './reversal-reasons';
 export * from './holdout';
 export * from './lift-statistics';
 export * from './lift';

@@ -1,5 +1,5 @@
 import type { Allocation } from './matching';
-import { completedFacts, newRedemption, reversedFacts } from './redemption-records';
+import { completedFacts, newRedemption, storedFacts } from './redemption-records';
 
 const allocation: Allocation = {
   transactionId: 't1',
@@ -14,7 +14,7 @@ const allocation: Allocation = {
     institutionPayout: 470,
   },
 };
-const purchase = { institution_id: 'i1', cardholder_token: 'ch-1' };
+const purchase = { institution_id: 'i1', cardholder_token: 'ch-1', transaction_ref: 'pos-1' };
 
 describe('the redemption an allocation makes', () => {
   it("carries the purchase's institution and cardholder, the offer's merchant and the reward", () => {
@@ -22,6 +22,7 @@ describe('the redemption an allocation makes', () => {
       id: 'r1',
       institutionId: 'i1',
       transactionId: 't1',
+      transactionRef: 'pos-1',
       enrollmentId: 'e1',
       offerId: 'o1',
       merchantId: 'm1',
@@ -43,7 +44,7 @@ describe('the redemption an allocation makes', () => {
 });
 
 describe('what the redemption events say', () => {
-  it('redemption.completed: the new redemption and its institution payout', () => {
+  it('redemption.completed: the new redemption, its payout and what reconciles it', () => {
     expect(completedFacts(newRedemption('r1', allocation, purchase, 'm1'))).toEqual({
       redemptionId: 'r1',
       institutionId: 'i1',
@@ -51,18 +52,26 @@ describe('what the redemption events say', () => {
       cardholderToken: 'ch-1',
       institutionPayoutMinor: 470,
       currency: 'USD',
+      transactionRef: 'pos-1',
+      purchaseMinor: 2_500,
+      merchantFundedMinor: 600,
+      goalRound: null,
     });
   });
 
-  it('redemption.reversed: the stored redemption as read', () => {
+  it('redemption.reversed and settled: the stored redemption as read, its stored columns only', () => {
     expect(
-      reversedFacts({
+      storedFacts({
         redemption_id: 'r1',
         institution_id: 'i1',
         offer_id: 'o1',
         cardholder_token: 'ch-1',
         currency: 'USD',
         institution_payout_amount: '470',
+        transaction_ref: 'pos-1',
+        purchase_amount: '2500',
+        merchant_funded_amount: '600',
+        goal_round: 2,
       }),
     ).toEqual({
       redemptionId: 'r1',
@@ -71,6 +80,10 @@ describe('what the redemption events say', () => {
       cardholderToken: 'ch-1',
       institutionPayoutMinor: '470',
       currency: 'USD',
+      transactionRef: 'pos-1',
+      purchaseMinor: '2500',
+      merchantFundedMinor: '600',
+      goalRound: 2,
     });
   });
 });

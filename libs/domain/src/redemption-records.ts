@@ -1,11 +1,21 @@
 import type { Allocation } from './matching';
 import type { RedemptionFacts } from './webhook-payloads';
 
+/**
+ * What a redemption stores so that its events and reporting rows reconcile alone (docs/webhooks.md):
+ * the rewarded record's transaction_ref, the amount the reward was computed on (purchase_amount:
+ * the purchase's net amount; for a goal, the round's counted spend), the merchant-funded amount and
+ * the goal round, all written with the redemption, never read from the transaction later (it may
+ * be gone by retention).
+ */
+
 /** A redemption to insert, with its settlement entry (pending): amounts in minor units. */
 export interface NewRedemption {
   id: string;
   institutionId: string;
   transactionId: string;
+  /** The rewarded record's transaction_ref (the purchase's; a card chain's decided record's). */
+  transactionRef: string;
   enrollmentId: string;
   offerId: string;
   merchantId: string;
@@ -26,13 +36,14 @@ export interface NewRedemption {
 export function newRedemption(
   id: string,
   a: Allocation,
-  purchase: { institution_id: string; cardholder_token: string },
+  purchase: { institution_id: string; cardholder_token: string; transaction_ref: string },
   offerMerchantId: string,
 ): NewRedemption {
   return {
     id,
     institutionId: purchase.institution_id,
     transactionId: a.transactionId,
+    transactionRef: purchase.transaction_ref,
     enrollmentId: a.enrollmentId,
     offerId: a.offerId,
     merchantId: offerMerchantId,
@@ -57,6 +68,10 @@ export function completedFacts(r: NewRedemption): RedemptionFacts {
     cardholderToken: r.cardholderToken,
     institutionPayoutMinor: r.institutionPayout,
     currency: r.currency,
+    transactionRef: r.transactionRef,
+    purchaseMinor: r.purchase,
+    merchantFundedMinor: r.merchantFunded,
+    goalRound: r.goalRound,
   };
 }
 
@@ -68,10 +83,17 @@ export interface StoredRedemption {
   cardholder_token: string;
   currency: string;
   institution_payout_amount: string;
+  transaction_ref: string;
+  purchase_amount: string;
+  merchant_funded_amount: string;
+  goal_round: number | null;
 }
 
-/** What the `redemption.reversed` event of a stored redemption says (clawback beside it). */
-export function reversedFacts(r: StoredRedemption): RedemptionFacts {
+/**
+ * What the events of a stored redemption say (`redemption.reversed`: its cause and clawback
+ * beside it; `redemption.settled`).
+ */
+export function storedFacts(r: StoredRedemption): RedemptionFacts {
   return {
     redemptionId: r.redemption_id,
     institutionId: r.institution_id,
@@ -79,5 +101,9 @@ export function reversedFacts(r: StoredRedemption): RedemptionFacts {
     cardholderToken: r.cardholder_token,
     institutionPayoutMinor: r.institution_payout_amount,
     currency: r.currency,
+    transactionRef: r.transaction_ref,
+    purchaseMinor: r.purchase_amount,
+    merchantFundedMinor: r.merchant_funded_amount,
+    goalRound: r.goal_round === null ? null : Number(r.goal_round),
   };
 }

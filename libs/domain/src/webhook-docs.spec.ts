@@ -237,11 +237,20 @@ describe('docs/webhooks.md event schemas', () => {
     cardholderToken: 'chk_8f14e45fceea167a5a36dedd4bea2543',
     institutionPayoutMinor: 450,
     currency: 'USD',
+    transactionRef: 'pos-20261121-0042',
+    purchaseMinor: 4_500,
+    merchantFundedMinor: 500,
+    goalRound: null,
   };
   const at = new Date('2026-11-21T10:00:00.123Z');
   const built: Record<string, Record<string, unknown>> = {
     'redemption.completed': redemptionCompletedPayload(facts, at),
-    'redemption.reversed': redemptionReversedPayload(facts, 1200, at),
+    'redemption.reversed': redemptionReversedPayload(
+      facts,
+      450,
+      { reason: 'refund', transactionRef: 'pos-20261121-0042-r1' },
+      at,
+    ),
     'redemption.settled': redemptionSettledPayload(facts, at),
     'webhook.test': webhookTestPayload(facts.institutionId, at),
     'claim.resolved': claimResolvedPayload(

@@ -4,7 +4,11 @@ import {
   redemptionReversedPayload,
   WEBHOOK_EVENT_TYPES,
 } from './webhook-payloads';
-import { serializeWebhookPayload, WEBHOOK_PAYLOAD_FIELDS } from './webhook-signing';
+import {
+  REDEMPTION_EVENT_ADDED_FIELDS,
+  serializeWebhookPayload,
+  WEBHOOK_PAYLOAD_FIELDS,
+} from './webhook-signing';
 
 const facts = {
   redemptionId: 'r1',
@@ -13,7 +17,15 @@ const facts = {
   cardholderToken: 'chk_0123456789abcdef',
   institutionPayoutMinor: 450,
   currency: 'USD',
+  transactionRef: 'pos-881',
+  purchaseMinor: 2_500,
+  merchantFundedMinor: 600,
+  goalRound: null,
 };
+const refund = { reason: 'refund' as const, transactionRef: 'pos-881-r' };
+const added = REDEMPTION_EVENT_ADDED_FIELDS.filter(
+  (f) => f !== 'clawback_amount' && !f.startsWith('reversal_'),
+);
 const at = new Date('2026-11-21T10:00:00.123Z');
 
 describe('webhook payloads', () => {
@@ -56,9 +68,9 @@ describe('webhook payloads', () => {
     expect(JSON.stringify(p)).not.toContain('8f14e45fceea167a5a36dedd4bea2543');
   });
 
-  it('redemption.completed carries exactly the published fields, in their order', () => {
+  it('redemption.completed carries the published fields, in their order, then what reconciles it', () => {
     const p = redemptionCompletedPayload(facts, at);
-    expect(Object.keys(p)).toEqual([...WEBHOOK_PAYLOAD_FIELDS]);
+    expect(Object.keys(p)).toEqual([...WEBHOOK_PAYLOAD_FIELDS, ...added]);
     expect(p).toEqual({
       event: 'redemption.completed',
       redemption_id: 'r1',
@@ -68,18 +80,58 @@ describe('webhook payloads', () => {
       cardholder_token_masked: 'chk_****cdef',
       institution_payout_amount: 4.5,
       occurred_at: '2026-11-21T10:00:00.123Z',
+      transaction_ref: 'pos-881',
+      purchase_amount: 25,
+      merchant_funded_amount: 6,
+      goal_round: null,
+      currency: 'USD',
     });
   });
 
-  it('redemption.reversed has the same fields with its own event, then the clawback', () => {
-    const p = redemptionReversedPayload(facts, 1200, at);
-    expect(Object.keys(p)).toEqual([...WEBHOOK_PAYLOAD_FIELDS, 'clawback_amount']);
-    expect(p).toMatchObject({ event: 'redemption.reversed', clawback_amount: 12 });
-    expect(redemptionReversedPayload(facts, null, at).clawback_amount).toBeNull();
+  it("a goal's redemption names its round; amounts are in the currency's major units", () => {
+    const p = redemptionCompletedPayload(
+      { ...facts, currency: 'JPY', purchaseMinor: 12_000, goalRound: 3 },
+      at,
+    );
+    expect(p).toMatchObject({ purchase_amount: 12_000, goal_round: 3, currency: 'JPY' });
+  });
+
+  it('redemption.reversed has the same fields with its own event, the clawback, then its cause', () => {
+    const p = redemptionReversedPayload(facts, 1200, refund, at);
+    expect(Object.keys(p)).toEqual([...WEBHOOK_PAYLOAD_FIELDS, ...REDEMPTION_EVENT_ADDED_FIELDS]);
+    expect(p).toMatchObject({
+      event: 'redemption.reversed',
+      clawback_amount: 12,
+      transaction_ref: 'pos-881',
+      reversal_reason: 'refund',
+      reversal_transaction_ref: 'pos-881-r',
+    });
+    expect(redemptionReversedPayload(facts, null, refund, at).clawback_amount).toBeNull();
+    const expired = { reason: 'authorization_expired' as const, transactionRef: null };
+    expect(redemptionReversedPayload(facts, null, expired, at).reversal_transaction_ref).toBeNull();
     // the wire order survives a round trip through jsonb (which does not keep key order)
     const shuffled = Object.fromEntries(Object.entries(p).reverse());
     expect(Object.keys(JSON.parse(serializeWebhookPayload(shuffled).toString()))).toEqual(
       Object.keys(p),
     );
+  });
+
+  it('a body stored before the added fields is sent in the order it was sent then', () => {
+    const before = {
+      occurred_at: '2026-11-21T10:00:00.123Z',
+      clawback_amount: null,
+      event: 'redemption.reversed',
+      redemption_id: 'r1',
+    };
+    expect(serializeWebhookPayload(before).toString()).toBe(
+      '{"event":"redemption.reversed","redemption_id":"r1","occurred_at":"2026-11-21T10:00:00.123Z","clawback_amount":null}',
+    );
+    const test = { message: 'm', occurred_at: 'o', institution_id: 'i', event: 'webhook.test' };
+    expect(Object.keys(JSON.parse(serializeWebhookPayload(test).toString()))).toEqual([
+      'event',
+      'institution_id',
+      'occurred_at',
+      'message',
+    ]);
   });
 });

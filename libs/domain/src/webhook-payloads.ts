@@ -1,11 +1,13 @@
 import { maskToken } from './masking';
 import { toMajor } from './money';
+import type { ReversalCause } from './reversal-reasons';
 
 /**
  * The webhook event catalog and the body of each event. Every redemption event carries the
  * published redemption payload's fields, in its order, with `event` set to its type; an event may
  * add fields after them. The body is built here once, stored with the delivery, and sent
- * byte-for-byte the same on every attempt (see serializeWebhookPayload).
+ * byte-for-byte the same on every attempt (see serializeWebhookPayload). Fields added later are
+ * listed in webhook-signing.ts (REDEMPTION_EVENT_ADDED_FIELDS) and documented as additive.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'redemption.completed',
@@ -24,6 +26,13 @@ export interface RedemptionFacts {
   cardholderToken: string;
   institutionPayoutMinor: number | string;
   currency: string;
+  /** The rewarded record's transaction_ref, as stored on the redemption. */
+  transactionRef: string;
+  /** What the reward was computed on: the purchase's net amount, a goal round's counted spend. */
+  purchaseMinor: number | string;
+  merchantFundedMinor: number | string;
+  /** The goal round a goal offer's redemption rewards; null for a single purchase. */
+  goalRound: number | null;
 }
 
 export type WebhookPayload = Record<string, unknown> & { event: WebhookEventType };
@@ -45,29 +54,45 @@ function redemptionBody(
   };
 }
 
+/** What every redemption event adds after the published fields (and a reversal's clawback). */
+function reconciliationFields(r: RedemptionFacts) {
+  return {
+    transaction_ref: r.transactionRef,
+    purchase_amount: toMajor(r.purchaseMinor, r.currency),
+    merchant_funded_amount: toMajor(r.merchantFundedMinor, r.currency),
+    goal_round: r.goalRound,
+    currency: r.currency,
+  };
+}
+
 /** A purchase met an offer's terms: credit the cardholder `institution_payout_amount`. */
 export function redemptionCompletedPayload(r: RedemptionFacts, occurredAt: Date): WebhookPayload {
-  return redemptionBody('redemption.completed', r, occurredAt);
+  return { ...redemptionBody('redemption.completed', r, occurredAt), ...reconciliationFields(r) };
 }
 
 /**
- * A refund reversed the redemption: `institution_payout_amount` is the amount to claw back and
- * `clawback_amount` what the merchant claws back (null when not computed).
+ * The redemption was reversed: `institution_payout_amount` is the amount to claw back and
+ * `clawback_amount` what the merchant claws back (null when not computed); `reversal_reason` and
+ * `reversal_transaction_ref` say why and which record caused it (null for an expiry).
  */
 export function redemptionReversedPayload(
   r: RedemptionFacts,
   clawbackMinor: number | null,
+  cause: ReversalCause,
   occurredAt: Date,
 ): WebhookPayload {
   return {
     ...redemptionBody('redemption.reversed', r, occurredAt),
     clawback_amount: clawbackMinor === null ? null : toMajor(clawbackMinor, r.currency),
+    ...reconciliationFields(r),
+    reversal_reason: cause.reason,
+    reversal_transaction_ref: cause.transactionRef,
   };
 }
 
 /** The hold passed and the redemption settled: the payout is final (no refund can reverse it). */
 export function redemptionSettledPayload(r: RedemptionFacts, occurredAt: Date): WebhookPayload {
-  return redemptionBody('redemption.settled', r, occurredAt);
+  return { ...redemptionBody('redemption.settled', r, occurredAt), ...reconciliationFields(r) };
 }
 
 /** A test event, sent only when someone asks for one: no redemption, nothing to credit. */

@@ -164,13 +164,47 @@ export const WEBHOOK_PAYLOAD_FIELDS = [
 ] as const;
 
 /**
- * The request body for a stored payload: the published fields in their documented order (PostgreSQL's jsonb does not
- * keep key order), then any further fields in their stored order. Deterministic: every attempt of
- * one delivery sends the same bytes.
+ * The fields of the redemption events after the published ones, in the order they were added
+ * (docs/webhooks.md): `clawback_amount` (redemption.reversed), then what reconciles a redemption
+ * alone, then the reversal's cause (redemption.reversed). An event carries those it has.
+ */
+export const REDEMPTION_EVENT_ADDED_FIELDS = [
+  'clawback_amount',
+  'transaction_ref',
+  'purchase_amount',
+  'merchant_funded_amount',
+  'goal_round',
+  'currency',
+  'reversal_reason',
+  'reversal_transaction_ref',
+] as const;
+
+const REDEMPTION_BODY_ORDER = [...WEBHOOK_PAYLOAD_FIELDS, ...REDEMPTION_EVENT_ADDED_FIELDS];
+
+/**
+ * The wire order of each event's body, by its `event`: a redemption event's published fields then
+ * the added ones; another event its own list (webhook-payloads.ts builds it in this order). An
+ * event missing here is written in the published fields' order, then the rest.
+ */
+export const WEBHOOK_BODY_ORDER: Readonly<Record<string, readonly string[]>> = {
+  'redemption.completed': REDEMPTION_BODY_ORDER,
+  'redemption.reversed': REDEMPTION_BODY_ORDER,
+  'redemption.settled': REDEMPTION_BODY_ORDER,
+  'webhook.test': ['event', 'institution_id', 'occurred_at', 'message'],
+};
+
+/**
+ * The request body for a stored payload: its fields in its event's order (WEBHOOK_BODY_ORDER;
+ * PostgreSQL's jsonb does not keep key order), then any further fields in their stored order.
+ * Deterministic: every attempt of one delivery sends the same bytes.
  */
 export function serializeWebhookPayload(payload: Record<string, unknown>): Buffer {
   const ordered: Record<string, unknown> = {};
-  for (const k of WEBHOOK_PAYLOAD_FIELDS) if (k in payload) ordered[k] = payload[k];
+  const order =
+    typeof payload.event === 'string' && Object.hasOwn(WEBHOOK_BODY_ORDER, payload.event)
+      ? WEBHOOK_BODY_ORDER[payload.event]
+      : WEBHOOK_PAYLOAD_FIELDS;
+  for (const k of order) if (k in payload) ordered[k] = payload[k];
   for (const [k, v] of Object.entries(payload)) if (!(k in ordered)) ordered[k] = v;
   return Buffer.from(JSON.stringify(ordered), 'utf8');
 }

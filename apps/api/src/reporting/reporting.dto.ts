@@ -49,6 +49,27 @@ export class RedemptionItemDto {
   cashback_amount: number;
   @ApiProperty({ type: RedemptionOfferDto }) offer: RedemptionOfferDto;
   @ApiProperty({ example: 'chk_****9f3a' }) cardholder_token_masked: string;
+  @ApiProperty({
+    example: 'pos-20261121-0042',
+    description:
+      "The rewarded record's transaction_ref, stored with the redemption: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)",
+  })
+  transaction_ref: string;
+  @ApiProperty({
+    example: 45,
+    description:
+      "What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)",
+  })
+  purchase_amount: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    example: null,
+    description:
+      'The goal round a goal offer’s redemption rewards; null for a single purchase (additive)',
+  })
+  goal_round: number | null;
 }
 
 export class RedemptionPageDto {
@@ -71,6 +92,27 @@ export class SettlementEntryDto {
   @ApiProperty({ example: '2026-12-21T00:00:00.000Z', nullable: true, type: String }) settled_at:
     string | null;
   @ApiProperty({ example: null, nullable: true, type: String }) reversed_at: string | null;
+  @ApiProperty({
+    example: 'pos-20261121-0042',
+    description:
+      "The rewarded record's transaction_ref, stored with the redemption: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)",
+  })
+  transaction_ref: string;
+  @ApiProperty({
+    example: 45,
+    description:
+      "What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)",
+  })
+  purchase_amount: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    example: null,
+    description:
+      'The goal round a goal offer’s redemption rewards; null for a single purchase (additive)',
+  })
+  goal_round: number | null;
 }
 
 export class SettlementPageDto {

@@ -24,6 +24,9 @@ export interface RedemptionRow {
   offer_id: string;
   merchant_name: string;
   title: string | null;
+  transaction_ref: string;
+  purchase_amount: string;
+  goal_round: number | null;
 }
 
 export interface SettlementRow {
@@ -40,6 +43,10 @@ export interface SettlementRow {
   created_at: Date;
   settled_at: Date | null;
   reversed_at: Date | null;
+  /** Stored on the entry's redemption. */
+  transaction_ref: string;
+  purchase_amount: string;
+  goal_round: number | null;
 }
 
 /** [start, end) split into whole buckets and raw edges (see splitWindow). */
@@ -92,7 +99,7 @@ export class ReportingRepository {
       from,
       `SELECT x.id, x.created_at, ${page.cursor}, s.status, x.currency,
               x.merchant_funded_amount, x.institution_payout_amount, x.cashback_amount, x.cardholder_token,
-              x.offer_id, m.name AS merchant_name,
+              x.offer_id, m.name AS merchant_name, x.transaction_ref, x.purchase_amount, x.goal_round,
               COALESCE(o.translations -> p.supported_locales[1] ->> 'title',
                        (SELECT t.value ->> 'title' FROM jsonb_each(o.translations) t ORDER BY t.key LIMIT 1)) AS title
          FROM redemption x
@@ -109,7 +116,10 @@ export class ReportingRepository {
     );
   }
 
-  /** One page of settlement entries (of one status, or all), newest first. */
+  /**
+   * One page of settlement entries (of one status, or all), newest first, with what their
+   * redemption stored to reconcile them (its primary key: one probe per row of the page).
+   */
   settlementsPage(
     institutionId: string,
     f: WindowFilter,
@@ -125,8 +135,9 @@ export class ReportingRepository {
     });
     return this.reader.query(
       from,
-      `SELECT x.*, ${page.cursor}
+      `SELECT x.*, ${page.cursor}, r.transaction_ref, r.purchase_amount, r.goal_round
          FROM settlement_entry x
+         JOIN redemption r ON r.id = x.redemption_id
         WHERE x.institution_id = $1
           AND ($2::text IS NULL OR x.status = $2)
           AND ($3::timestamptz IS NULL OR x.created_at >= $3)

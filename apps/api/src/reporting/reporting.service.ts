@@ -49,6 +49,9 @@ export class ReportingService {
       cashback_amount: toMajor(r.cashback_amount, r.currency),
       offer: { id: r.offer_id, title: r.title ?? '', merchant_name: r.merchant_name },
       cardholder_token_masked: maskToken(r.cardholder_token),
+      transaction_ref: r.transaction_ref,
+      purchase_amount: toMajor(r.purchase_amount, r.currency),
+      goal_round: r.goal_round,
     }));
   }
 
@@ -76,6 +79,9 @@ export class ReportingService {
       created_at: r.created_at.toISOString(),
       settled_at: r.settled_at?.toISOString() ?? null,
       reversed_at: r.reversed_at?.toISOString() ?? null,
+      transaction_ref: r.transaction_ref,
+      purchase_amount: toMajor(r.purchase_amount, r.currency),
+      goal_round: r.goal_round,
     }));
   }
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
-import { SELECTABLE_EVENT_TYPES } from '@app/domain';
+import { REVERSAL_REASONS, SELECTABLE_EVENT_TYPES } from '@app/domain';
 
 /**
  * The bodies of the webhook events, as JSON Schemas in the OpenAPI document (components; the
@@ -28,6 +28,38 @@ class RedemptionEventFields {
     description: 'ISO 8601 with milliseconds, UTC',
   })
   occurred_at: string;
+  @ApiProperty({
+    example: 'pos-20261121-0042',
+    description:
+      "The rewarded record's transaction_ref: the purchase's; for a card chain the clearing's once it holds the reward, the authorization's before (additive)",
+  })
+  transaction_ref: string;
+  @ApiProperty({
+    example: 45,
+    description:
+      "What the reward was computed on, in major units: the purchase's amount net of the refunds stored before it; for a goal offer, the round's counted spend (additive)",
+  })
+  purchase_amount: number;
+  @ApiProperty({
+    example: 5,
+    description:
+      'What the merchant funds: the cashback plus the fee (major units; additive). The institution payout is part of it',
+  })
+  merchant_funded_amount: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    example: null,
+    description:
+      'The goal round a goal offer’s redemption rewards; null for a single purchase (additive)',
+  })
+  goal_round: number | null;
+  @ApiProperty({
+    example: 'USD',
+    description: 'ISO 4217 code of every amount of the event (additive)',
+  })
+  currency: string;
 }
 
 export class RedemptionCompletedEventDto extends RedemptionEventFields {
@@ -45,6 +77,21 @@ export class RedemptionReversedEventDto extends RedemptionEventFields {
     description: 'What the merchant claws back (major units); null when not computed',
   })
   clawback_amount: number | null;
+  @ApiProperty({
+    enum: REVERSAL_REASONS,
+    example: 'refund',
+    description:
+      'Why: a refund, a void of the authorization, the authorization expired, a clearing that no longer earns the reward, a refund that took a goal round below its target (additive)',
+  })
+  reversal_reason: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'pos-20261121-0042-r1',
+    description:
+      'The transaction_ref of the record that caused the reversal (the refund, the void, the clearing); null for an expiry (additive)',
+  })
+  reversal_transaction_ref: string | null;
 }
 
 export class RedemptionSettledEventDto extends RedemptionEventFields {

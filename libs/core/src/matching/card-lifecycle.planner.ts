@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
   ChainAction,
+  chainCause,
   chainEvents,
   ChainFold,
   ChainState,
@@ -20,6 +21,7 @@ import {
   LockedChain,
 } from './card-lifecycle.repository';
 import type { ClaimedRow } from './matching.repository';
+import type { DueReversal } from './reversals';
 
 /** The chain a lifecycle record belongs to: its own ref for an authorization, else the one it names. */
 const chainRefOf = (r: ClaimedRow) =>
@@ -35,8 +37,8 @@ interface PlannedChain {
 export interface LifecyclePlan {
   /** Records decided now, as purchases: the record's amount, net of the chain's refunds. */
   decide: ClaimedRow[];
-  /** Live redemptions reversed outright (a void, an expiry). */
-  reverse: ChainRedemptionRow[];
+  /** Live redemptions reversed outright (a void, an expiry), with the cause. */
+  reverse: DueReversal<ChainRedemptionRow>[];
   /** Live redemptions reconsidered against the record decided now (by that record's id). */
   reconsider: Map<string, ChainRedemptionRow>;
   /** Final statuses of the lifecycle records that are not decided now. */
@@ -186,13 +188,16 @@ export class CardLifecyclePlanner {
         )
       ).map((r) => [r.transaction_id, r]),
     );
-    const reverse: ChainRedemptionRow[] = [];
+    const reverse: DueReversal<ChainRedemptionRow>[] = [];
     const reconsider = new Map<string, ChainRedemptionRow>();
     for (const p of stored) {
       const row = live.get(p.chain.rewarded_transaction_id!);
       if (!row) continue;
-      if (p.fold.stored === 'reverse') reverse.push(row);
-      else reconsider.set(p.fold.decide!, row);
+      if (p.fold.stored === 'reverse') {
+        const by = p.fold.reversedBy!;
+        const ref = p.records.find((r) => r.id === by.id)?.transaction_ref ?? null;
+        reverse.push({ row, cause: chainCause(by.event, ref) });
+      } else reconsider.set(p.fold.decide!, row);
     }
     return {
       decide,
@@ -310,6 +315,10 @@ export class CardLifecyclePlanner {
         .map((p) => p.chain.rewarded_transaction_id!),
       sourcesOf('reversed'),
     );
-    return { ...emptyPlan(), reverse, chains: planned };
+    return {
+      ...emptyPlan(),
+      reverse: reverse.map((row) => ({ row, cause: chainCause('expiry', null) })),
+      chains: planned,
+    };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
-import type { ReversalRow } from './matching.repository';
+import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
 
 /** A chain as locked for a chunk or an expiry pass. */
 export interface LockedChain {
@@ -194,8 +194,7 @@ export class CardLifecycleRepository {
     return m.query(
       `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               ${chainRefundedSql}::text AS refunded,
-              r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
-              r.merchant_funded_amount, r.institution_payout_amount, r.cashback_amount, o.min_spend
+              ${REVERSAL_ROW_COLUMNS}, r.cashback_amount, o.min_spend
          FROM transaction t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id

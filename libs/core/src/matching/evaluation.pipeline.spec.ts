@@ -187,7 +187,9 @@ describe('EvaluationPipeline (in-memory store, no database)', () => {
     s.offer('a');
     s.offer('b', { merchantFeeAmount: 200, budgetTotal: 10_000 });
     const r = await s.pipeline().run(M, [purchase()], { write: true, explain: true });
-    expect(s.redemptions.map((x) => [x.transactionId, x.offerId])).toEqual([['tx-1', 'b']]);
+    expect(s.redemptions.map((x) => [x.transactionId, x.offerId, x.transactionRef])).toEqual([
+      ['tx-1', 'b', 'ref-1'],
+    ]);
     expect(s.offers.get('b')!.budgetUsed).toBe(700);
     expect(s.enrollments.get('e-b')).toMatchObject({ redemptionCount: 1, status: 'redeemed' });
     expect(s.statuses).toEqual([{ id: 'tx-1', status: 'matched' }]);

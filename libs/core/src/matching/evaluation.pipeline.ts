@@ -169,7 +169,13 @@ export class EvaluationPipeline {
     for (const [id, e] of seen.enrollments) if (!enrollments.has(id)) enrollments.set(id, e);
 
     // 5. Give back: reversals return budget and a redemption of their enrollment.
-    const goalRefunds = await this.goals.planRefunds(m, planned.reviewed, enrollments, run);
+    const goalRefunds = await this.goals.planRefunds(
+      m,
+      planned.reviewed,
+      enrollments,
+      run,
+      refundRows,
+    );
     reversals.push(...goalRefunds.reversals);
     const deltas = noDeltas();
     giveBackAll(reversals.map(reversedRedemption), offers, enrollments, deltas);

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { GoalContribution, GoalState, RoundKey } from '@app/domain';
 import { chainRefundedSql } from './card-lifecycle.repository';
-import { refundedSumSql, ReversalRow } from './matching.repository';
+import { refundedSumSql } from './matching.repository';
+import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
 
 /**
  * The transactions whose contributions a refund of the reviewed ids ($1) may change: the ids
@@ -37,6 +38,10 @@ export interface CountedRow {
   /** Totals of the purchase's round (all its counted purchases). */
   round_units: string;
   round_spend: string;
+  /** The refs a refund of the purchase names: its own, and a clearing's chain's authorization. */
+  institution_id: string;
+  transaction_ref: string;
+  authorization_ref: string | null;
 }
 
 /**
@@ -76,7 +81,8 @@ export class GoalProgressRepository {
               COALESCE(c.cleared_amount, t.amount)::text AS amount,
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
-              s.units::text AS round_units, s.spend::text AS round_spend
+              s.units::text AS round_units, s.spend::text AS round_spend,
+              t.institution_id, t.transaction_ref, c.authorization_ref
          FROM counted_ids
          JOIN goal_contribution g ON g.transaction_id = counted_ids.id
          JOIN transaction t ON t.id = g.transaction_id
@@ -105,8 +111,7 @@ export class GoalProgressRepository {
     if (!rounds.length) return Promise.resolve([]);
     return m.query(
       `SELECT t.id AS transaction_id, t.amount::text AS amount, '0' AS refunded,
-              r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
-              r.merchant_funded_amount, r.institution_payout_amount, o.min_spend, r.goal_round,
+              ${REVERSAL_ROW_COLUMNS}, o.min_spend,
               COALESCE(r.goal_target, o.goal_target)::text AS goal_target
          FROM unnest($1::uuid[], $2::int[]) AS k(cardholder_offer_id, round)
          JOIN redemption r ON r.cardholder_offer_id = k.cardholder_offer_id AND r.goal_round = k.round

@@ -2,19 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
   AllocationResult,
+  causingRefund,
+  compositeKey,
   CountedPurchase,
   goalOf,
   GoalRefundPlan,
   MatchingEnrollment,
   netAmount,
   planGoalRefunds,
+  refundCause,
   RoundKey,
   roundKey,
   sourcesOf,
   toMinor,
 } from '@app/domain';
 import { GoalProgressRepository } from './goal-progress.repository';
-import { MatchingRepository } from './matching.repository';
+import { ClaimedRow, MatchingRepository } from './matching.repository';
 import type { RefundRunOptions } from './refund-reversal.planner';
 import { lockReversals, Reversal } from './reversals';
 
@@ -61,13 +64,15 @@ export class GoalProgressService {
   /**
    * Refunds of counted purchases (their enrollments locked): each takes its contribution back;
    * rewarded rounds that fall below target are returned as reversals (settlement entries locked,
-   * clawback decided). The open rounds in `enrollments` are updated for allocation.
+   * clawback decided; the cause: the latest of `refunds`, the run's, naming one of the round's
+   * refunded purchases). The open rounds in `enrollments` are updated for allocation.
    */
   async planRefunds(
     m: EntityManager,
     reviewedPurchaseIds: string[],
     enrollments: Map<string, MatchingEnrollment>,
     run: RefundRunOptions = { lock: true, unstoredRefund: '0' },
+    refunds: readonly ClaimedRow[] = [],
   ): Promise<GoalRefunds> {
     const rows = await this.repo.counted(m, reviewedPurchaseIds);
     if (!rows.length)
@@ -75,10 +80,20 @@ export class GoalProgressService {
     const counted: GoalRefunds['counted'] = [];
     const rounds = new Map<string, { units: number; spend: number }>();
     const closed = new Map<string, RoundKey>();
+    const refundsByRef = new Map<string, ClaimedRow[]>();
+    for (const f of refunds) {
+      const k = compositeKey(f.institution_id, f.original_transaction_ref ?? '');
+      refundsByRef.set(k, [...(refundsByRef.get(k) ?? []), f]);
+    }
+    const refundsOfRound = new Map<string, ClaimedRow[]>();
     for (const r of rows) {
       const enrollment = enrollments.get(r.cardholder_offer_id);
       if (!enrollment) continue;
       const key = { enrollmentId: r.cardholder_offer_id, round: r.round };
+      const named = [r.transaction_ref, r.authorization_ref].flatMap((ref) =>
+        ref === null ? [] : (refundsByRef.get(compositeKey(r.institution_id, ref)) ?? []),
+      );
+      refundsOfRound.set(roundKey(key), [...(refundsOfRound.get(roundKey(key)) ?? []), ...named]);
       counted.push({
         offerId: enrollment.offerId,
         currency: r.currency,
@@ -111,7 +126,10 @@ export class GoalProgressService {
       const e = enrollments.get(id)!;
       enrollments.set(id, { ...e, goal: state });
     }
-    const due = plan.reversed.map((k) => byRound.get(roundKey(k))!);
+    const due = plan.reversed.map((k) => ({
+      row: byRound.get(roundKey(k))!,
+      cause: refundCause(causingRefund(refundsOfRound.get(roundKey(k)) ?? []), true),
+    }));
     return {
       plan,
       reversals: await lockReversals(m, this.matching, due, run.lock),

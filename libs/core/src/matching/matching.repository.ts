@@ -12,6 +12,7 @@ import type {
 } from '@app/domain';
 import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
+import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -34,21 +35,7 @@ export interface ClaimedRow {
   now: Date;
 }
 
-/** A matched purchase whose redemption may be reversed by a refund. */
-export interface ReversalRow {
-  transaction_id: string;
-  amount: string;
-  refunded: string;
-  redemption_id: string;
-  institution_id: string;
-  offer_id: string;
-  cardholder_offer_id: string;
-  cardholder_token: string;
-  currency: string;
-  merchant_funded_amount: string;
-  institution_payout_amount: string;
-  min_spend: string;
-}
+export type { ReversalRow } from './reversal-row';
 
 /**
  * The sum of the refunds stored for a purchase, 0 when there are none (numeric): a refund names its
@@ -250,8 +237,7 @@ export class MatchingRepository {
       `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
-              r.id AS redemption_id, r.institution_id, r.offer_id, r.cardholder_offer_id, r.cardholder_token, r.currency,
-              r.merchant_funded_amount, r.institution_payout_amount, o.min_spend
+              ${REVERSAL_ROW_COLUMNS}, o.min_spend
          FROM transaction t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
@@ -456,17 +442,18 @@ export class MatchingRepository {
     await m.query(
       `WITH d AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bigint[])
+                              $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bigint[],
+                              $16::text[])
            AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
                 purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount,
-                goal_round, goal_target)
+                goal_round, goal_target, transaction_ref)
        ), r AS (
          INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
-                                 institution_payout_amount, goal_round, goal_target, source)
+                                 institution_payout_amount, goal_round, goal_target, transaction_ref, source)
          SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
                 cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round, goal_target,
-                $16::text
+                transaction_ref, $17::text
            FROM d
          RETURNING id
        )
@@ -491,15 +478,24 @@ export class MatchingRepository {
         rows.map((r) => r.institutionPayout),
         rows.map((r) => r.goalRound),
         rows.map((r) => r.goalTarget),
+        rows.map((r) => r.transactionRef),
         source,
       ],
     );
   }
 
-  /** Settlement entries and redemptions to `reversed`, guarded by the state machine's sources. */
+  /**
+   * Settlement entries and redemptions to `reversed`, guarded by the state machine's sources; the
+   * redemption stores why (reversal_reason) and the record that caused it.
+   */
   async markReversed(
     m: EntityManager,
-    reversals: { redemptionId: string; clawback: number | null }[],
+    reversals: {
+      redemptionId: string;
+      clawback: number | null;
+      reason: string;
+      transactionRef: string | null;
+    }[],
     from: readonly string[],
   ): Promise<void> {
     if (!reversals.length) return;
@@ -511,8 +507,11 @@ export class MatchingRepository {
       [ids, reversals.map((r) => r.clawback), from],
     );
     await m.query(
-      `UPDATE redemption SET status = 'reversed', reversed_at = now() WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])`,
-      [ids, from],
+      `UPDATE redemption r SET status = 'reversed', reversed_at = now(), reversal_reason = d.reason,
+              reversal_transaction_ref = d.ref
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS d(id, reason, ref)
+        WHERE r.id = d.id AND r.status = ANY($4::text[])`,
+      [ids, reversals.map((r) => r.reason), reversals.map((r) => r.transactionRef), from],
     );
   }
 

@@ -8,8 +8,8 @@ import {
   NewRedemption,
   OfferTerms,
   RedemptionSource,
-  reversedFacts,
   sourcesOf,
+  storedFacts,
 } from '@app/domain';
 import { WebhookEvents } from '../webhooks/webhook-events';
 import { ClaimedRow, MatchingRepository } from './matching.repository';
@@ -18,7 +18,8 @@ import type { Reversal } from './reversals';
 /**
  * The redemption side of a chunk's writes, in the chunk's transaction: new redemptions with their
  * settlement entries (pending) and `redemption.completed` deliveries; reversals (settlement entry
- * and redemption to `reversed`, clawback) and their `redemption.reversed` deliveries. The rows and
+ * and redemption to `reversed`, clawback, the cause stored on the redemption) and their
+ * `redemption.reversed` deliveries. The rows and
  * event facts are built in libs/domain (redemption-records.ts), the bodies by WebhookEvents.
  * `insert` answers the rows it wrote (their ids).
  */
@@ -55,14 +56,20 @@ export class RedemptionWriter {
     if (!reversals.length) return;
     await this.repo.markReversed(
       m,
-      reversals.map((r) => ({ redemptionId: r.row.redemption_id, clawback: r.clawback })),
+      reversals.map((r) => ({
+        redemptionId: r.row.redemption_id,
+        clawback: r.clawback,
+        reason: r.cause.reason,
+        transactionRef: r.cause.transactionRef,
+      })),
       sourcesOf('reversed'),
     );
     await this.webhooks.redemptionsReversed(
       m,
-      reversals.map(({ row, clawback }) => ({
-        facts: reversedFacts(row),
+      reversals.map(({ row, clawback, cause }) => ({
+        facts: storedFacts(row),
         clawbackMinor: clawback,
+        cause,
       })),
       now,
     );

@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { compositeKey, linkRefund, netAmount, refundReverses, sourcesOf } from '@app/domain';
+import {
+  causingRefund,
+  chainCause,
+  compositeKey,
+  linkRefund,
+  netAmount,
+  refundCause,
+  refundReverses,
+  sourcesOf,
+} from '@app/domain';
 import type { LifecyclePlan } from './card-lifecycle.planner';
 import { ClaimedRow, MatchingRepository } from './matching.repository';
 import { lockReversals, Reversal } from './reversals';
@@ -17,6 +26,8 @@ export interface ReversalPlan {
   deferred: number;
   /** The purchase each refund stands for (REFUND_ORIGINAL), by refund id, when one is stored. */
   originals: Map<string, string>;
+  /** The refunds of the run by the purchase they stand for (a reversal's cause). */
+  refundsOf: Map<string, ClaimedRow[]>;
 }
 
 /** How the pipeline runs the refunds: report mode locks nothing and may net a refund not stored. */
@@ -53,18 +64,25 @@ export class RefundReversalPlanner {
       statuses: new Map(),
       deferred: 0,
       originals: new Map(),
+      refundsOf: new Map(),
     };
     if (refunds.length) await this.planRefunds(m, refunds, purchases, out, run);
     const byRefund = new Set(out.reversals.map((r) => r.row.redemption_id));
     for (const [id, row] of lifecycle.reconsider)
       if (byRefund.has(row.redemption_id)) lifecycle.reconsider.delete(id);
+    // A reconsidered redemption is reversed by the clearing decided now (clearing_changed).
+    const refOf = new Map(lifecycle.decide.map((r) => [r.id, r.transaction_ref]));
     out.reversals.push(
       ...(await lockReversals(
         m,
         this.repo,
-        [...lifecycle.reverse, ...lifecycle.reconsider.values()].filter(
-          (r) => !byRefund.has(r.redemption_id),
-        ),
+        [
+          ...lifecycle.reverse,
+          ...[...lifecycle.reconsider].map(([decidedId, row]) => ({
+            row,
+            cause: chainCause('clearing', refOf.get(decidedId) ?? null),
+          })),
+        ].filter((d) => !byRefund.has(d.row.redemption_id)),
         run.lock,
       )),
     );
@@ -98,7 +116,10 @@ export class RefundReversalPlanner {
         originalId !== undefined && inChunk.has(originalId),
         originalId === undefined ? undefined : lockedStatus.get(originalId),
       );
-      if (originalId !== undefined) out.originals.set(r.id, originalId);
+      if (originalId !== undefined) {
+        out.originals.set(r.id, originalId);
+        out.refundsOf.set(originalId, [...(out.refundsOf.get(originalId) ?? []), r]);
+      }
       if (link === 'no_purchase') out.statuses.set(r.id, 'unmatched');
       else if (link === 'deferred') out.deferred++;
       else out.statuses.set(r.id, 'matched');
@@ -114,6 +135,16 @@ export class RefundReversalPlanner {
         Number(r.min_spend),
       ),
     );
-    out.reversals.push(...(await lockReversals(m, this.repo, due, run.lock)));
+    out.reversals.push(
+      ...(await lockReversals(
+        m,
+        this.repo,
+        due.map((row) => ({
+          row,
+          cause: refundCause(causingRefund(out.refundsOf.get(row.transaction_id) ?? []), false),
+        })),
+        run.lock,
+      )),
+    );
   }
 }

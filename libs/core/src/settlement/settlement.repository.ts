@@ -10,6 +10,10 @@ export interface SettledRow {
   cardholder_token: string | null;
   institution_payout_amount: string | null;
   currency: string | null;
+  transaction_ref: string | null;
+  purchase_amount: string | null;
+  merchant_funded_amount: string | null;
+  goal_round: number | null;
 }
 
 /** The settlement run's statements: settlement_run, and settlement_entry with its redemption. */
@@ -65,10 +69,13 @@ export class SettlementRepository {
        ), r AS (
          UPDATE redemption r SET status = 'settled', settled_at = now()
            FROM s WHERE r.id = s.redemption_id AND r.status = ANY($3::text[])
-         RETURNING r.id, r.institution_id, r.offer_id, r.cardholder_token, r.institution_payout_amount, r.currency
+         RETURNING r.id, r.institution_id, r.offer_id, r.cardholder_token, r.institution_payout_amount, r.currency,
+                   r.transaction_ref, r.purchase_amount, r.merchant_funded_amount, r.goal_round
        )
        SELECT s.redemption_id, r.id IS NOT NULL AS redemption_settled, r.institution_id, r.offer_id,
-              r.cardholder_token, r.institution_payout_amount, r.currency
+              r.cardholder_token, r.institution_payout_amount, r.currency, r.transaction_ref,
+              r.purchase_amount::text AS purchase_amount, r.merchant_funded_amount::text AS merchant_funded_amount,
+              r.goal_round
          FROM s LEFT JOIN r ON r.id = s.redemption_id`,
       [p.asOf, p.runId, p.fromStatuses, p.limit, p.defaultHoldDays],
     );

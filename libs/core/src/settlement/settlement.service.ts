@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PROGRAM_DEFAULTS, sourcesOf, SYSTEM_ACTOR } from '@app/domain';
+import { PROGRAM_DEFAULTS, sourcesOf, storedFacts, SYSTEM_ACTOR } from '@app/domain';
 import { AuditContext, AuditTrail } from '../audit/audit-trail.service';
 import { WebhookEvents } from '../webhooks/webhook-events';
 import { SettlementRepository } from './settlement.repository';
@@ -59,14 +59,20 @@ export class SettlementService {
         const settledNow = rows.filter((r) => r.redemption_settled);
         await this.webhooks.redemptionsSettled(
           m,
-          settledNow.map((r) => ({
-            redemptionId: r.redemption_id,
-            institutionId: r.institution_id!,
-            offerId: r.offer_id!,
-            cardholderToken: r.cardholder_token!,
-            institutionPayoutMinor: r.institution_payout_amount!,
-            currency: r.currency!,
-          })),
+          settledNow.map((r) =>
+            storedFacts({
+              redemption_id: r.redemption_id,
+              institution_id: r.institution_id!,
+              offer_id: r.offer_id!,
+              cardholder_token: r.cardholder_token!,
+              institution_payout_amount: r.institution_payout_amount!,
+              currency: r.currency!,
+              transaction_ref: r.transaction_ref!,
+              purchase_amount: r.purchase_amount!,
+              merchant_funded_amount: r.merchant_funded_amount!,
+              goal_round: r.goal_round,
+            }),
+          ),
           new Date(),
         );
         return rows.length;

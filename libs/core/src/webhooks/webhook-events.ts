@@ -4,6 +4,7 @@ import {
   ClaimFacts,
   claimResolvedPayload,
   RedemptionFacts,
+  ReversalCause,
   redemptionCompletedPayload,
   redemptionReversedPayload,
   redemptionSettledPayload,
@@ -34,16 +35,16 @@ export class WebhookEvents {
 
   redemptionsReversed(
     m: EntityManager,
-    reversals: { facts: RedemptionFacts; clawbackMinor: number | null }[],
+    reversals: { facts: RedemptionFacts; clawbackMinor: number | null; cause: ReversalCause }[],
     at: Date,
   ): Promise<string[]> {
     return this.schedule.insertDeliveries(
       m,
-      reversals.map(({ facts, clawbackMinor }) => ({
+      reversals.map(({ facts, clawbackMinor, cause }) => ({
         institutionId: facts.institutionId,
         redemptionId: facts.redemptionId,
         event: 'redemption.reversed',
-        payload: redemptionReversedPayload(facts, clawbackMinor, at),
+        payload: redemptionReversedPayload(facts, clawbackMinor, cause, at),
       })),
     );
   }

@@ -7,7 +7,7 @@ import {
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
-import type { SettlementStatus } from '@app/domain';
+import type { ReversalReason, SettlementStatus } from '@app/domain';
 import type { CardholderOffer } from './cardholder-offer.entity';
 import type { Institution } from './institution.entity';
 import type { Offer } from './offer.entity';
@@ -61,4 +61,16 @@ export class Redemption {
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @Column('timestamptz', { name: 'settled_at', nullable: true }) settledAt: Date | null;
   @Column('timestamptz', { name: 'reversed_at', nullable: true }) reversedAt: Date | null;
+  /**
+   * The rewarded record's transaction_ref, stored with the redemption (its events and reporting
+   * rows carry it; the transaction may be gone by retention). An insert without it (the previous
+   * release during a deploy) is filled from the transaction by a trigger (schema-allow-list.ts).
+   */
+  @Column('text', { name: 'transaction_ref' }) transactionRef: string;
+  /** Why a reversed redemption was reversed (null until then, and for some reversed before this was stored). */
+  @Column('text', { name: 'reversal_reason', nullable: true })
+  reversalReason: ReversalReason | null;
+  /** The transaction_ref of the record that reversed it (a refund, a void, a clearing); null for an expiry. */
+  @Column('text', { name: 'reversal_transaction_ref', nullable: true })
+  reversalTransactionRef: string | null;
 }

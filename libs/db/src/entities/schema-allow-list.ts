@@ -209,6 +209,17 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     why: 'refuses every UPDATE, DELETE and TRUNCATE of the audit log, whatever code or SQL tries (docs/operators.md)',
   })),
   { kind: 'function', name: 'audit_log_append_only', why: 'the audit log triggers’ function' },
+  {
+    kind: 'trigger',
+    name: 'redemption_fill_transaction_ref',
+    table: 'redemption',
+    why: 'fills redemption.transaction_ref from the transaction on an insert without it (the previous release, running beside this one during a deploy, does not send it); this release always sends it',
+  },
+  {
+    kind: 'function',
+    name: 'redemption_fill_transaction_ref',
+    why: 'the transaction_ref trigger’s function',
+  },
   // ------------------------------------------------------------------ functions called by the code
   {
     kind: 'function',
