@@ -3,7 +3,7 @@ Object.assign(process.env, { QUEUE_PREFIX: `e2e-lifecycle-${process.pid}` });
 
 import { MatchingService } from '@app/core';
 import { AuthorizationExpiryTimer } from '../../worker/src/lifecycle/authorization-expiry.timer';
-import { apiAndWorker, createWorld, DAY, eventually, portalLogin, uniq } from '@app/testing';
+import { apiAndWorker, createWorld, DAY, eventually, portalLogin, uniq, World } from '@app/testing';
 
 /** The card lifecycle (authorization, clearing, void): program fields, validation, matching. */
 describe('card lifecycle', () => {
@@ -460,7 +460,8 @@ describe('card lifecycle', () => {
           20_000,
         );
         // The first clearing decides (reward_on=authorization: confirms, the fixed reward is the
-        // same), every later one is ignored.
+        // same); every later one confirms it on the chain's growing total: the same fixed reward,
+        // kept.
         expect(await s.counts()).toEqual(one);
       },
     );
@@ -578,6 +579,137 @@ describe('card lifecycle', () => {
       );
       expect(t.kind).toBe('purchase');
       expect(await s.counts()).toEqual(one);
+    });
+  });
+
+  describe('a second clearing of the same authorization', () => {
+    const tenPercent = { reward_type: 'percent', cashback_percent: 10, cashback_amount: 15 };
+    const reversedOnes = async (s: { w: World; token: string }) =>
+      ctx.db.query(
+        `SELECT r.cashback_amount::int AS cashback, r.reversal_reason, r.reversal_transaction_ref
+           FROM redemption r WHERE r.institution_id = $1 AND r.cardholder_token = $2 AND r.status = 'reversed'`,
+        [s.w.institution.id, s.token],
+      );
+
+    it.each(['clearing', 'authorization'] as RewardOn[])(
+      'reward_on=%s: 10%% capped at 15, clearings of 40 then 60: the reward of 4 is reversed, one of 10 is issued on the second',
+      async (rewardOn) => {
+        const s = await setup({ reward_on: rewardOn }, tenPercent);
+        const auth = s.record('authorization', 40);
+        await s.send(auth);
+        const first = s.record('clearing', 40, { original_transaction_ref: auth.transaction_ref });
+        expect(await s.send(first)).toBe('matched');
+        expect((await s.live())!.cashback).toBe(400);
+        const second = s.record('clearing', 60, {
+          original_transaction_ref: auth.transaction_ref,
+        });
+        expect(await s.send(second)).toBe('matched');
+        expect(await s.counts()).toEqual({ live: 1, reversed: 1, completed: 2, reversed_hooks: 1 });
+        expect(await s.live()).toEqual({ ref: second.transaction_ref, cashback: 1000 });
+        expect(await reversedOnes(s)).toEqual([
+          {
+            cashback: 400,
+            reversal_reason: 'clearing_changed',
+            reversal_transaction_ref: second.transaction_ref,
+          },
+        ]);
+        const [chain] = await ctx.db.query(
+          `SELECT cleared_amount::float8 AS cleared, clearing_ref FROM card_chain
+            WHERE institution_id = $1 AND authorization_ref = $2`,
+          [s.w.institution.id, auth.transaction_ref],
+        );
+        expect(chain).toEqual({ cleared: 100, clearing_ref: first.transaction_ref });
+      },
+    );
+
+    it('a total that earns the same reward keeps it (no reversal, no second webhook)', async () => {
+      const s = await setup({}, tenPercent);
+      const auth = s.record('authorization', 200);
+      await s.send(auth);
+      const first = s.record('clearing', 200, { original_transaction_ref: auth.transaction_ref });
+      await s.send(first);
+      expect(
+        await s.send(s.record('clearing', 100, { original_transaction_ref: auth.transaction_ref })),
+      ).toBe('matched');
+      expect(await s.counts()).toEqual(one);
+      expect(await s.live()).toEqual({ ref: first.transaction_ref, cashback: 1500 });
+    });
+
+    it('a chain that earned nothing at its first clearing earns on the total', async () => {
+      const s = await setup({}, { min_spend: 50 });
+      const auth = s.record('authorization', 30);
+      await s.send(auth);
+      await s.send(s.record('clearing', 30, { original_transaction_ref: auth.transaction_ref }));
+      expect(await s.counts()).toEqual(none);
+      const second = s.record('clearing', 25, { original_transaction_ref: auth.transaction_ref });
+      expect(await s.send(second)).toBe('matched');
+      expect(await s.counts()).toEqual(one);
+      expect((await s.live())!.ref).toBe(second.transaction_ref);
+    });
+
+    it('goals: cumulative_spend counts the added amount; purchase_count nothing more', async () => {
+      const progress = async (s: { w: World; token: string }) =>
+        (
+          await ctx.api.http
+            .get('/api/v1/offers')
+            .query({ cardholder_token: s.token })
+            .set('Authorization', s.w.auth)
+            .expect(200)
+        ).body.offers.find((o: { id: string }) => o.id === s.w.offers[0].id)?.progress?.current;
+      const spend = await setup(
+        {},
+        { min_spend: 10, goal: { type: 'cumulative_spend', target: 100 } },
+      );
+      const a = spend.record('authorization', 60);
+      await spend.send(a);
+      await spend.send(
+        spend.record('clearing', 60, { original_transaction_ref: a.transaction_ref }),
+      );
+      expect(await progress(spend)).toBe(60);
+      const more = spend.record('clearing', 50, { original_transaction_ref: a.transaction_ref });
+      expect(await spend.send(more)).toBe('matched');
+      expect(await spend.counts()).toEqual(one);
+      expect((await spend.live())!.ref).toBe(more.transaction_ref);
+
+      const count = await setup({}, { min_spend: 10, goal: { type: 'purchase_count', target: 2 } });
+      const b = count.record('authorization', 30);
+      await count.send(b);
+      await count.send(
+        count.record('clearing', 30, { original_transaction_ref: b.transaction_ref }),
+      );
+      expect(await progress(count)).toBe(1);
+      await count.send(
+        count.record('clearing', 30, { original_transaction_ref: b.transaction_ref }),
+      );
+      expect(await progress(count)).toBe(1);
+      expect(await count.counts()).toEqual(none);
+    });
+
+    it('the hold runs from the first clearing, also for the reward reissued on the second', async () => {
+      const s = await setup({ settlement_hold_days: 2 }, tenPercent);
+      const auth = s.record('authorization', 40);
+      await s.send(auth);
+      await s.send(s.record('clearing', 40, { original_transaction_ref: auth.transaction_ref }));
+      // As if the first clearing were three days old.
+      await ctx.db.query(
+        `UPDATE card_chain SET cleared_at = now() - interval '3 days'
+          WHERE institution_id = $1 AND authorization_ref = $2`,
+        [s.w.institution.id, auth.transaction_ref],
+      );
+      const second = s.record('clearing', 60, { original_transaction_ref: auth.transaction_ref });
+      await s.send(second);
+      await ctx.api.http
+        .post('/admin/api/v1/settlements/run')
+        .set('Authorization', ctx.op())
+        .send({})
+        .expect(200);
+      expect(
+        await ctx.db.query(
+          `SELECT e.status FROM settlement_entry e JOIN redemption r ON r.id = e.redemption_id
+            WHERE r.institution_id = $1 AND r.transaction_ref = $2`,
+          [s.w.institution.id, second.transaction_ref],
+        ),
+      ).toEqual([{ status: 'settled' }]);
     });
   });
 

@@ -3,6 +3,7 @@ import { join } from 'path';
 import {
   authorizationExpired,
   ChainEvent,
+  clearedTotal,
   ChainState,
   chainEvents,
   chainStep,
@@ -18,7 +19,7 @@ describe('card lifecycle, reward_on = clearing (default)', () => {
     ['authorized', 'clearing', 'cleared', 'decide'],
     ['none', 'clearing', 'cleared', 'decide'],
     ['cleared', 'authorization', 'cleared', 'ignore'],
-    ['cleared', 'clearing', 'cleared', 'ignore'],
+    ['cleared', 'clearing', 'cleared', 'confirm'],
     ['authorized', 'authorization_reversal', 'voided', 'ignore'],
     ['cleared', 'authorization_reversal', 'cleared', 'ignore'],
     ['authorized', 'expiry', 'expired', 'ignore'],
@@ -38,6 +39,7 @@ describe('card lifecycle, reward_on = authorization', () => {
     ['authorized', 'expiry', 'expired', 'reverse'],
     ['cleared', 'authorization_reversal', 'cleared', 'ignore'],
     ['cleared', 'authorization', 'cleared', 'ignore'],
+    ['cleared', 'clearing', 'cleared', 'confirm'],
     ['voided', 'clearing', 'cleared', 'decide'],
   ] as const)('%s + %s → %s (%s)', (state, event, next, action) => {
     expect(chainStep('authorization', state, event)).toEqual({ next, action });
@@ -212,6 +214,41 @@ describe('foldChain: the records of one chain in one pass', () => {
       decide: 'c',
       stored: 'reconsider',
     });
+  });
+});
+
+describe('a second clearing of the same authorization', () => {
+  const ev = (id: string | null, event: ChainEvent) => ({ id, event });
+
+  it.each(['clearing', 'authorization'] as const)(
+    'reward_on=%s: the chain is re-decided on it (confirm): its live reward is reconsidered',
+    (rewardOn) => {
+      expect(foldChain(rewardOn, 'cleared', true, [ev('c2', 'clearing')])).toEqual({
+        state: 'cleared',
+        decide: 'c2',
+        stored: 'reconsider',
+      });
+    },
+  );
+
+  it('a chain that earned nothing at its first clearing is decided on the total', () => {
+    expect(foldChain('clearing', 'cleared', false, [ev('c2', 'clearing')])).toEqual({
+      state: 'cleared',
+      decide: 'c2',
+      stored: 'keep',
+    });
+  });
+
+  it('two clearings in one chunk: the latest decides', () => {
+    expect(
+      foldChain('clearing', 'authorized', false, [ev('c1', 'clearing'), ev('c2', 'clearing')]),
+    ).toEqual({ state: 'cleared', decide: 'c2', stored: 'keep' });
+  });
+
+  it('adds its amount to what the chain cleared before; after a void or an expiry it starts anew', () => {
+    expect(clearedTotal('cleared', '40.0000', ['60'])).toBe('100');
+    expect(clearedTotal('authorized', null, ['40', '60.25'])).toBe('100.25');
+    expect(clearedTotal('voided', '12', ['30'])).toBe('30');
   });
 });
 

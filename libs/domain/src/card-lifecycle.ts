@@ -1,3 +1,4 @@
+import { sumAmounts } from './refunds';
 import { DAY_MS } from './timestamp';
 
 /**
@@ -43,8 +44,9 @@ export type ChainEvent = 'authorization' | 'clearing' | 'authorization_reversal'
 /**
  * - record: nothing is rewarded now (simulate says "would match at clearing");
  * - decide: match this record's amount (a redemption when it qualifies);
- * - confirm: the authorization's redemption stands; re-decide on the cleared amount and, when the
- *   outcome differs, reverse it and issue the new one;
+ * - confirm: the chain's redemption stands; re-decide on the cleared amount (after a first
+ *   clearing, the chain's total: every clearing's amount added) and, when the outcome differs,
+ *   reverse it and issue the new one on this clearing;
  * - reverse: the authorization's redemption (if any) is reversed;
  * - ignore: no change (a late or superseded record).
  */
@@ -75,7 +77,9 @@ const ON_CLEARING: Table = {
   },
   cleared: {
     authorization: s('cleared', 'ignore'), // late authorization
-    clearing: s('cleared', 'ignore'), // a second clearing of the same authorization
+    // A second clearing of the same authorization adds its amount: the chain is decided again on
+    // the total (its reward stands when unchanged, else it is replaced on this clearing).
+    clearing: s('cleared', 'confirm'),
     authorization_reversal: s('cleared', 'ignore'), // void after clearing: money moved; refunds undo it
     expiry: s('cleared', 'ignore'),
   },
@@ -137,6 +141,20 @@ export function clearingKeepsReward(
     atAuthorization.offerId === atClearing.offerId &&
     atAuthorization.cashback === atClearing.cashback
   );
+}
+
+/**
+ * What a chain has cleared once this chunk's clearings are added (decimal text): the amount
+ * stored by earlier clearings (only while the chain is `cleared`: a clearing after a void or an
+ * expiry starts it anew) plus each clearing's amount. A further clearing is decided on it.
+ */
+export function clearedTotal(
+  state: ChainState,
+  storedClearedAmount: string | null,
+  clearings: readonly string[],
+): string {
+  const before = state === 'cleared' && storedClearedAmount !== null ? [storedClearedAmount] : [];
+  return sumAmounts([...before, ...clearings]);
 }
 
 /** The chain event a record of this kind is. */

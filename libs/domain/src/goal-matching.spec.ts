@@ -190,4 +190,44 @@ describe('goal offers in matching', () => {
     expect(e.reasons).toEqual(['budget_exhausted']);
     expect(e.goal?.reached).toBe(true);
   });
+
+  it('a further clearing of a chain (its total judged): cumulative_spend counts what it adds, purchase_count nothing more', () => {
+    const clearing = {
+      merchantId: 'm1',
+      amount: '100',
+      currency: null,
+      transactedAt: AT,
+      addedToChain: '60',
+    };
+    const spend = evaluateCandidate(
+      clearing,
+      offer({ goal: { type: 'cumulative_spend', target: 10_000 } }),
+      enrollment({ goal: { round: 1, progress: 4_000, spend: 4_000 } }),
+      '0.5',
+    );
+    expect(spend.goal).toMatchObject({ units: 6_000, spend: 6_000, progress: 10_000 });
+    expect([spend.qualifies, spend.reward.purchaseAmount]).toEqual([true, 10_000]);
+    const count = evaluateCandidate(
+      clearing,
+      offer(),
+      enrollment({ goal: { round: 1, progress: 1, spend: 4_000 } }),
+      '0.5',
+    );
+    expect([count.qualifies, count.reasons, count.goal]).toEqual([
+      false,
+      ['goal_not_reached'],
+      undefined,
+    ]);
+  });
+
+  it('a purchase that may not earn (its chain holds a goal reward) still counts, and earns nothing', () => {
+    const r = allocate(
+      [{ ...buy('t1', '20'), facts: { ...buy('t1', '20').facts, rewardable: false } }],
+      new Map([['goal', offer()]]),
+      new Map([['e-goal', enrollment({ goal: { round: 1, progress: 2, spend: 4_000 } })]]),
+    );
+    expect(r.redemptions).toEqual([]);
+    expect(r.contributions.map((c) => [c.transactionId, c.units])).toEqual([['t1', 1]]);
+    expect(r.goalStates.get('e-goal')).toEqual({ round: 1, progress: 3, spend: 6_000 });
+  });
 });

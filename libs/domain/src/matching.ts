@@ -115,6 +115,18 @@ export interface PurchaseFacts {
    */
   countsTowardGoals?: boolean;
   /**
+   * A further clearing of a card chain that had cleared before (decimal text: what it adds).
+   * `amount` is then the chain's cleared total, which the offer's rules and reward judge; goal
+   * offers count only what it adds: its amount toward a `cumulative_spend` goal, nothing more
+   * toward a `purchase_count` goal (the chain was counted at its first clearing).
+   */
+  addedToChain?: string;
+  /**
+   * false when the purchase may count toward goals but earn nothing: a further clearing of a
+   * chain whose goal round's reward stands (a chain holds one live reward). Absent = may earn.
+   */
+  rewardable?: boolean;
+  /**
    * The cardholder and the institution's holdout key, to place the cardholder in offers' holdouts
    * (holdout.ts); absent = no holdout applies.
    */
@@ -276,10 +288,13 @@ export function evaluateCandidate(
   if (offer.goal && purchase.countsTowardGoals === false)
     return { ...e, qualifies: false, reasons: [...e.reasons, 'goal_counts_at_clearing'] };
   if (!offer.goal || !enrollment || e.reasons.some((r) => r !== 'budget_exhausted')) return e;
+  // A further clearing of a chain counted before adds nothing toward a purchase count.
+  if (purchase.addedToChain !== undefined && offer.goal.type === 'purchase_count')
+    return { ...e, qualifies: false, reasons: ['goal_not_reached'] };
   const count = countPurchase(
     offer.goal,
     enrollment.goal ?? FIRST_ROUND,
-    toMinor(purchase.amount, offer.currency),
+    toMinor(purchase.addedToChain ?? purchase.amount, offer.currency),
   );
   const reward = computeReward(offer, count.roundSpend, serviceShareRate);
   const reasons: NoMatchReason[] = !count.reached
@@ -428,7 +443,7 @@ export function allocate(
       evaluations.push(evaluateCandidate(p.facts, offer, null, p.serviceShareRate));
       seen.push({ offer, enrollment: null });
     }
-    const best = selectBest(evaluations, offers);
+    const best = p.facts.rewardable === false ? null : selectBest(evaluations, offers);
     if (report)
       report(
         p.transactionId,

@@ -19,6 +19,10 @@ export interface ClaimedPurchase {
   service_share_rate: string | null;
   /** The cardholder (holdouts); absent = no holdout applies. */
   cardholder_token?: string;
+  /** A further clearing of a chain cleared before: what it adds (PurchaseFacts.addedToChain). */
+  added_to_chain?: string;
+  /** false: counts toward goals, earns nothing (PurchaseFacts.rewardable). */
+  rewardable?: boolean;
 }
 
 /** Allocation order: transacted_at, then id (budget and per-cardholder limits are spent in it). */
@@ -57,6 +61,8 @@ export function toPurchasesToMatch<P extends ClaimedPurchase>(
       channel: p.channel,
       lastPurchaseAtMerchant: history.get(p.id) ?? null,
       ...(p.kind === 'authorization' ? { countsTowardGoals: false } : {}),
+      ...(p.added_to_chain !== undefined ? { addedToChain: p.added_to_chain } : {}),
+      ...(p.rewardable === false ? { rewardable: false } : {}),
       ...(holdoutKeyOf && p.cardholder_token !== undefined
         ? { holdout: { key: holdoutKeyOf(p), cardholderToken: p.cardholder_token } }
         : {}),

@@ -30,6 +30,11 @@ export function netAmount(purchase: string, refunds: readonly string[]): string 
   return fromScaled(refunds.reduce((acc, r) => acc - toScaled(r), toScaled(purchase)));
 }
 
+/** The sum of amounts, exactly, as decimal text ("0" for none). */
+export function sumAmounts(amounts: readonly string[]): string {
+  return fromScaled(amounts.reduce((acc, a) => acc + toScaled(a), 0n));
+}
+
 /** True when the net amount, in the offer's minor units, is below the offer's min_spend. */
 export function refundReverses(
   netDecimal: string,

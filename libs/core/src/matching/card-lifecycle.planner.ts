@@ -6,6 +6,7 @@ import {
   chainEvents,
   ChainFold,
   ChainState,
+  clearedTotal,
   clearingKeepsReward,
   compositeKey,
   compareChainRecords,
@@ -13,6 +14,7 @@ import {
   isLifecycleKind,
   LifecycleKind,
   sourcesOf,
+  sumAmounts,
 } from '@app/domain';
 import {
   CardLifecycleRepository,
@@ -31,6 +33,8 @@ interface PlannedChain {
   chain: LockedChain;
   fold: ChainFold;
   records: ClaimedRow[];
+  /** The chain's cleared total after this run's clearings (decimal text); null without one. */
+  clearedAmount: string | null;
 }
 
 /** What the chunk's lifecycle records (or an expiry pass) do, before allocation. */
@@ -41,6 +45,11 @@ export interface LifecyclePlan {
   reverse: DueReversal<ChainRedemptionRow>[];
   /** Live redemptions reconsidered against the record decided now (by that record's id). */
   reconsider: Map<string, ChainRedemptionRow>;
+  /**
+   * Records decided now whose chain's goal round reward stands (a further clearing): they count
+   * toward goals and earn nothing; `matched`, like a clearing that confirmed its reward.
+   */
+  standing: Set<string>;
   /** Final statuses of the lifecycle records that are not decided now. */
   statuses: Map<string, string>;
   chains: PlannedChain[];
@@ -60,6 +69,7 @@ const emptyPlan = (): LifecyclePlan => ({
   decide: [],
   reverse: [],
   reconsider: new Map(),
+  standing: new Set(),
   statuses: new Map(),
   chains: [],
   read: [],
@@ -110,6 +120,9 @@ export class CardLifecyclePlanner {
       byChain.set(k, [...(byChain.get(k) ?? []), r]);
     }
     const planned: PlannedChain[] = [];
+    const standing = new Set<string>();
+    /** Per decided record: the amount to decide on and, for a further clearing, what it adds. */
+    const decidedAs = new Map<string, { amount: string; added?: string }>();
     const statuses = new Map<string, string>();
     const actions = new Map<string, ChainAction>();
     const atClearing = new Set<string>();
@@ -133,7 +146,7 @@ export class CardLifecyclePlanner {
         }
         continue;
       }
-      const fold = foldChain(
+      let fold = foldChain(
         chain.reward_on,
         chain.state,
         chain.live_redemption_id !== null,
@@ -148,7 +161,25 @@ export class CardLifecyclePlanner {
         ),
         (id, action) => actions.set(id, action),
       );
-      planned.push({ chain, fold, records: rows });
+      // The clearings add up: a further clearing is decided on the chain's total, and adds to a
+      // goal only what it brings (the chain was counted at its first clearing).
+      const clearings = rows.filter((r) => r.kind === 'clearing').map((r) => r.amount);
+      const clearedAmount = clearings.length
+        ? clearedTotal(chain.state, chain.cleared_amount, clearings)
+        : null;
+      const decidedRow = rows.find((r) => r.id === fold.decide);
+      if (decidedRow?.kind === 'clearing' && clearedAmount !== null)
+        decidedAs.set(decidedRow.id, {
+          amount: clearedAmount,
+          ...(chain.state === 'cleared' ? { added: sumAmounts(clearings) } : {}),
+        });
+      // A goal round's reward is the round's: a further clearing never replaces it (it counts
+      // toward the goal and earns nothing, so the chain still holds one live reward).
+      if (fold.stored === 'reconsider' && chain.live_goal_round !== null) {
+        fold = { ...fold, stored: 'keep' };
+        standing.add(fold.decide!);
+      }
+      planned.push({ chain, fold, records: rows, clearedAmount });
       for (const r of rows)
         if (r.id === fold.decide) decided.push(r);
         else if (!lock && actions.get(r.id) === 'record') {
@@ -158,12 +189,17 @@ export class CardLifecyclePlanner {
     }
 
     // The decided records' amounts are netted of the chain's refunds (against either ref).
+    const chainOf = new Map(
+      planned.map((p) => [compositeKey(p.chain.institution_id, p.chain.authorization_ref), p]),
+    );
     const refunded = await this.repo.refundedOfChains(
       m,
       decided.map((r) => ({
         institutionId: r.institution_id,
         authorizationRef: chainRefOf(r),
-        clearingRef: r.kind === 'clearing' ? r.transaction_ref : null,
+        clearingRef:
+          chainOf.get(compositeKey(r.institution_id, chainRefOf(r)))?.chain.clearing_ref ?? null,
+        ownRef: r.kind === 'clearing' ? r.transaction_ref : null,
       })),
     );
     // A clearing is the authorization's purchase: when its own merchant does not resolve, the
@@ -171,12 +207,18 @@ export class CardLifecyclePlanner {
     const merchantOf = new Map(
       planned.map((p) => [p.fold.decide, p.chain.authorization_merchant_id] as const),
     );
-    const decide = decided.map((r, i) => ({
-      ...r,
-      kind: atClearing.has(r.id) ? ('clearing' as const) : r.kind,
-      merchant_id: r.merchant_id ?? merchantOf.get(r.id) ?? null,
-      refunded: refunded.get(String(i + 1)) ?? '0',
-    }));
+    const decide = decided.map((r, i) => {
+      const total = decidedAs.get(r.id);
+      return {
+        ...r,
+        kind: atClearing.has(r.id) ? ('clearing' as const) : r.kind,
+        merchant_id: r.merchant_id ?? merchantOf.get(r.id) ?? null,
+        refunded: refunded.get(String(i + 1)) ?? '0',
+        ...(total ? { amount: total.amount } : {}),
+        ...(total?.added !== undefined ? { added_to_chain: total.added } : {}),
+        ...(standing.has(r.id) ? { rewardable: false } : {}),
+      };
+    });
 
     const stored = planned.filter((p) => p.fold.stored !== 'keep');
     const live = new Map(
@@ -203,6 +245,7 @@ export class CardLifecyclePlanner {
       decide,
       reverse,
       reconsider,
+      standing,
       statuses,
       chains: planned,
       read: chains,
@@ -270,7 +313,7 @@ export class CardLifecyclePlanner {
     kept: ReadonlySet<string>,
     reversedRedemptions: ReadonlySet<string>,
   ): Promise<void> {
-    const updates: ChainUpdate[] = plan.chains.map(({ chain, fold, records }) => {
+    const updates: ChainUpdate[] = plan.chains.map(({ chain, fold, records, clearedAmount }) => {
       // A chain whose redemption is no longer live (reversed before, or now) carries none.
       let rewarded = chain.live_redemption_id ? chain.rewarded_transaction_id : null;
       if (chain.live_redemption_id && reversedRedemptions.has(chain.live_redemption_id))
@@ -287,7 +330,7 @@ export class CardLifecyclePlanner {
         rewardedTransactionId: rewarded,
         authorizationAmount: auth?.amount ?? null,
         clearingRef: clearing?.transaction_ref ?? null,
-        clearedAmount: clearing?.amount ?? null,
+        clearedAmount: clearing ? clearedAmount : null,
         authorizedAt: fold.state === 'authorized' ? (auth?.transacted_at ?? null) : null,
       };
     });
@@ -307,6 +350,7 @@ export class CardLifecyclePlanner {
         [{ id: null, event: 'expiry' }],
       ),
       records: [],
+      clearedAmount: null,
     }));
     const reverse = await this.repo.liveRedemptionsOf(
       m,

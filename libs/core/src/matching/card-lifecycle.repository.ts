@@ -18,6 +18,10 @@ export interface LockedChain {
   authorization_merchant_id: string | null;
   /** The ref names a record that is not an authorization (a purchase, a refund…): no chain. */
   names_other: boolean;
+  /** What the chain's clearings added up to (decimal text), null before its first clearing. */
+  cleared_amount: string | null;
+  /** The goal round of the live redemption when it is a goal offer's, else null. */
+  live_goal_round: number | null;
 }
 
 export interface ChainUpdate {
@@ -27,8 +31,9 @@ export interface ChainUpdate {
   rewardedTransactionId: string | null;
   /** Set by the chain's authorization (null: unchanged). */
   authorizationAmount: string | null;
-  /** Set by the clearing that cleared the chain (null: unchanged). */
+  /** Set by the clearing that first cleared the chain (null: unchanged). */
   clearingRef: string | null;
+  /** The chain's cleared total after this run's clearings (null: unchanged). */
   clearedAmount: string | null;
   /** When the chain is `authorized`: the authorization's transacted_at (expires_at = it + expiry days). */
   authorizedAt: Date | null;
@@ -47,7 +52,7 @@ const namesOtherSql = (institutionId: string, ref: string) =>
               AND o.kind <> 'authorization')`;
 
 const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearing_ref, c.rewarded_transaction_id,
-  r.id AS live_redemption_id,
+  c.cleared_amount::text AS cleared_amount, r.id AS live_redemption_id, r.goal_round AS live_goal_round,
   COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
   COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int AS authorization_expiry_days,
   (SELECT a.merchant_id FROM transaction a
@@ -56,15 +61,16 @@ const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearin
   ${namesOtherSql('c.institution_id', 'c.authorization_ref')} AS names_other`;
 
 /**
- * The sum of the refunds of a chain: a refund names the chain's clearing or its authorization
- * (alias c: card_chain; served by the partial index of refunds). `more`: a further condition on
- * the refunds (alias f), as refundedSumSql takes.
+ * The sum of the refunds of a chain: a refund names the chain's (first) clearing, its
+ * authorization, or the chain's record at hand (alias t: the rewarded or counted record, which
+ * may be a further clearing) (alias c: card_chain; served by the partial index of refunds).
+ * `more`: a further condition on the refunds (alias f), as refundedSumSql takes.
  */
 export const chainRefundedSumSql = (
   more = '',
 ) => `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
    WHERE f.kind = 'refund' AND f.institution_id = c.institution_id
-     AND f.original_transaction_ref IN (c.authorization_ref, c.clearing_ref)${more})`;
+     AND f.original_transaction_ref IN (c.authorization_ref, c.clearing_ref, t.transaction_ref)${more})`;
 export const chainRefundedSql = chainRefundedSumSql();
 
 /**
@@ -80,8 +86,12 @@ export const chainRefundedSql = chainRefundedSumSql();
 export class CardLifecycleRepository {
   /**
    * Creates the chains that do not exist yet and locks all of them (INSERT … ON CONFLICT DO
-   * UPDATE locks the existing row and returns its latest committed state), with the program's
-   * reward_on and expiry and the rewarded record's live redemption. Keys must be distinct.
+   * UPDATE locks the existing row), then reads them with the program's reward_on and expiry and
+   * the rewarded record's live redemption. Keys must be distinct. Two statements: the read must
+   * see what the run that held a chain before committed, its redemption included; under READ
+   * COMMITTED a statement that waited for the lock still reads other tables as of its own start
+   * (one statement read the chain's new rewarded record without its redemption, and a second
+   * clearing racing the first was rewarded again).
    */
   async lockChains(
     m: EntityManager,
@@ -100,19 +110,23 @@ export class CardLifecycleRepository {
               ? 1
               : 0,
     );
+    const institutionIds = sorted.map((k) => k.institutionId);
+    const refs = sorted.map((k) => k.authorizationRef);
+    await m.query(
+      `INSERT INTO card_chain (institution_id, authorization_ref)
+       SELECT k.institution_id, k.ref FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(institution_id, ref, n)
+        ORDER BY k.n
+       ON CONFLICT (institution_id, authorization_ref) DO UPDATE SET updated_at = now()`,
+      [institutionIds, refs],
+    );
     return m.query(
-      `WITH c AS (
-         INSERT INTO card_chain (institution_id, authorization_ref)
-         SELECT k.institution_id, k.ref FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(institution_id, ref, n)
-          ORDER BY k.n
-         ON CONFLICT (institution_id, authorization_ref) DO UPDATE SET updated_at = now()
-         RETURNING *
-       )
-       SELECT ${CHAIN_COLUMNS}
-         FROM c
+      `SELECT ${CHAIN_COLUMNS}
+         FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(institution_id, ref, n)
+         JOIN card_chain c ON c.institution_id = k.institution_id AND c.authorization_ref = k.ref
          LEFT JOIN program p ON p.institution_id = c.institution_id
-         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
-      [sorted.map((k) => k.institutionId), sorted.map((k) => k.authorizationRef), liveStatuses],
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])
+        ORDER BY k.n`,
+      [institutionIds, refs, liveStatuses],
     );
   }
 
@@ -129,7 +143,7 @@ export class CardLifecycleRepository {
     return m.query(
       `WITH c AS (
          SELECT k.institution_id, k.authorization_ref, COALESCE(x.state, 'none') AS state, x.clearing_ref,
-                x.rewarded_transaction_id
+                x.rewarded_transaction_id, x.cleared_amount
            FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, authorization_ref)
            LEFT JOIN card_chain x ON x.institution_id = k.institution_id AND x.authorization_ref = k.authorization_ref
        )
@@ -161,21 +175,31 @@ export class CardLifecycleRepository {
     return rows.map((r) => ({ institutionId: r.institution_id, authorizationRef: r.ref }));
   }
 
-  /** Per chain, the refunds stored against its authorization or clearing ref (and this clearing's own ref). */
+  /**
+   * Per chain, the refunds stored against its authorization ref, its (first) clearing's ref and the
+   * decided record's own ref (a further clearing).
+   */
   async refundedOfChains(
     m: EntityManager,
-    keys: { institutionId: string; authorizationRef: string; clearingRef: string | null }[],
+    keys: {
+      institutionId: string;
+      authorizationRef: string;
+      clearingRef: string | null;
+      ownRef: string | null;
+    }[],
   ): Promise<Map<string, string>> {
     if (!keys.length) return new Map();
     const rows: { n: string; refunded: string }[] = await m.query(
       `SELECT k.n::text AS n, (SELECT COALESCE(sum(f.amount), 0) FROM transaction f
                         WHERE f.kind = 'refund' AND f.institution_id = k.institution_id
-                          AND f.original_transaction_ref IN (k.authorization_ref, k.clearing_ref))::text AS refunded
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS k(institution_id, authorization_ref, clearing_ref, n)`,
+                          AND f.original_transaction_ref IN (k.authorization_ref, k.clearing_ref, k.own_ref))::text AS refunded
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
+                WITH ORDINALITY AS k(institution_id, authorization_ref, clearing_ref, own_ref, n)`,
       [
         keys.map((k) => k.institutionId),
         keys.map((k) => k.authorizationRef),
         keys.map((k) => k.clearingRef),
+        keys.map((k) => k.ownRef),
       ],
     );
     return new Map(rows.map((r) => [r.n, r.refunded]));
@@ -212,7 +236,7 @@ export class CardLifecycleRepository {
           SET state = d.state, rewarded_transaction_id = d.rewarded,
               authorization_amount = COALESCE(d.authorization_amount, c.authorization_amount),
               clearing_ref = COALESCE(c.clearing_ref, d.clearing_ref),
-              cleared_amount = COALESCE(c.cleared_amount, d.cleared_amount),
+              cleared_amount = COALESCE(d.cleared_amount, c.cleared_amount),
               cleared_at = CASE WHEN d.state = 'cleared' THEN COALESCE(c.cleared_at, now()) ELSE c.cleared_at END,
               expires_at = CASE WHEN d.state = 'authorized'
                                 THEN COALESCE(c.expires_at, d.authorized_at + make_interval(days =>

@@ -219,6 +219,7 @@ export class EvaluationPipeline {
     for (const p of resolved) statuses.set(p.id, 'unmatched');
     for (const r of allocation.redemptions) statuses.set(r.transactionId, 'matched');
     for (const id of kept) statuses.set(id, 'matched');
+    for (const id of chain.standing) statuses.set(id, 'matched');
 
     const result: PipelineResult = {
       purchases,

@@ -33,6 +33,10 @@ export interface ClaimedRow {
   channel: string | null;
   time_zone: string | null;
   now: Date;
+  /** Set by the card lifecycle on a further clearing of a chain cleared before: what it adds. */
+  added_to_chain?: string;
+  /** Set false by the card lifecycle: counts toward goals, earns nothing (a goal reward stands). */
+  rewardable?: boolean;
 }
 
 export type { ReversalRow } from './reversal-row';

@@ -35,7 +35,8 @@ export class SettlementRepository {
    * their redemptions, in one statement: entries another run holds are skipped (SKIP LOCKED), and
    * both rows move only from `fromStatuses`. The hold is the program's settlement_hold_days
    * (`defaultHoldDays` without a program); a card chain's redemption counts it from the chain's
-   * clearing. Uses the partial index on pending entries.
+   * first clearing (also a redemption reissued on a later clearing; none before the chain cleared).
+   * Uses the partial index on pending entries.
    */
   settleDue(
     p: {
@@ -56,9 +57,8 @@ export class SettlementRepository {
            LEFT JOIN card_chain c ON c.rewarded_transaction_id = rd.transaction_id
           WHERE e.status = 'pending'
             AND e.created_at <= $1::timestamptz
-            AND e.created_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int))
-            AND (c.rewarded_transaction_id IS NULL
-                 OR c.cleared_at <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int)))
+            AND CASE WHEN c.rewarded_transaction_id IS NULL THEN e.created_at ELSE c.cleared_at END
+                <= $1::timestamptz - make_interval(days => COALESCE(p.settlement_hold_days, $5::int))
           ORDER BY e.created_at
           LIMIT $4
             FOR NO KEY UPDATE OF e SKIP LOCKED

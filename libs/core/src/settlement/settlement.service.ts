@@ -16,7 +16,7 @@ const BATCH = 5_000;
 /**
  * Settles pending entries whose hold has passed: entry created_at + the program's
  * settlement_hold_days ≤ as_of; a card chain's redemption (docs/transactions.md) only once its
- * chain cleared, the hold counting from the clearing. The transition is guarded by the state machine (only from the
+ * chain cleared, the hold counting from its first clearing. The transition is guarded by the state machine (only from the
  * statuses that may become `settled`), the settlement entry and its redemption move together, and
  * entries another run holds are skipped, so concurrent or repeated runs never settle twice. Uses
  * the partial index on pending entries.
