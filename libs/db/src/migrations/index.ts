@@ -38,7 +38,7 @@ import { CardholderErasure1795713689108 } from './1795713689108-cardholder-erasu
 import { Claims1795713803388 } from './1795713803388-claims';
 import { ClaimCardholderIndex1795716018753 } from './1795716018753-claim-cardholder-index';
 import { OperatorsAndAudit1795716265706 } from './1795716265706-operators-and-audit';
-import { RedemptionReconciliation1795714497310 } from './1795714497310-redemption-reconciliation';
+import { RedemptionReconciliation1795716573066 } from './1795716573066-redemption-reconciliation';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -84,5 +84,5 @@ export const MIGRATIONS = [
   Claims1795713803388,
   ClaimCardholderIndex1795716018753,
   OperatorsAndAudit1795716265706,
-  RedemptionReconciliation1795714497310,
+  RedemptionReconciliation1795716573066,
 ];

@@ -19,8 +19,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * clearing; a refund naming the purchase or its chain), the latest such record's reference, and
  * NULL where nothing tells it.
  */
-export class RedemptionReconciliation1795714497310 implements MigrationInterface {
-  name = 'RedemptionReconciliation1795714497310';
+export class RedemptionReconciliation1795716573066 implements MigrationInterface {
+  name = 'RedemptionReconciliation1795716573066';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
