@@ -38,7 +38,7 @@ describe('operators: queue dashboard and metrics', () => {
         .set('Authorization', `Basic ${basic}`)
         .expect(200);
       expect(queues.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(
-        ['csv-import', 'key-reminders', 'matching', 'settlement', 'webhooks'].sort(),
+        ['csv-import', 'key-reminders', 'matching', 'privacy', 'settlement', 'webhooks'].sort(),
       );
     });
 

@@ -273,6 +273,11 @@ describe('redemption webhooks', () => {
       'cardholder_token_masked',
       'institution_payout_amount',
       'occurred_at',
+      'transaction_ref',
+      'purchase_amount',
+      'merchant_funded_amount',
+      'goal_round',
+      'currency',
     ]);
     expect(body).toEqual({
       event: 'redemption.completed',
@@ -283,6 +288,11 @@ describe('redemption webhooks', () => {
       cardholder_token_masked: `${cardholder.slice(0, 4)}****${cardholder.slice(-4)}`,
       institution_payout_amount: expect.any(Number),
       occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      transaction_ref: expect.any(String),
+      purchase_amount: expect.any(Number),
+      merchant_funded_amount: expect.any(Number),
+      goal_round: null,
+      currency: 'USD',
     });
     expect(body.institution_payout_amount).toBeGreaterThan(0);
 
