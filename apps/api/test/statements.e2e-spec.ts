@@ -1,7 +1,12 @@
 import { createHash } from 'crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { StatementCloser, StatementsRepository } from '@app/core';
+import {
+  StatementCloser,
+  StatementsRepository,
+  WebhookEvents,
+  WebhookScheduleRepository,
+} from '@app/core';
 import { dataSourceOptions, MIGRATIONS } from '@app/db';
 import { addDays, DAY_MS, monthEnd } from '@app/domain';
 import {
@@ -446,7 +451,8 @@ describe('statements after the upgrade', () => {
       );
       const repo = new StatementsRepository(ds);
       const today = new Date().toISOString().slice(0, 10);
-      expect(await new StatementCloser(ds, repo).close(today)).toEqual({
+      const webhooks = new WebhookEvents(new WebhookScheduleRepository(ds, 60_000));
+      expect(await new StatementCloser(ds, repo, webhooks).close(today)).toEqual({
         closed: 1 + (monthEnd(today) === today ? 1 : 0),
       });
       const [s] = await ds.query(

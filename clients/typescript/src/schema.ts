@@ -4919,7 +4919,7 @@ export interface components {
              *       "redemption.settled"
              *     ]
              */
-            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved")[];
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved" | "statement.closed")[];
             /**
              * @description First failed attempt since the last success (null while attempts succeed)
              * @example null
@@ -5385,6 +5385,102 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             until?: string | null;
+        };
+        StatementClosedEventDto: {
+            /**
+             * @description SHA-256 (lowercase hex) of the lines file, the bytes GET {lines_path} serves as CSV
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            checksum: string;
+            /**
+             * @description Clawed back from settled entries reversed in the period
+             * @example 2
+             */
+            clawed_back: number;
+            /**
+             * @description ISO 4217 code of every amount of the event
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description Payout of redemptions booked in the period
+             * @example 35
+             */
+            earned: number;
+            /**
+             * @example statement.closed
+             * @enum {string}
+             */
+            event: "statement.closed";
+            /**
+             * @example day
+             * @enum {string}
+             */
+            granularity: "day" | "month";
+            /**
+             * Format: uuid
+             * @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11
+             */
+            institution_id: string;
+            /**
+             * @description Where the lines are: JSON pages, or the file with Accept: text/csv (scope reporting)
+             * @example /api/v1/statements/3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30/lines
+             */
+            lines_path: string;
+            /** @example 12 */
+            movement_count: number;
+            /**
+             * @description settled − clawed_back: the amount payable
+             * @example 38
+             */
+            net_payout: number;
+            /**
+             * Format: date-time
+             * @description When the statement closed (its closed_at), ISO 8601 with milliseconds, UTC
+             * @example 2026-11-26T03:05:00.000Z
+             */
+            occurred_at: string;
+            /**
+             * @description pending_opening + earned − reversed − settled
+             * @example 110.5
+             */
+            pending_closing: number;
+            /**
+             * @description Pending payout when the period opened
+             * @example 120.5
+             */
+            pending_opening: number;
+            /**
+             * @description Last day, inclusive (YYYY-MM-DD)
+             * @example 2026-11-25
+             */
+            period_end: string;
+            /**
+             * @description First day, inclusive (YYYY-MM-DD)
+             * @example 2026-11-25
+             */
+            period_start: string;
+            /**
+             * @description Payout of pending entries reversed in the period
+             * @example 5
+             */
+            reversed: number;
+            /**
+             * @description Payout of entries settled in the period
+             * @example 40
+             */
+            settled: number;
+            /**
+             * Format: uuid
+             * @description The statement (GET /api/v1/statements/{id})
+             * @example 3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30
+             */
+            statement_id: string;
+            /**
+             * @description The time zone the period opened with
+             * @example America/Sao_Paulo
+             */
+            time_zone: string;
         };
         StatementDetailDto: {
             /**
@@ -5970,14 +6066,14 @@ export interface components {
         };
         UpdateEventTypesDto: {
             /**
-             * @description The event types to receive. `redemption.completed` must stay while a URL is set; `webhook.test` is sent on request only.
+             * @description The event types to receive. `redemption.completed` must stay while a URL is set; `statement.closed` is off until chosen; `webhook.test` is sent on request only.
              * @example [
              *       "redemption.completed",
              *       "redemption.reversed",
              *       "redemption.settled"
              *     ]
              */
-            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved")[];
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved" | "statement.closed")[];
         };
         UpdateInstitutionDto: {
             /** @example Demo Bank S.A. */
@@ -6570,7 +6666,7 @@ export interface components {
              * @example redemption.completed
              * @enum {string}
              */
-            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test" | "claim.resolved";
+            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "statement.closed" | "webhook.test" | "claim.resolved";
             /**
              * @description Also sent as X-Service-Delivery-Id on every attempt and redelivery
              * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
@@ -6632,7 +6728,7 @@ export interface components {
              * @example redemption.completed
              * @enum {string}
              */
-            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test" | "claim.resolved";
+            event: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "statement.closed" | "webhook.test" | "claim.resolved";
             /**
              * @description Also sent as X-Service-Delivery-Id on every attempt and redelivery
              * @example 3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11
@@ -6731,7 +6827,7 @@ export interface components {
              *       "redemption.settled"
              *     ]
              */
-            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved")[];
+            event_types: ("redemption.completed" | "redemption.reversed" | "redemption.settled" | "claim.resolved" | "statement.closed")[];
             /**
              * @description First failed attempt since the last success (null while attempts succeed)
              * @example null
@@ -17100,7 +17196,7 @@ export interface operations {
                 /** @description Example: `failed`. */
                 status?: "pending" | "delivered" | "failed" | "skipped";
                 /** @description Example: `redemption.completed`. */
-                event?: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "webhook.test" | "claim.resolved";
+                event?: "redemption.completed" | "redemption.reversed" | "redemption.settled" | "statement.closed" | "webhook.test" | "claim.resolved";
                 /** @description A delivery id (X-Service-Delivery-Id) Example: `3f0c6f1e-8a51-4c1a-9d7b-2f1e0c9a7b11`. */
                 id?: string;
                 /** @description Example: `9b1d3c4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e`. */

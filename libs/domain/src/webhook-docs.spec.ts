@@ -11,6 +11,7 @@ import {
   redemptionCompletedPayload,
   redemptionReversedPayload,
   redemptionSettledPayload,
+  statementClosedPayload,
   WEBHOOK_EVENT_TYPES,
   webhookTestPayload,
 } from './webhook-payloads';
@@ -252,6 +253,27 @@ describe('docs/webhooks.md event schemas', () => {
       at,
     ),
     'redemption.settled': redemptionSettledPayload(facts, at),
+    'statement.closed': statementClosedPayload(
+      {
+        id: '3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30',
+        institutionId: facts.institutionId,
+        granularity: 'day',
+        periodStart: '2026-11-25',
+        periodEnd: '2026-11-25',
+        timeZone: 'America/Sao_Paulo',
+        currency: 'USD',
+        checksum: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        pendingOpening: 12_050,
+        earned: 3_500,
+        reversed: 500,
+        settled: 4_000,
+        pendingClosing: 11_050,
+        clawedBack: 200,
+        netPayout: 3_800,
+        movementCount: 12,
+      },
+      at,
+    ),
     'webhook.test': webhookTestPayload(facts.institutionId, at),
     'claim.resolved': claimResolvedPayload(
       {
@@ -274,6 +296,7 @@ describe('docs/webhooks.md event schemas', () => {
     'redemption.completed': 'RedemptionCompletedEventDto',
     'redemption.reversed': 'RedemptionReversedEventDto',
     'redemption.settled': 'RedemptionSettledEventDto',
+    'statement.closed': 'StatementClosedEventDto',
     'webhook.test': 'WebhookTestEventDto',
     'claim.resolved': 'ClaimResolvedEventDto',
   };

@@ -23,6 +23,15 @@ describe('webhook event selection', () => {
     });
   });
 
+  it('statement.closed is selectable and off by default', () => {
+    expect(SELECTABLE_EVENT_TYPES).toContain('statement.closed');
+    expect(DEFAULT_EVENT_TYPES).not.toContain('statement.closed');
+    expect(checkEventSelection(['statement.closed', 'redemption.completed'], true)).toEqual({
+      ok: true,
+      types: ['redemption.completed', 'statement.closed'],
+    });
+  });
+
   it('redemption.completed cannot be turned off while a URL is set', () => {
     expect(checkEventSelection(['redemption.reversed'], true)).toMatchObject({
       ok: false,

@@ -1,15 +1,17 @@
 import type { WebhookEventType } from './webhook-payloads';
 
 /**
- * Which event types an institution receives. Redemption events and `claim.resolved` are chosen (a
- * test event is sent when asked for). New institutions receive DEFAULT_EVENT_TYPES; `redemption.completed` (the
- * event that tells them to credit a cardholder) stays on while a webhook URL is set.
+ * Which event types an institution receives: the redemption events, `claim.resolved` and
+ * `statement.closed` (a test event is sent when asked for). New institutions receive
+ * DEFAULT_EVENT_TYPES; `redemption.completed` (the event that tells them to credit a cardholder)
+ * stays on while a webhook URL is set.
  */
 export const SELECTABLE_EVENT_TYPES = [
   'redemption.completed',
   'redemption.reversed',
   'redemption.settled',
   'claim.resolved',
+  'statement.closed',
 ] as const satisfies readonly WebhookEventType[];
 export type SelectableEventType = (typeof SELECTABLE_EVENT_TYPES)[number];
 

@@ -2,6 +2,7 @@ import {
   claimResolvedPayload,
   redemptionCompletedPayload,
   redemptionReversedPayload,
+  statementClosedPayload,
   WEBHOOK_EVENT_TYPES,
 } from './webhook-payloads';
 import {
@@ -29,11 +30,12 @@ const added = REDEMPTION_EVENT_ADDED_FIELDS.filter(
 const at = new Date('2026-11-21T10:00:00.123Z');
 
 describe('webhook payloads', () => {
-  it('the catalog lists the five event types', () => {
+  it('the catalog lists the event types', () => {
     expect(WEBHOOK_EVENT_TYPES).toEqual([
       'redemption.completed',
       'redemption.reversed',
       'redemption.settled',
+      'statement.closed',
       'webhook.test',
       'claim.resolved',
     ]);
@@ -66,6 +68,55 @@ describe('webhook payloads', () => {
       occurred_at: at.toISOString(),
     });
     expect(JSON.stringify(p)).not.toContain('8f14e45fceea167a5a36dedd4bea2543');
+  });
+
+  it('statement.closed: the period, figures in major units, the checksum and where its lines are', () => {
+    const p = statementClosedPayload(
+      {
+        id: 's1',
+        institutionId: 'i1',
+        granularity: 'day',
+        periodStart: '2026-11-25',
+        periodEnd: '2026-11-25',
+        timeZone: 'America/Sao_Paulo',
+        currency: 'BHD',
+        checksum: 'ab'.repeat(32),
+        pendingOpening: 12_500,
+        earned: 4_250,
+        reversed: 250,
+        settled: 1_000,
+        pendingClosing: 15_500,
+        clawedBack: 125,
+        netPayout: 875,
+        movementCount: 7,
+      },
+      at,
+    );
+    expect(p).toEqual({
+      event: 'statement.closed',
+      statement_id: 's1',
+      institution_id: 'i1',
+      granularity: 'day',
+      period_start: '2026-11-25',
+      period_end: '2026-11-25',
+      time_zone: 'America/Sao_Paulo',
+      currency: 'BHD',
+      checksum: 'ab'.repeat(32),
+      pending_opening: 12.5,
+      earned: 4.25,
+      reversed: 0.25,
+      settled: 1,
+      pending_closing: 15.5,
+      clawed_back: 0.125,
+      net_payout: 0.875,
+      movement_count: 7,
+      lines_path: '/api/v1/statements/s1/lines',
+      occurred_at: '2026-11-21T10:00:00.123Z',
+    });
+    const shuffled = Object.fromEntries(Object.entries(p).reverse());
+    expect(Object.keys(JSON.parse(serializeWebhookPayload(shuffled).toString()))).toEqual(
+      Object.keys(p),
+    );
   });
 
   it('redemption.completed carries the published fields, in their order, then what reconciles it', () => {

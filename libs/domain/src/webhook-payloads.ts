@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'redemption.completed',
   'redemption.reversed',
   'redemption.settled',
+  'statement.closed',
   'webhook.test',
   'claim.resolved',
 ] as const;
@@ -93,6 +94,56 @@ export function redemptionReversedPayload(
 /** The hold passed and the redemption settled: the payout is final (no refund can reverse it). */
 export function redemptionSettledPayload(r: RedemptionFacts, occurredAt: Date): WebhookPayload {
   return { ...redemptionBody('redemption.settled', r, occurredAt), ...reconciliationFields(r) };
+}
+
+/** A closed statement as its event tells it (figures in minor units of `currency`). */
+export interface ClosedStatementFacts {
+  id: string;
+  institutionId: string;
+  granularity: string;
+  periodStart: string;
+  periodEnd: string;
+  timeZone: string;
+  currency: string;
+  checksum: string;
+  pendingOpening: number;
+  earned: number;
+  reversed: number;
+  settled: number;
+  pendingClosing: number;
+  clawedBack: number;
+  netPayout: number;
+  movementCount: number;
+}
+
+/**
+ * A statement closed (docs/statements.md): its period, figures (major units), the checksum of its
+ * lines file and the path to fetch that file (`GET {lines_path}` with `Accept: text/csv`). Sent
+ * only to institutions that chose the event type (off by default).
+ */
+export function statementClosedPayload(s: ClosedStatementFacts, occurredAt: Date): WebhookPayload {
+  const major = (minor: number) => toMajor(minor, s.currency);
+  return {
+    event: 'statement.closed',
+    statement_id: s.id,
+    institution_id: s.institutionId,
+    granularity: s.granularity,
+    period_start: s.periodStart,
+    period_end: s.periodEnd,
+    time_zone: s.timeZone,
+    currency: s.currency,
+    checksum: s.checksum,
+    pending_opening: major(s.pendingOpening),
+    earned: major(s.earned),
+    reversed: major(s.reversed),
+    settled: major(s.settled),
+    pending_closing: major(s.pendingClosing),
+    clawed_back: major(s.clawedBack),
+    net_payout: major(s.netPayout),
+    movement_count: s.movementCount,
+    lines_path: `/api/v1/statements/${s.id}/lines`,
+    occurred_at: occurredAt.toISOString(),
+  };
 }
 
 /** A test event, sent only when someone asks for one: no redemption, nothing to credit. */

@@ -25,6 +25,7 @@ const EVENTS: EventFilter[] = [
   'redemption.completed',
   'redemption.reversed',
   'redemption.settled',
+  'statement.closed',
   'webhook.test',
 ];
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';

@@ -19,6 +19,7 @@ const EVENT_TYPES: { type: EventType; label: string }[] = [
   { type: 'redemption.reversed', label: 'A refund took the cashback back' },
   { type: 'redemption.settled', label: 'The merchant paid the cashback' },
   { type: 'claim.resolved', label: 'An operator decided a claim for a missing reward' },
+  { type: 'statement.closed', label: 'A daily or monthly statement closed' },
 ];
 
 type Message = { kind: 'success' | 'error'; text: string } | null;

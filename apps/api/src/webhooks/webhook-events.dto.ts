@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
-import { REVERSAL_REASONS, SELECTABLE_EVENT_TYPES } from '@app/domain';
+import { REVERSAL_REASONS, SELECTABLE_EVENT_TYPES, STATEMENT_GRANULARITIES } from '@app/domain';
 
 /**
  * The bodies of the webhook events, as JSON Schemas in the OpenAPI document (components; the
@@ -99,6 +99,68 @@ export class RedemptionSettledEventDto extends RedemptionEventFields {
   event: 'redemption.settled';
 }
 
+/** A statement closed (docs/statements.md): figures in major units of `currency`. */
+export class StatementClosedEventDto {
+  @ApiProperty({ enum: ['statement.closed'], example: 'statement.closed' })
+  event: 'statement.closed';
+  @ApiProperty({
+    format: 'uuid',
+    example: '3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30',
+    description: 'The statement (GET /api/v1/statements/{id})',
+  })
+  statement_id: string;
+  @ApiProperty({ format: 'uuid', example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' })
+  institution_id: string;
+  @ApiProperty({ enum: STATEMENT_GRANULARITIES, example: 'day' }) granularity: string;
+  @ApiProperty({ example: '2026-11-25', description: 'First day, inclusive (YYYY-MM-DD)' })
+  period_start: string;
+  @ApiProperty({ example: '2026-11-25', description: 'Last day, inclusive (YYYY-MM-DD)' })
+  period_end: string;
+  @ApiProperty({
+    example: 'America/Sao_Paulo',
+    description: 'The time zone the period opened with',
+  })
+  time_zone: string;
+  @ApiProperty({ example: 'USD', description: 'ISO 4217 code of every amount of the event' })
+  currency: string;
+  @ApiProperty({
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    description:
+      'SHA-256 (lowercase hex) of the lines file, the bytes GET {lines_path} serves as CSV',
+  })
+  checksum: string;
+  @ApiProperty({ example: 120.5, description: 'Pending payout when the period opened' })
+  pending_opening: number;
+  @ApiProperty({ example: 35, description: 'Payout of redemptions booked in the period' })
+  earned: number;
+  @ApiProperty({ example: 5, description: 'Payout of pending entries reversed in the period' })
+  reversed: number;
+  @ApiProperty({ example: 40, description: 'Payout of entries settled in the period' })
+  settled: number;
+  @ApiProperty({ example: 110.5, description: 'pending_opening + earned − reversed − settled' })
+  pending_closing: number;
+  @ApiProperty({
+    example: 2,
+    description: 'Clawed back from settled entries reversed in the period',
+  })
+  clawed_back: number;
+  @ApiProperty({ example: 38, description: 'settled − clawed_back: the amount payable' })
+  net_payout: number;
+  @ApiProperty({ type: 'integer', minimum: 0, example: 12 }) movement_count: number;
+  @ApiProperty({
+    example: '/api/v1/statements/3b1f7c52-9a0e-5d1b-8c4f-2e6a9d7b1c30/lines',
+    description:
+      'Where the lines are: JSON pages, or the file with Accept: text/csv (scope reporting)',
+  })
+  lines_path: string;
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-26T03:05:00.000Z',
+    description: 'When the statement closed (its closed_at), ISO 8601 with milliseconds, UTC',
+  })
+  occurred_at: string;
+}
+
 export class WebhookTestEventDto {
   @ApiProperty({ enum: ['webhook.test'], example: 'webhook.test' }) event: 'webhook.test';
   @ApiProperty({ format: 'uuid', example: '5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11' })
@@ -143,6 +205,7 @@ export const WEBHOOK_EVENT_MODELS = [
   RedemptionCompletedEventDto,
   RedemptionReversedEventDto,
   RedemptionSettledEventDto,
+  StatementClosedEventDto,
   WebhookTestEventDto,
   ClaimResolvedEventDto,
 ];
@@ -153,7 +216,7 @@ export class UpdateEventTypesDto {
     enum: SELECTABLE_EVENT_TYPES,
     example: ['redemption.completed', 'redemption.reversed', 'redemption.settled'],
     description:
-      'The event types to receive. `redemption.completed` must stay while a URL is set; `webhook.test` is sent on request only.',
+      'The event types to receive. `redemption.completed` must stay while a URL is set; `statement.closed` is off until chosen; `webhook.test` is sent on request only.',
   })
   @IsArray()
   @ArrayMaxSize(10)

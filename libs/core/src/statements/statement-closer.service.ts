@@ -12,6 +12,7 @@ import {
   StatementGranularity,
   statementId,
 } from '@app/domain';
+import { WebhookEvents } from '../webhooks/webhook-events';
 import { statementChecksum } from './statement-lines';
 import { BookRow, StatementsRepository } from './statements.repository';
 
@@ -24,8 +25,9 @@ export interface CloseResult {
  * Closes statements (docs/statements.md): every open day of a book up to `through`, and each
  * month whose last day that closes. One transaction per book, holding the book FOR UPDATE, so a
  * movement commits either before the close (and is in it) or after (and lands in the next open
- * day). Safe to run twice and in several workers at once: a second close of the same days finds
- * the book already past them.
+ * day). Each statement closed asks for its `statement.closed` delivery in that transaction (the
+ * webhook outbox; institutions that chose the event only). Safe to run twice and in several
+ * workers at once: a second close of the same days finds the book already past them.
  */
 @Injectable()
 export class StatementCloser {
@@ -34,6 +36,7 @@ export class StatementCloser {
   constructor(
     private readonly db: DataSource,
     private readonly repo: StatementsRepository,
+    private readonly webhooks: WebhookEvents,
   ) {}
 
   /** Books whose current day is before `through` (in the book's zone): nothing is closed then. */
@@ -87,8 +90,10 @@ export class StatementCloser {
         { institutionId, currency, from: start, to: end },
         m,
       );
-      const inserted = await this.repo.insertStatement(m, {
-        id: statementId(institutionId, currency, granularity, start),
+      const id = statementId(institutionId, currency, granularity, start);
+      const figures = statementFigures(pendingOpening, sums);
+      const closedAt = await this.repo.insertStatement(m, {
+        id,
         institution_id: institutionId,
         currency,
         granularity,
@@ -96,9 +101,34 @@ export class StatementCloser {
         period_end: end,
         time_zone: timeZone,
         checksum,
-        ...statementFigures(pendingOpening, sums),
+        ...figures,
       });
-      if (inserted) closed++;
+      if (!closedAt) return;
+      closed++;
+      await this.webhooks.statementsClosed(
+        m,
+        [
+          {
+            id,
+            institutionId,
+            granularity,
+            periodStart: start,
+            periodEnd: end,
+            timeZone,
+            currency,
+            checksum,
+            pendingOpening: figures.pending_opening,
+            earned: figures.earned,
+            reversed: figures.reversed,
+            settled: figures.settled,
+            pendingClosing: figures.pending_closing,
+            clawedBack: figures.clawed_back,
+            netPayout: figures.net_payout,
+            movementCount: figures.movement_count,
+          },
+        ],
+        closedAt,
+      );
     };
 
     // Month by month from the open day's month to through's.

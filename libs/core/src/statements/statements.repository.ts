@@ -147,16 +147,17 @@ export class StatementsRepository {
     return r;
   }
 
+  /** Stores a closed statement; its closed_at, or null when it was closed already. */
   async insertStatement(
     m: EntityManager,
     s: Omit<ClosedStatementRow, 'closed_at'>,
-  ): Promise<boolean> {
-    const rows: unknown[] = await m.query(
+  ): Promise<Date | null> {
+    const rows: { closed_at: Date }[] = await m.query(
       `INSERT INTO statement (id, institution_id, currency, granularity, period_start, period_end, time_zone,
                               pending_opening, earned, reversed, settled, pending_closing, clawed_back, net_payout,
                               movement_count, checksum)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT DO NOTHING RETURNING id`,
+       ON CONFLICT DO NOTHING RETURNING closed_at`,
       [
         s.id,
         s.institution_id,
@@ -176,7 +177,7 @@ export class StatementsRepository {
         s.checksum,
       ],
     );
-    return rows.length > 0;
+    return rows[0]?.closed_at ?? null;
   }
 
   /**

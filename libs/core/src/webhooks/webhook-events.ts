@@ -3,11 +3,13 @@ import { EntityManager } from 'typeorm';
 import {
   ClaimFacts,
   claimResolvedPayload,
+  ClosedStatementFacts,
   RedemptionFacts,
   ReversalCause,
   redemptionCompletedPayload,
   redemptionReversedPayload,
   redemptionSettledPayload,
+  statementClosedPayload,
   webhookTestPayload,
 } from '@app/domain';
 import { WebhookScheduleRepository } from './webhook-schedule.repository';
@@ -71,6 +73,26 @@ export class WebhookEvents {
         payload: claimResolvedPayload(facts, at),
       },
     ]);
+  }
+
+  /**
+   * `statement.closed` deliveries, in the closing transaction (the institutions that chose the
+   * event type only). A statement closes once, so a close run twice asks for none again.
+   */
+  statementsClosed(
+    m: EntityManager,
+    statements: ClosedStatementFacts[],
+    at: Date,
+  ): Promise<string[]> {
+    return this.schedule.insertDeliveries(
+      m,
+      statements.map((s) => ({
+        institutionId: s.institutionId,
+        redemptionId: null,
+        event: 'statement.closed',
+        payload: statementClosedPayload(s, at),
+      })),
+    );
   }
 
   /** A `webhook.test` delivery for this institution (sent whatever event types it chose). */

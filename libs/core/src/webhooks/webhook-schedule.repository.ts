@@ -61,7 +61,7 @@ export type ClaimResult =
 /** A delivery to create: the event's body is built by libs/domain (webhook-payloads). */
 export interface NewDelivery {
   institutionId: string;
-  /** Null for a test event. */
+  /** Null for an event about no redemption (a test event, a closed statement). */
   redemptionId: string | null;
   event: string;
   payload: Record<string, unknown>;

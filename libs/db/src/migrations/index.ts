@@ -39,6 +39,7 @@ import { Claims1795713803388 } from './1795713803388-claims';
 import { ClaimCardholderIndex1795716018753 } from './1795716018753-claim-cardholder-index';
 import { OperatorsAndAudit1795716265706 } from './1795716265706-operators-and-audit';
 import { RedemptionReconciliation1795716573066 } from './1795716573066-redemption-reconciliation';
+import { StatementClosedEvent1795716651246 } from './1795716651246-statement-closed-event';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -85,4 +86,5 @@ export const MIGRATIONS = [
   ClaimCardholderIndex1795716018753,
   OperatorsAndAudit1795716265706,
   RedemptionReconciliation1795716573066,
+  StatementClosedEvent1795716651246,
 ];
