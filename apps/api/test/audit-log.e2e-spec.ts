@@ -1,5 +1,13 @@
 import { DataSource } from 'typeorm';
-import { createOperator, createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import {
+  createOperator,
+  createWorld,
+  failAuditAppends,
+  startApi,
+  TestApi,
+  uniq,
+  World,
+} from '@app/testing';
 import { verifyAuditChain } from '../../cli/src/audit-verify.command';
 
 interface Entry {
@@ -268,6 +276,47 @@ describe('audit log', () => {
       institution_id: w.institution.id,
       after: { through, closed: close.body.closed },
     });
+  });
+
+  it("a settlement run's entry commits with its final count, or neither does", async () => {
+    const asOf = '2000-01-02T00:00:00Z';
+    const run = () =>
+      api.http
+        .post('/admin/api/v1/settlements/run')
+        .set('Authorization', admin.auth)
+        .send({ as_of: asOf });
+    const entries = () =>
+      db.query(
+        `SELECT a.action FROM audit_log a JOIN settlement_run r ON r.id::text = a.resource_id
+          WHERE r.as_of = $1`,
+        [asOf],
+      );
+    // The entry cannot be written: the count is not either.
+    let restore = await failAuditAppends(db, 'settlement.run');
+    try {
+      await run().expect(500);
+    } finally {
+      await restore();
+    }
+    expect(await entries()).toEqual([]);
+    // The count cannot be written: the entry is not either.
+    await db.query(`
+      CREATE FUNCTION test_fail_run_count() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'test: settled_count refused'; END $$`);
+    await db.query(`CREATE TRIGGER test_fail_run_count BEFORE UPDATE ON settlement_run
+      FOR EACH ROW EXECUTE FUNCTION test_fail_run_count()`);
+    restore = async () => {
+      await db.query(`DROP TRIGGER test_fail_run_count ON settlement_run`);
+      await db.query(`DROP FUNCTION test_fail_run_count()`);
+    };
+    try {
+      await run().expect(500);
+    } finally {
+      await restore();
+    }
+    expect(await entries()).toEqual([]);
+    await run().expect(200);
+    expect(await entries()).toEqual([{ action: 'settlement.run' }]);
   });
 
   it('operators: create, role change, disable, tokens, sign-in; never a password or token', async () => {

@@ -8,6 +8,7 @@ import { QUEUES } from '@app/queue';
 import {
   clockPast,
   createWorld,
+  failAuditAppends,
   obliterateQueues,
   startApi,
   TestApi,
@@ -687,6 +688,51 @@ describe('claims', () => {
         redemption_id: matched.id,
       });
       expect(await redemptionsOf(w, ref)).toHaveLength(1);
+    });
+  });
+
+  describe("the decision's audit entry", () => {
+    it('commits with the decision: an entry that cannot be written undoes the decision', async () => {
+      const w = await world();
+      await db.query(
+        `UPDATE institution SET webhook_event_types = array_append(webhook_event_types, 'claim.resolved') WHERE id = $1`,
+        [w.institution.id],
+      );
+      const ch = uniq('ch-');
+      await enroll(w, ch);
+      const filed = await claim(w, {
+        cardholder_token: ch,
+        offer_id: w.offers[0].id,
+        transaction_ref: uniq('ref-'),
+        purchase: evidence(w),
+      });
+      expect(filed.body.status).toBe('pending_review');
+      const id: string = filed.body.id;
+      const entries = () =>
+        db.query(
+          `SELECT action FROM audit_log WHERE resource_type = 'claim' AND resource_id = $1`,
+          [id],
+        );
+      const deliveries = () =>
+        db.query(
+          `SELECT id FROM webhook_delivery WHERE institution_id = $1 AND event = 'claim.resolved'`,
+          [w.institution.id],
+        );
+
+      const restore = await failAuditAppends(db, 'claim.decide');
+      try {
+        expect((await decide(id, 'approve', 'receipt seen')).status).toBe(500);
+      } finally {
+        await restore();
+      }
+      const [after] = await db.query(`SELECT status, decided_at FROM claim WHERE id = $1`, [id]);
+      expect(after).toEqual({ status: 'pending_review', decided_at: null });
+      expect(await entries()).toEqual([]);
+      expect(await deliveries()).toEqual([]);
+
+      expect((await decide(id, 'approve', 'receipt seen')).status).toBe(200);
+      expect(await entries()).toEqual([{ action: 'claim.decide' }]);
+      expect(await deliveries()).toHaveLength(1);
     });
   });
 

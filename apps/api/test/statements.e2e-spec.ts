@@ -2,6 +2,8 @@ import { createHash } from 'crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
+  AuditLogRepository,
+  AuditTrail,
   StatementCloser,
   StatementsRepository,
   WebhookEvents,
@@ -13,11 +15,13 @@ import {
   apiAndWorker,
   clockPast,
   createWorld,
+  failAuditAppends,
   eventually,
   TEST_DATABASE_URL,
   uniq,
   World,
 } from '@app/testing';
+import { StatementCloseTimer } from '../../worker/src/statements/statement-close.timer';
 
 /**
  * Statements tie out: movements booked by every money change (redemption, reversal, settlement,
@@ -367,6 +371,69 @@ describe('statements', () => {
     expect(seen).toEqual([earlier, later]);
   });
 
+  it("a close and its audit entries commit together, book by book; the scheduled close's actor is system", async () => {
+    const world = await createWorld(t.api, {
+      program: { time_zone: 'UTC' },
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5, max_redemptions_per_cardholder: 100 }],
+    });
+    const token = `chk_${uniq()}`;
+    await enroll(world, token);
+    await purchase(world, token, uniq('audited-'));
+    const book = async () =>
+      (
+        await t.db.query(
+          `SELECT open_day::text AS open_day FROM statement_book WHERE institution_id = $1`,
+          [world.institution.id],
+        )
+      )[0].open_day as string;
+    const entries = () =>
+      t.db.query(
+        `SELECT actor_type, before, after FROM audit_log
+          WHERE action = 'statement.close' AND institution_id = $1 ORDER BY seq`,
+        [world.institution.id],
+      );
+    expect(await book()).toBe(today());
+
+    const restore = await failAuditAppends(t.db, 'statement.close');
+    try {
+      expect((await close(today(), world.institution.id)).status).toBe(500);
+    } finally {
+      await restore();
+    }
+    expect(await book()).toBe(today());
+    expect((await statement('day', today(), world))[0]).toMatchObject({ status: 'open' });
+    expect(await entries()).toEqual([]);
+
+    const closed = await close(today(), world.institution.id).expect(200);
+    expect(await book()).toBe(addDays(today(), 1));
+    expect(await entries()).toEqual([
+      {
+        actor_type: 'break_glass',
+        before: { currency: 'USD', open_day: today() },
+        after: {
+          currency: 'USD',
+          through: today(),
+          closed: closed.body.closed,
+          open_day: addDays(today(), 1),
+        },
+      },
+    ]);
+
+    // The worker's scheduled close of an ended day is the system's.
+    await t.db.query(`UPDATE statement_book SET open_day = $2 WHERE institution_id = $1`, [
+      world.institution.id,
+      addDays(today(), -2),
+    ]);
+    await t.worker.get(StatementCloseTimer).pass();
+    expect(await book()).toBe(today());
+    expect((await entries())[1]).toMatchObject({
+      actor_type: 'system',
+      before: { open_day: addDays(today(), -2) },
+      after: { through: addDays(today(), -1), closed: 0, open_day: today() },
+    });
+  });
+
   it('refuses a bad query, a close after the current day, and an unknown statement', async () => {
     for (const q of [
       'granularity=week',
@@ -452,8 +519,10 @@ describe('statements after the upgrade', () => {
       const repo = new StatementsRepository(ds);
       const today = new Date().toISOString().slice(0, 10);
       const webhooks = new WebhookEvents(new WebhookScheduleRepository(ds, 60_000));
-      expect(await new StatementCloser(ds, repo, webhooks).close(today)).toEqual({
+      const audit = new AuditTrail(ds, new AuditLogRepository(ds));
+      expect(await new StatementCloser(ds, repo, webhooks, audit).close(today)).toEqual({
         closed: 1 + (monthEnd(today) === today ? 1 : 0),
+        books: 1,
       });
       const [s] = await ds.query(
         `SELECT pending_opening::int AS opening, settled::int AS settled, pending_closing::int AS closing, movement_count

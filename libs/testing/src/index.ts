@@ -6,3 +6,4 @@ export * from './wait';
 export * from './webhook-fixtures';
 export * from './smtp-sink';
 export * from './tcp-proxy';
+export * from './audit-fault';

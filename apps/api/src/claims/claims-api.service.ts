@@ -99,10 +99,10 @@ export class ClaimsApiService {
     return this.adminKeyset.page(rows, limit, toAdminDto);
   }
 
-  /** 200 with the decided claim; 404 claim_not_found; 409 claim_decided or the refusing rule's code. */
   /**
-   * An operator's decision. Its audit entry (`claim.decide`) is written right after the decision
-   * commits (the decision runs through matching's own transaction), with the claim as it then is.
+   * An operator's decision: 200 with the decided claim; 404 claim_not_found; 409 claim_decided or
+   * the refusing rule's code. Its audit entry (`claim.decide`, the claim as decided) is written in
+   * the decision's own transaction (matching's), so neither commits without the other.
    */
   async decide(
     id: string,
@@ -110,7 +110,16 @@ export class ClaimsApiService {
     note: string | null,
     ctx: AuditContext,
   ): Promise<AdminClaimDto> {
-    const r = await this.claims.decide(id, decision, note);
+    const r = await this.claims.decide(id, decision, note, (m, claim) =>
+      this.audit.record(m, ctx, {
+        action: 'claim.decide',
+        resourceType: 'claim',
+        resourceId: id,
+        institutionId: claim.institution_id,
+        before: { status: 'pending_review' },
+        after: toAdminDto(claim),
+      }),
+    );
     if (r.kind === 'not_found') throw CLAIM_NOT_FOUND();
     if (r.kind === 'claim_decided')
       throw ApiError.conflict(
@@ -122,16 +131,7 @@ export class ClaimsApiService {
         r.code,
         `The rules refuse the reward (${r.code}); the claim stays pending_review.`,
       );
-    const after = toAdminDto(r.claim);
-    await this.audit.recordAlone(ctx, {
-      action: 'claim.decide',
-      resourceType: 'claim',
-      resourceId: id,
-      institutionId: r.claim.institution_id,
-      before: { status: 'pending_review' },
-      after,
-    });
-    return after;
+    return toAdminDto(r.claim);
   }
 }
 

@@ -188,10 +188,10 @@ export class StatementsService {
     });
   }
 
-  /** The operators' close: every open day through `through`, for one institution or all. */
   /**
-   * Closing spans a transaction per book, so its audit entry (`statement.close`) commits right
-   * after them, with what was closed.
+   * The operators' close: every open day through `through`, for one institution or all. Each book
+   * records its `statement.close` entry in its own closing transaction (StatementCloser); a call
+   * that moves no book changes nothing and records one entry saying so.
    */
   async close(
     through: string,
@@ -204,15 +204,16 @@ export class StatementsService {
       throw ApiError.validation([
         { field: 'through', message: "is after the institution's current day" },
       ]);
-    const result = await this.closer.close(through, institutionId);
-    await this.audit.recordAlone(ctx, {
-      action: 'statement.close',
-      resourceType: institutionId ? 'institution' : 'statement',
-      resourceId: institutionId ?? null,
-      institutionId: institutionId ?? null,
-      after: { through, ...result },
-    });
-    return result;
+    const { closed, books } = await this.closer.close(through, institutionId, ctx);
+    if (books === 0)
+      await this.audit.recordAlone(ctx, {
+        action: 'statement.close',
+        resourceType: institutionId ? 'institution' : 'statement',
+        resourceId: institutionId ?? null,
+        institutionId: institutionId ?? null,
+        after: { through, closed },
+      });
+    return { closed };
   }
 
   async merchantStatements(

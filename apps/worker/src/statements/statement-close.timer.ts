@@ -24,7 +24,10 @@ export class StatementCloseTimer implements OnApplicationBootstrap, OnApplicatio
 
   /** One pass: every book through the day before its current day. */
   pass(): Promise<CloseResult> {
-    return this.passes.run(() => this.closer.close((b) => addDays(b.today, -1)), { closed: 0 });
+    return this.passes.run(() => this.closer.close((b) => addDays(b.today, -1)), {
+      closed: 0,
+      books: 0,
+    });
   }
 
   onApplicationShutdown(): void {

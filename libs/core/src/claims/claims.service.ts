@@ -144,10 +144,16 @@ export class ClaimsService {
    * the bank posted it meanwhile, then decides on the stored row as any claim is decided; a run
    * that rewards nothing is refused and undone. The `claim.resolved` event is recorded with it.
    */
+  /**
+   * An operator's decision, in one transaction with the rematch it needs; `record` runs in that
+   * transaction with the decided claim (the audit entry), so the decision and its record commit
+   * together or not at all.
+   */
   async decide(
     id: string,
     decision: ClaimDecisionInput,
     note: string | null,
+    record?: (m: EntityManager, claim: ClaimRow) => Promise<void>,
   ): Promise<DecisionOutcome> {
     try {
       return await this.db.transaction(async (m): Promise<DecisionOutcome> => {
@@ -173,6 +179,7 @@ export class ClaimsService {
           },
           new Date(),
         );
+        if (record) await record(m, claim);
         return { kind: 'decided', claim };
       });
     } catch (e) {

@@ -11,7 +11,9 @@ import {
   statementFigures,
   StatementGranularity,
   statementId,
+  SYSTEM_ACTOR,
 } from '@app/domain';
+import { AuditContext, AuditTrail } from '../audit/audit-trail.service';
 import { WebhookEvents } from '../webhooks/webhook-events';
 import { statementChecksum } from './statement-lines';
 import { BookRow, StatementsRepository } from './statements.repository';
@@ -21,13 +23,20 @@ export interface CloseResult {
   closed: number;
 }
 
+/** The statements closed and the books moved on (a book moves even over days without movements). */
+export interface CloseOutcome extends CloseResult {
+  books: number;
+}
+
 /**
  * Closes statements (docs/statements.md): every open day of a book up to `through`, and each
  * month whose last day that closes. One transaction per book, holding the book FOR UPDATE, so a
  * movement commits either before the close (and is in it) or after (and lands in the next open
  * day). Each statement closed asks for its `statement.closed` delivery in that transaction (the
  * webhook outbox; institutions that chose the event only). Safe to run twice and in several
- * workers at once: a second close of the same days finds the book already past them.
+ * workers at once: a second close of the same days finds the book already past them. Each book
+ * that moves records its `statement.close` audit entry in its own transaction (actor `system` for
+ * the scheduled close), so the log never says a book closed that did not, nor the reverse.
  */
 @Injectable()
 export class StatementCloser {
@@ -37,6 +46,7 @@ export class StatementCloser {
     private readonly db: DataSource,
     private readonly repo: StatementsRepository,
     private readonly webhooks: WebhookEvents,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Books whose current day is before `through` (in the book's zone): nothing is closed then. */
@@ -52,27 +62,34 @@ export class StatementCloser {
   async close(
     through: string | ((book: BookRow & { today: string }) => string),
     institutionId?: string,
-  ): Promise<CloseResult> {
+    ctx: AuditContext = { actor: SYSTEM_ACTOR, requestId: null },
+  ): Promise<CloseOutcome> {
     let closed = 0;
+    let books = 0;
     for (const book of await this.repo.books(institutionId)) {
       const day = typeof through === 'string' ? through : through(book);
       if (book.open_day > day) continue;
-      closed += await this.db.transaction((m) =>
-        this.closeBook(m, book.institution_id, book.currency, day),
+      const n = await this.db.transaction((m) =>
+        this.closeBook(m, book.institution_id, book.currency, day, ctx),
       );
+      if (n === null) continue;
+      closed += n;
+      books++;
     }
     if (closed) this.logger.log({ closed }, 'statements closed');
-    return { closed };
+    return { closed, books };
   }
 
+  /** Statements closed, or null when the book was already past `through` (nothing changed). */
   private async closeBook(
     m: EntityManager,
     institutionId: string,
     currency: string,
     through: string,
-  ): Promise<number> {
+    ctx: AuditContext,
+  ): Promise<number | null> {
     const book = await this.repo.lockBook(m, institutionId, currency);
-    if (!book || book.open_day > through) return 0;
+    if (!book || book.open_day > through) return null;
     const days = await this.repo.daySums(institutionId, currency, book.open_day, through, m);
     let closed = 0;
     let opening = book.pending_opening;
@@ -166,6 +183,14 @@ export class StatementCloser {
       time_zone: timeZone,
       pending_opening: opening,
       month_pending_opening: monthOpening,
+    });
+    await this.audit.record(m, ctx, {
+      action: 'statement.close',
+      resourceType: 'institution',
+      resourceId: institutionId,
+      institutionId,
+      before: { currency, open_day: book.open_day },
+      after: { currency, through, closed, open_day: addDays(through, 1) },
     });
     return closed;
   }
