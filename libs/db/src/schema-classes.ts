@@ -28,6 +28,10 @@ export interface TableClass {
 export const SCHEMA_CLASSES: Record<string, TableClass> = {
   // ------------------------------------------------------------------ tenant
   transaction: { class: 'tenant', why: 'an institution’s card transactions, the largest table' },
+  transaction_key: {
+    class: 'tenant',
+    why: 'an institution’s transaction references, the idempotency key kept past retention',
+  },
   card_chain: { class: 'tenant', why: 'an institution’s authorization chains (card lifecycle)' },
   cardholder_offer: {
     class: 'tenant',

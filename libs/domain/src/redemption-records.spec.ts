@@ -14,7 +14,12 @@ const allocation: Allocation = {
     institutionPayout: 470,
   },
 };
-const purchase = { institution_id: 'i1', cardholder_token: 'ch-1', transaction_ref: 'pos-1' };
+const purchase = {
+  institution_id: 'i1',
+  cardholder_token: 'ch-1',
+  transaction_ref: 'pos-1',
+  transacted_at: new Date('2026-11-20T10:00:00Z'),
+};
 
 describe('the redemption an allocation makes', () => {
   it("carries the purchase's institution and cardholder, the offer's merchant and the reward", () => {
@@ -23,6 +28,7 @@ describe('the redemption an allocation makes', () => {
       institutionId: 'i1',
       transactionId: 't1',
       transactionRef: 'pos-1',
+      transactedAt: new Date('2026-11-20T10:00:00Z'),
       enrollmentId: 'e1',
       offerId: 'o1',
       merchantId: 'm1',

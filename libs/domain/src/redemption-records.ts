@@ -4,8 +4,8 @@ import type { RedemptionFacts } from './webhook-payloads';
 /**
  * What a redemption stores so that its events and reporting rows reconcile alone (docs/webhooks.md):
  * the rewarded record's transaction_ref, the amount the reward was computed on (purchase_amount:
- * the purchase's net amount; for a goal, the round's counted spend), the merchant-funded amount and
- * the goal round, all written with the redemption, never read from the transaction later (it may
+ * the purchase's net amount; for a goal, the round's counted spend), the merchant-funded amount,
+ * when the purchase happened and the goal round, all written with the redemption, never read from the transaction later (it may
  * be gone by retention).
  */
 
@@ -16,6 +16,8 @@ export interface NewRedemption {
   transactionId: string;
   /** The rewarded record's transaction_ref (the purchase's; a card chain's decided record's). */
   transactionRef: string;
+  /** When the rewarded record happened (kept here: the transaction leaves with its partition). */
+  transactedAt: Date;
   enrollmentId: string;
   offerId: string;
   merchantId: string;
@@ -36,7 +38,12 @@ export interface NewRedemption {
 export function newRedemption(
   id: string,
   a: Allocation,
-  purchase: { institution_id: string; cardholder_token: string; transaction_ref: string },
+  purchase: {
+    institution_id: string;
+    cardholder_token: string;
+    transaction_ref: string;
+    transacted_at: Date;
+  },
   offerMerchantId: string,
 ): NewRedemption {
   return {
@@ -44,6 +51,7 @@ export function newRedemption(
     institutionId: purchase.institution_id,
     transactionId: a.transactionId,
     transactionRef: purchase.transaction_ref,
+    transactedAt: purchase.transacted_at,
     enrollmentId: a.enrollmentId,
     offerId: a.offerId,
     merchantId: offerMerchantId,

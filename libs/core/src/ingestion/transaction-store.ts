@@ -19,11 +19,29 @@ const UNNEST = `unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[
   $9::text[], $10::text[], $11::text[], $12::numeric[], $13::text[], $14::timestamptz[], $15::text[],
   $16::text[], $17::text[])`;
 
-const INSERT_SQL = `
-  INSERT INTO transaction (${COLUMNS}, source)
-  SELECT u.*, $18::text FROM ${UNNEST} AS u
-  ON CONFLICT (institution_id, transaction_ref) DO NOTHING
+const U_COLUMNS = `u(institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+  merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor, network, amount, currency,
+  transacted_at, kind, original_transaction_ref, channel)`;
+
+/**
+ * The idempotency key first (transaction_key, unique per institution with no time bound: it
+ * decides the duplicate, also under concurrent posts of one reference), then the transaction with
+ * the key's id and month (received_at, the partition key), for the keys this statement inserted.
+ */
+const keyed = (insert: string) => `
+  WITH u AS (SELECT * FROM ${UNNEST} AS ${U_COLUMNS}),
+  k AS (
+    INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
+    SELECT u.institution_id, u.transaction_ref, gen_random_uuid(), now() FROM u
+    ON CONFLICT DO NOTHING
+    RETURNING institution_id, transaction_ref, transaction_id, received_at)
+  ${insert}
   RETURNING id, institution_id, transaction_ref`;
+
+const INSERT_SQL = keyed(`
+  INSERT INTO transaction (id, received_at, ${COLUMNS}, source)
+  SELECT k.transaction_id, k.received_at, u.*, $18::text
+    FROM u JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref`);
 
 /**
  * History rows are final on insert: the merchant is resolved here, as matching would (an existing
@@ -31,26 +49,24 @@ const INSERT_SQL = `
  * count for audiences and personalization as soon as the batch is answered; their status is
  * `unmatched` (`merchant_unresolved` without a merchant) and they are never queued for matching.
  */
-const INSERT_HISTORY_SQL = `
-  INSERT INTO transaction (${COLUMNS}, source, history, status, processed_at)
-  SELECT u.institution_id, u.transaction_ref, u.cardholder_token, u.instrument_token, u.instrument_type,
-         u.merchant_identifier, u.merchant_identifier_type, COALESCE(m.id, mi.merchant_id, u.merchant_id), u.mcc,
-         u.merchant_descriptor, u.network, u.amount, u.currency, u.transacted_at, u.kind, u.original_transaction_ref,
+const INSERT_HISTORY_SQL = keyed(`
+  INSERT INTO transaction (id, received_at, ${COLUMNS}, source, history, status, processed_at)
+  SELECT k.transaction_id, k.received_at, u.institution_id, u.transaction_ref, u.cardholder_token, u.instrument_token,
+         u.instrument_type, u.merchant_identifier, u.merchant_identifier_type, COALESCE(m.id, mi.merchant_id, u.merchant_id),
+         u.mcc, u.merchant_descriptor, u.network, u.amount, u.currency, u.transacted_at, u.kind, u.original_transaction_ref,
          u.channel, $18::text, true,
          CASE WHEN COALESCE(m.id, mi.merchant_id) IS NULL THEN 'merchant_unresolved' ELSE 'unmatched' END, now()
-    FROM ${UNNEST} AS u(institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
-                        merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
-                        network, amount, currency, transacted_at, kind, original_transaction_ref, channel)
+    FROM u
+    JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref
     LEFT JOIN merchant m ON m.id = u.merchant_id
-    LEFT JOIN merchant_identifier mi ON mi.type = u.merchant_identifier_type AND mi.value = u.merchant_identifier
-  ON CONFLICT (institution_id, transaction_ref) DO NOTHING
-  RETURNING id, institution_id, transaction_ref`;
+    LEFT JOIN merchant_identifier mi ON mi.type = u.merchant_identifier_type AND mi.value = u.merchant_identifier`);
 
 /**
  * The transaction table's write path. One set-based statement per call, whatever the number of
- * rows: `INSERT … SELECT FROM unnest(17 arrays) ON CONFLICT DO NOTHING RETURNING` (18 bind
- * parameters, the arrays and the source, not 18,000), so the unique (institution_id, transaction_ref) decides duplicates
- * atomically even under concurrent posts of the same reference.
+ * rows: the keys `INSERT … SELECT FROM unnest(17 arrays) ON CONFLICT DO NOTHING RETURNING`, then
+ * the transactions of the keys inserted (18 bind parameters, the arrays and the source, not
+ * 18,000), so transaction_key's primary key decides duplicates atomically even under concurrent
+ * posts of the same reference.
  */
 @Injectable()
 export class TransactionStore {

@@ -447,17 +447,17 @@ export class MatchingRepository {
       `WITH d AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
                               $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bigint[],
-                              $16::text[])
+                              $16::text[], $18::timestamptz[])
            AS d(id, institution_id, transaction_id, cardholder_offer_id, offer_id, merchant_id, cardholder_token, currency,
                 purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount,
-                goal_round, goal_target, transaction_ref)
+                goal_round, goal_target, transaction_ref, transacted_at)
        ), r AS (
          INSERT INTO redemption (id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
-                                 institution_payout_amount, goal_round, goal_target, transaction_ref, source)
+                                 institution_payout_amount, goal_round, goal_target, transaction_ref, source, transacted_at)
          SELECT id, institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency, purchase_amount,
                 cashback_amount, merchant_funded_amount, service_revenue_amount, institution_payout_amount, goal_round, goal_target,
-                transaction_ref, $17::text
+                transaction_ref, $17::text, transacted_at
            FROM d
          RETURNING id
        )
@@ -484,6 +484,7 @@ export class MatchingRepository {
         rows.map((r) => r.goalTarget),
         rows.map((r) => r.transactionRef),
         source,
+        rows.map((r) => r.transactedAt),
       ],
     );
   }

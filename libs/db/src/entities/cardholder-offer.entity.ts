@@ -12,7 +12,6 @@ import {
 import type { EnrollmentStatus } from '@app/domain';
 import type { Institution } from './institution.entity';
 import type { Offer } from './offer.entity';
-import type { Transaction } from './transaction.entity';
 import { numeric } from './transformers';
 
 /** An enrollment: a cardholder of an institution added to an offer. */
@@ -52,11 +51,9 @@ export class CardholderOffer {
 @Entity('goal_contribution')
 @Index('goal_contribution_round_idx', ['cardholderOfferId', 'round'])
 export class GoalContribution {
+  /** The counted purchase: no foreign key, its month may be dropped by retention. */
   @PrimaryColumn('uuid', { name: 'transaction_id' }) transactionId: string;
   @PrimaryColumn('uuid', { name: 'cardholder_offer_id' }) cardholderOfferId: string;
-  @ManyToOne('Transaction')
-  @JoinColumn({ name: 'transaction_id' })
-  transaction?: Transaction;
   @ManyToOne(() => CardholderOffer)
   @JoinColumn({ name: 'cardholder_offer_id' })
   cardholderOffer?: CardholderOffer;

@@ -34,7 +34,7 @@ import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
 import { Statement, StatementBook, StatementMovement } from './statement.entity';
-import { CardChain, Transaction } from './transaction.entity';
+import { CardChain, Transaction, TransactionKey } from './transaction.entity';
 import { WidgetSettings } from './widget-settings.entity';
 
 export * from './access.entity';
@@ -77,6 +77,7 @@ export const ENTITIES = [
   CardholderOffer,
   GoalContribution,
   Transaction,
+  TransactionKey,
   CardChain,
   Redemption,
   SettlementEntry,

@@ -12,7 +12,6 @@ import type { CardholderOffer } from './cardholder-offer.entity';
 import type { Institution } from './institution.entity';
 import type { Offer } from './offer.entity';
 import { NOT_SYNCED } from './schema-allow-list';
-import type { Transaction } from './transaction.entity';
 import { numeric } from './transformers';
 
 /** A qualifying purchase: at most one per transaction. Amounts in minor units of `currency`. */
@@ -29,10 +28,8 @@ export class Redemption {
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
+  /** The rewarded record: no foreign key, its month may be dropped by retention. */
   @Column('uuid', { name: 'transaction_id' }) transactionId: string;
-  @ManyToOne('Transaction')
-  @JoinColumn({ name: 'transaction_id' })
-  transaction?: Transaction;
   @Column('uuid', { name: 'cardholder_offer_id' }) cardholderOfferId: string;
   @ManyToOne('CardholderOffer')
   @JoinColumn({ name: 'cardholder_offer_id' })
@@ -67,6 +64,8 @@ export class Redemption {
    * release during a deploy) is filled from the transaction by a trigger (schema-allow-list.ts).
    */
   @Column('text', { name: 'transaction_ref' }) transactionRef: string;
+  /** When the rewarded record happened, stored with the redemption (docs/retention.md). */
+  @Column('timestamptz', { name: 'transacted_at' }) transactedAt: Date;
   /** Why a reversed redemption was reversed (null until then, and for some reversed before this was stored). */
   @Column('text', { name: 'reversal_reason', nullable: true })
   reversalReason: ReversalReason | null;

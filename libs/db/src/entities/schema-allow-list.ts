@@ -218,7 +218,21 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
   {
     kind: 'function',
     name: 'redemption_fill_transaction_ref',
-    why: 'the transaction_ref trigger’s function',
+    why: 'the transaction_ref trigger’s function (fills transacted_at too)',
+  },
+  {
+    kind: 'trigger',
+    name: 'transaction_key_fill',
+    table: 'transaction',
+    why: 'adds the idempotency key of a transaction inserted without one (the previous release during a deploy, SQL by hand); its primary key then refuses a second row of the reference',
+  },
+  { kind: 'function', name: 'transaction_key_fill', why: 'the transaction key trigger’s function' },
+  {
+    kind: 'index',
+    name: 'transaction_key_id_idx',
+    definition:
+      'CREATE INDEX transaction_key_id_idx ON transaction_key USING btree (transaction_id) INCLUDE (institution_id, received_at)',
+    why: 'INCLUDE columns (a transaction id to its institution and month, index only): TypeORM has no INCLUDE',
   },
   // ------------------------------------------------------------------ functions called by the code
   {

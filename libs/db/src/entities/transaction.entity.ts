@@ -79,6 +79,23 @@ export class Transaction {
 }
 
 /**
+ * The idempotency key of a transaction (docs/retention.md): one row per (institution,
+ * transaction_ref) for as long as the service runs, so a reference is a duplicate with no time
+ * bound, and the way from a reference or an id to the transaction's month (`received_at`, the
+ * partition key). Never partitioned, never dropped by retention. No foreign key: it is written on
+ * the ingest path beside the transaction, which has its own to the institution. A statement trigger
+ * (transaction_key_fill) adds the key of a transaction inserted without one.
+ */
+@Entity('transaction_key')
+@Index('transaction_key_id_idx', ['transactionId'], NOT_SYNCED)
+export class TransactionKey {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('text', { name: 'transaction_ref' }) transactionRef: string;
+  @Column('uuid', { name: 'transaction_id' }) transactionId: string;
+  @Column('timestamptz', { name: 'received_at' }) receivedAt: Date;
+}
+
+/**
  * A card purchase's lifecycle (authorization, clearing, void, expiry), keyed by its
  * authorization's reference: the state and the transaction that was rewarded.
  */
@@ -117,11 +134,9 @@ export class CardChain {
   })
   clearedAmount: number | null;
   @Column('timestamptz', { name: 'cleared_at', nullable: true }) clearedAt: Date | null;
+  /** No foreign key: the record's month may be dropped by retention under the chain. */
   @Column('uuid', { name: 'rewarded_transaction_id', nullable: true })
   rewardedTransactionId: string | null;
-  @ManyToOne(() => Transaction)
-  @JoinColumn({ name: 'rewarded_transaction_id' })
-  rewardedTransaction?: Transaction | null;
   @Column('timestamptz', { name: 'expires_at', nullable: true }) expiresAt: Date | null;
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
 }

@@ -40,6 +40,7 @@ import { ClaimCardholderIndex1795716018753 } from './1795716018753-claim-cardhol
 import { OperatorsAndAudit1795716265706 } from './1795716265706-operators-and-audit';
 import { RedemptionReconciliation1795716573066 } from './1795716573066-redemption-reconciliation';
 import { StatementClosedEvent1795716651246 } from './1795716651246-statement-closed-event';
+import { TransactionKeys1795722355140 } from './1795722355140-transaction-keys';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -87,4 +88,5 @@ export const MIGRATIONS = [
   OperatorsAndAudit1795716265706,
   RedemptionReconciliation1795716573066,
   StatementClosedEvent1795716651246,
+  TransactionKeys1795722355140,
 ];
