@@ -382,6 +382,20 @@ describe('cardholder erasure', () => {
       'cardholder.erasure_requested',
       'cardholder.erased',
     ]);
+    // The same two in the audit log, which the portal's security activity reads.
+    const entries = await t.db.query(
+      `SELECT action, actor_type, after->>'requested_by' AS requested_by FROM audit_log
+        WHERE institution_id = $1 AND resource_id = $2 ORDER BY seq`,
+      [w.institution.id, done.id],
+    );
+    expect(entries).toEqual([
+      {
+        action: 'cardholder.erasure_requested',
+        actor_type: 'staff',
+        requested_by: record.requested_by,
+      },
+      { action: 'cardholder.erased', actor_type: 'system', requested_by: record.requested_by },
+    ]);
 
     // One pseudonym replaced it, with a mask of its own; the money is as it was.
     const pseudonyms: { token: string }[] = await t.db.query(

@@ -52,3 +52,4 @@ export * from './claims';
 export * from './operator-roles';
 export * from './audit-chain';
 export * from './second-factor';
+export * from './security-activity';

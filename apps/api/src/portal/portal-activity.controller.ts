@@ -8,6 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
+import { securityActivityActor } from '@app/domain';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { Keyset, PageQuery } from '../common/pagination';
@@ -42,7 +43,7 @@ export class PortalActivityController {
     summary:
       'Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins',
     description:
-      "An audit trail of what changed the institution's security: keys created and revoked, webhook URL and secret changes, logins. Keyset paged.",
+      "What changed the institution's security: keys created and revoked, webhook URL and secret changes, widget settings, the holdout key, erasures, single sign-on settings, sign-ins. Read from the audit log (the operators' `GET /admin/api/v1/audit?institution_id=` shows the same entries): `actor` is the staff user's e-mail, `operator` for the service's operators, or `system`. Keyset paged.",
   })
   @ApiOkResponse({ type: SecurityEventPageDto })
   @ApiBadRequestResponse({
@@ -60,9 +61,9 @@ export class PortalActivityController {
     const rows = await this.activity.securityEvents(inst, after, limit);
     return keyset.page(rows, limit, (r) => ({
       id: r.id,
-      type: r.type,
-      actor: r.actor,
-      details: r.details,
+      type: r.action,
+      actor: securityActivityActor(r),
+      details: r.after ?? {},
       ip: r.ip,
       created_at: r.created_at.toISOString(),
     }));

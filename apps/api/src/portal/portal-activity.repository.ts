@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { KeysetAfter, keysetSql, returnedRows } from '@app/db';
+import { AuditActorType, SECURITY_ACTIVITY_TYPES } from '@app/domain';
 
+/** An audit log entry of the security activity. */
 export interface SecurityRow {
   id: string;
-  type: string;
-  actor: string;
-  details: Record<string, unknown>;
+  action: string;
+  actor_type: AuditActorType;
+  actor_email: string | null;
+  after: Record<string, unknown> | null;
   ip: string | null;
   created_at: Date;
   cursor_t: string;
@@ -22,17 +25,18 @@ export interface InboxRow {
   cursor_t: string;
 }
 
-/** Statements over security_event and inbox_message, always within one institution. */
+/** The security activity's read of audit_log, and inbox_message; always within one institution. */
 @Injectable()
 export class PortalActivityRepository {
   constructor(private readonly db: DataSource) {}
 
+  /** The institution's audit entries of the security activity's actions (audit_log_institution_idx). */
   securityEvents(institutionId: string, after: KeysetAfter | null, limit: number) {
-    const page = keysetSql({ after, limit, params: [institutionId] });
+    const page = keysetSql({ after, limit, params: [institutionId, [...SECURITY_ACTIVITY_TYPES]] });
     return this.db.query<SecurityRow[]>(
-      `SELECT id, type, actor, details, ip, created_at, ${page.cursor}
-         FROM security_event
-        WHERE institution_id = $1 ${page.and}
+      `SELECT id, action, actor_type, actor_email, after, ip, created_at, ${page.cursor}
+         FROM audit_log
+        WHERE institution_id = $1 AND action = ANY ($2::text[]) ${page.and}
         ${page.orderLimit}`,
       page.params,
     );

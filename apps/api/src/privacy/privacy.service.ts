@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ErasureRepository, ErasureRow } from '@app/core';
+import { DataSource } from 'typeorm';
+import { AuditTrail, ErasureRepository, ErasureRow } from '@app/core';
 import { noneErased, toMajor } from '@app/domain';
 import {
   ERASURE_JOB_NAME,
@@ -27,7 +28,9 @@ export class PrivacyService implements OnModuleDestroy {
   private readonly producer: ProducerQueue<ErasureJob>;
 
   constructor(
+    private readonly db: DataSource,
     private readonly repo: ErasureRepository,
+    private readonly audit: AuditTrail,
     config: AppConfig,
   ) {
     this.producer = new ProducerQueue<ErasureJob>(QUEUES.privacy, config.redis, config.queuePrefix);
@@ -38,11 +41,23 @@ export class PrivacyService implements OnModuleDestroy {
     token: string,
     requestId?: string,
   ): Promise<ErasureAcceptedDto> {
-    const row = await this.repo.request(
-      key.institutionId,
-      token,
-      `API key ${key.keyHint} (${key.keyName})`,
-    );
+    const requestedBy = `API key ${key.keyHint} (${key.keyName})`;
+    // The request and its audit entry (the institution's security activity) commit together.
+    const row = await this.db.transaction(async (m) => {
+      const r = await this.repo.request(m, key.institutionId, token, requestedBy);
+      await this.audit.record(
+        m,
+        { actor: { type: 'staff', id: null, email: null }, requestId: requestId ?? null },
+        {
+          action: 'cardholder.erasure_requested',
+          resourceType: 'cardholder_erasure',
+          resourceId: r.id,
+          institutionId: key.institutionId,
+          after: { erasure_id: r.id, requested_by: requestedBy },
+        },
+      );
+      return r;
+    });
     try {
       if (!(await this.producer.ready(1_000))) throw new Error(`redis ${this.producer.status}`);
       await this.producer.within((q) =>

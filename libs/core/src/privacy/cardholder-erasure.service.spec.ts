@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '@app/config';
 import { isPseudonym, maskToken, noneErased } from '@app/domain';
+import type { AuditChange, AuditTrail } from '../audit/audit-trail.service';
 import type { HoldoutKeys } from '../holdout-keys';
 import { CardholderErasureService, replacementsOf } from './cardholder-erasure.service';
 import type { ClaimedErasure, ErasureRepository, Replacements } from './erasure.repository';
@@ -12,7 +13,12 @@ function setUp(
   options: { pending?: number; requestedAt?: Date; claimed?: boolean; held?: boolean } = {},
 ) {
   const calls: string[] = [];
-  const seen: { r?: Replacements; erased?: unknown; scrubbed?: TextReplacement[] } = {};
+  const seen: {
+    r?: Replacements;
+    erased?: unknown;
+    scrubbed?: TextReplacement[];
+    audit?: { ctx: unknown; change: AuditChange };
+  } = {};
   const erasure: ClaimedErasure = {
     id: 'e1',
     institution_id: 'i1',
@@ -71,6 +77,12 @@ function setUp(
     { of: () => Buffer.alloc(32, 1) } as unknown as HoldoutKeys,
     scrubber,
     { erasure: { retryMs: 60_000 } } as AppConfig,
+    {
+      record: async (_m: EntityManager, ctx: unknown, change: AuditChange) => {
+        calls.push(`audit ${change.action}`);
+        seen.audit = { ctx, change };
+      },
+    } as unknown as AuditTrail,
   );
   return { service, calls, seen };
 }
@@ -97,6 +109,7 @@ describe('CardholderErasureService', () => {
       'redis',
       'complete',
       'activity',
+      'audit cardholder.erased',
     ]);
     expect(seen.erased).toEqual({
       ...noneErased(),
@@ -109,6 +122,21 @@ describe('CardholderErasureService', () => {
       engagement_events: 7,
     });
     expect(seen.scrubbed).toEqual([{ from: 'chk_0123456789abcdef', to: pseudonym }]);
+    // The security activity's entry: the system erased, for the requester; never the token.
+    expect(seen.audit).toEqual({
+      ctx: { actor: { type: 'system', id: null, email: null }, requestId: null },
+      change: expect.objectContaining({
+        resourceType: 'cardholder_erasure',
+        resourceId: 'e1',
+        institutionId: 'i1',
+        after: {
+          erasure_id: 'e1',
+          erased: seen.erased,
+          requested_by: 'API key plo_live_…abcd (desk)',
+        },
+      }),
+    });
+    expect(JSON.stringify(seen.audit)).not.toContain('chk_0123456789abcdef');
   });
 
   it('waits while a delivery for the cardholder is pending, and erases nothing', async () => {

@@ -9,7 +9,9 @@ import {
   newPseudonym,
   noneErased,
   replaceBytes,
+  SYSTEM_ACTOR,
 } from '@app/domain';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { HoldoutKeys } from '../holdout-keys';
 import { ErasureRepository, Replacements } from './erasure.repository';
 import { RedisJobScrubber } from './redis-job-scrubber';
@@ -50,6 +52,7 @@ export class CardholderErasureService {
     private readonly holdoutKeys: HoldoutKeys,
     private readonly scrubber: RedisJobScrubber,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   async run(erasureId: string, now = new Date()): Promise<ErasureOutcome> {
@@ -114,6 +117,18 @@ export class CardholderErasureService {
         erasure_id: e.id,
         erased,
       });
+      // The institution's security activity reads it: the worker erases, for the requester.
+      await this.audit.record(
+        m,
+        { actor: SYSTEM_ACTOR, requestId: null },
+        {
+          action: 'cardholder.erased',
+          resourceType: 'cardholder_erasure',
+          resourceId: e.id,
+          institutionId,
+          after: { erasure_id: e.id, erased, requested_by: e.requested_by },
+        },
+      );
       this.logger.log({ erasureId: e.id, erased }, 'cardholder erased');
       return 'completed' as const;
     });

@@ -69,9 +69,17 @@ export class ErasureRepository {
 
   // ------------------------------------------------------------------ requests and their record
 
-  /** A new erasure, and its line in the institution's security activity (without the token). */
-  async request(institutionId: string, token: string, requestedBy: string): Promise<ErasureRow> {
-    const [row]: ErasureRow[] = await this.db.query(
+  /**
+   * A new erasure, in the caller's transaction (with its audit entry), and its security_event row
+   * for the previous release's portal (without the token).
+   */
+  async request(
+    m: EntityManager,
+    institutionId: string,
+    token: string,
+    requestedBy: string,
+  ): Promise<ErasureRow> {
+    const [row]: ErasureRow[] = await m.query(
       `WITH e AS (
          INSERT INTO cardholder_erasure (institution_id, cardholder_token, requested_by)
          VALUES ($1, $2, $3) RETURNING ${ROW}),
@@ -172,7 +180,7 @@ export class ErasureRepository {
     );
   }
 
-  /** A line of the institution's security activity (the portal's), in the erasure's transaction. */
+  /** The security_event row of the previous release's portal, in the erasure's transaction. */
   async recordActivity(
     m: EntityManager,
     institutionId: string,

@@ -41,6 +41,7 @@ import { OperatorsAndAudit1795716265706 } from './1795716265706-operators-and-au
 import { RedemptionReconciliation1795716573066 } from './1795716573066-redemption-reconciliation';
 import { StatementClosedEvent1795716651246 } from './1795716651246-statement-closed-event';
 import { TransactionKeys1795722355140 } from './1795722355140-transaction-keys';
+import { SecurityActivityAudit1795722499837 } from './1795722499837-security-activity-audit';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -89,4 +90,5 @@ export const MIGRATIONS = [
   RedemptionReconciliation1795716573066,
   StatementClosedEvent1795716651246,
   TransactionKeys1795722355140,
+  SecurityActivityAudit1795722499837,
 ];
