@@ -500,9 +500,29 @@ export interface paths {
         head?: never;
         /**
          * Change an offer (status, rewards, window, budget, segments, targeting)
-         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. A status change to `active`, `paused` or `ended` is a change for an approver (or an admin), every other field one for an author (or an admin); a change with both needs a role that may do both. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`.
+         * @description Only the fields sent change. Pausing or ending an offer stops new matches at once; redemptions already made stay. A status change to `active`, `paused` or `ended` is a change for an approver (or an admin), every other field one for an author (or an admin); a change with both needs a role that may do both. `holdout_percent` can change only while no cardholder has added the offer and it has never been active at or after `starts_at`. With OFFER_APPROVAL=required and a named operator: a draft cannot be activated here (`409 approval_required`: submit, then approve); on a live offer the texts, priority and status change at once, and money edits (reward, caps, budget, window, rules, qualification, goal, targeting, holdout) answer `202` with the live offer and the pending version, which waits for approval while the live version keeps paying. The break-glass token is exempt (audited).
          */
         patch: operations["adminUpdateOffer"];
+        trace?: never;
+    };
+    "/admin/api/v1/offers/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the version in review: it goes live
+         * @description By an approver or admin who has not changed the version since its last approval (`409 same_operator`; an author gets `403 insufficient_role`). A new offer becomes `active` (shown from its `starts_at`); a pending version replaces the live terms, and purchases made from now on are judged by it (earlier ones keep the terms live when they were made). `409 holdout_locked` when it changes the holdout of an offer that has been live.
+         */
+        post: operations["adminApproveOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/api/v1/offers/{id}/lift": {
@@ -517,6 +537,86 @@ export interface paths {
          * @description Holdout against exposed cardholders of the offer: purchase rates, spend, the lift, 95% intervals, incremental spend and return on the merchant-funded rewards, with the pre-period check. Computed in PostgreSQL; a result may be reused for up to 60 s (`as_of` says when it was computed). Method: docs/lift.md. Without `institution_id`, every institution the offer is offered to: cardholders are (institution, token) pairs and the figures sum.
          */
         get: operations["adminGetOfferLift"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/offers/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the version in review back to draft, with a note
+         * @description The version goes back to `draft` (a new offer too) with the note; its author changes it and submits it again. The live version, if any, keeps paying.
+         */
+        post: operations["adminRejectOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/offers/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a purchase against the draft or pending version
+         * @description Evaluates the purchase against the offer’s open version (draft or pending; the live terms when none) as if the offer were active and the cardholder enrolled in it, through matching’s own evaluation (the same as POST /api/v1/transactions/simulate, with the same reasons); nothing is stored. Every role may try.
+         */
+        post: operations["adminSimulateOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/offers/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the offer's draft version for approval
+         * @description A new offer goes from `draft` to `in_review`; a live offer’s pending version sent back by a rejection goes to review again. `409 nothing_to_submit` when there is no draft version.
+         */
+        post: operations["adminSubmitOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/offers/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The offer's versions, newest first, with what each changed
+         * @description Each version: its status, who created and approved it, when it took effect, its terms and its changes (`from`, `to` in the API’s units) from the version live before it.
+         */
+        get: operations["adminListOfferVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2163,6 +2263,27 @@ export interface components {
             merchant_id: string;
             /** @example 20 */
             min_spend: number;
+            /**
+             * @description A live offer's money edits waiting for approval (GET …/versions shows them), or null. The fields above are the live version's.
+             * @example {
+             *       "id": "6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b",
+             *       "number": 2,
+             *       "status": "in_review"
+             *     }
+             */
+            pending_version: {
+                /** @description Who changed it last */
+                changed_by: components["schemas"]["AuditActorDto"];
+                /** @example 6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b */
+                id: string;
+                /** @example 2 */
+                number: number;
+                /**
+                 * @example in_review
+                 * @enum {string}
+                 */
+                status: "draft" | "in_review";
+            } | null;
             /** @example 0 */
             priority: number;
             /**
@@ -2889,6 +3010,7 @@ export interface components {
              */
             starts_at: string;
             /**
+             * @description With OFFER_APPROVAL=required a named operator creates `draft` offers only (`409 approval_required` otherwise): submit, then an approver approves. `in_review` is set by submit only.
              * @example active
              * @enum {string}
              */
@@ -3436,6 +3558,24 @@ export interface components {
              * @example 42
              */
             total: number;
+        };
+        FieldChangeDto: {
+            /** @example cashback_amount */
+            field: string;
+            /**
+             * @description Before (API units); null when unset
+             * @example 5
+             */
+            from: (string | null) | number | boolean | unknown[] | {
+                [key: string]: unknown;
+            };
+            /**
+             * @description After
+             * @example 8
+             */
+            to: (string | null) | number | boolean | unknown[] | {
+                [key: string]: unknown;
+            };
         };
         FileClaimDto: {
             /**
@@ -4031,6 +4171,229 @@ export interface components {
             /** @example engagement_event_p2025_10 */
             partition: string;
         };
+        OfferSimulationDto: {
+            /**
+             * @description True when this transaction_ref is already stored (a real post would answer `duplicate`).
+             * @example false
+             */
+            duplicate: boolean;
+            /**
+             * @description This offer's evaluation (also among `evaluations`); null when not evaluated (a refund)
+             * @example {
+             *       "cardholder_offer_id": "a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d",
+             *       "cashback_amount": 5,
+             *       "currency": "USD",
+             *       "goal": {
+             *         "completes": false,
+             *         "counts": 1,
+             *         "current": 1,
+             *         "target": 3,
+             *         "unit": "purchases"
+             *       },
+             *       "institution_payout_amount": 5.5,
+             *       "offer_id": "0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e",
+             *       "outcome": "no_match",
+             *       "reasons": [
+             *         "below_min_spend"
+             *       ]
+             *     }
+             */
+            evaluation: {
+                /**
+                 * Format: uuid
+                 * @description The cardholder’s enrollment, or null when not enrolled.
+                 * @example a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                cardholder_offer_id: string | null;
+                /**
+                 * @description What the cardholder would get (offer currency, major units).
+                 * @example 5
+                 */
+                cashback_amount: number;
+                /** @example USD */
+                currency: string;
+                /**
+                 * @description Additive, goal offers only: how this purchase would count toward the cardholder’s goal (it counts whoever wins it)
+                 * @example {
+                 *       "completes": false,
+                 *       "counts": 1,
+                 *       "current": 1,
+                 *       "target": 3,
+                 *       "unit": "purchases"
+                 *     }
+                 */
+                goal?: components["schemas"]["SimulatedGoalDto"];
+                /**
+                 * @description What the institution would be paid.
+                 * @example 5.5
+                 */
+                institution_payout_amount: number;
+                /**
+                 * Format: uuid
+                 * @example 0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e
+                 */
+                offer_id: string;
+                /**
+                 * @example no_match
+                 * @enum {string}
+                 */
+                outcome: "match" | "no_match";
+                /**
+                 * @example [
+                 *       "below_min_spend"
+                 *     ]
+                 */
+                reasons: ("holdout" | "not_enrolled" | "enrollment_inactive" | "enrolled_after_purchase" | "merchant_mismatch" | "offer_inactive" | "outside_offer_window" | "currency_mismatch" | "below_min_spend" | "redemption_limit_reached" | "budget_exhausted" | "better_offer_selected" | "above_max_spend" | "outside_days" | "outside_hours" | "channel_mismatch" | "network_mismatch" | "activation_expired" | "audience_mismatch" | "goal_not_reached" | "goal_counts_at_clearing")[];
+            } | null;
+            evaluations: components["schemas"]["EvaluationDto"][];
+            /** @description Additive, for transaction_type authorization, clearing and authorization_reversal. */
+            lifecycle?: components["schemas"]["SimulatedLifecycleDto"];
+            /**
+             * @description True when matching would create a redemption now.
+             * @example true
+             */
+            matched: boolean;
+            /**
+             * @example {
+             *       "id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+             *       "name": "Corner Grocer"
+             *     }
+             */
+            merchant: {
+                /**
+                 * Format: uuid
+                 * @example 7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @example Corner Grocer */
+                name: string;
+            } | null;
+            /** @description For transaction_type refund only. */
+            refund?: components["schemas"]["SimulatedRefundDto"];
+            /**
+             * @description The version evaluated (draft or pending); null: the live terms (nothing open)
+             * @example {
+             *       "id": "6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b",
+             *       "number": 2,
+             *       "status": "in_review"
+             *     }
+             */
+            version: {
+                /** @example 6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b */
+                id: string;
+                /** @example 2 */
+                number: number;
+                /**
+                 * @example in_review
+                 * @enum {string}
+                 */
+                status: "draft" | "in_review";
+            } | null;
+            /**
+             * @description Purchases only: the one offer that would get the redemption (its evaluation is `match`), or null when none qualifies.
+             * @example {
+             *       "cardholder_offer_id": "a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d",
+             *       "currency": "USD",
+             *       "institution_payout_amount": 5.5,
+             *       "offer_id": "0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e",
+             *       "rule": "highest institution payout for this purchase, then higher priority, then lower offer id"
+             *     }
+             */
+            winner?: {
+                /**
+                 * Format: uuid
+                 * @example a2b3c4d5-e6f7-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                cardholder_offer_id: string | null;
+                /** @example USD */
+                currency: string;
+                /**
+                 * @description What the institution would be paid.
+                 * @example 5.5
+                 */
+                institution_payout_amount: number;
+                /**
+                 * Format: uuid
+                 * @example 0c6b7a1e-2f3d-4b5c-9d8e-7f6a5b4c3d2e
+                 */
+                offer_id: string;
+                /**
+                 * @description How the winner is chosen among the qualifying offers.
+                 * @example highest institution payout for this purchase, then higher priority, then lower offer id
+                 */
+                rule: string;
+            } | null;
+        };
+        OfferUpdateAcceptedDto: {
+            /** @description The live version, still paying */
+            offer: components["schemas"]["AdminOfferDto"];
+            pending_version: components["schemas"]["PendingVersionDto"];
+        };
+        OfferVersionDto: {
+            /** @example 2026-11-22T09:30:00.000Z */
+            approved_at: string | null;
+            /**
+             * @example {
+             *       "email": "ana@ops.example",
+             *       "id": "7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
+             *       "type": "operator"
+             *     }
+             */
+            approved_by: {
+                /** @example ana@ops.example */
+                email: string | null;
+                /** @example 7f8e2a1c-4b5d-4e6f-8a9b-0c1d2e3f4a5b */
+                id: string | null;
+                /**
+                 * @example operator
+                 * @enum {string}
+                 */
+                type: "operator" | "break_glass" | "staff" | "system";
+            } | null;
+            /** @description Who changed it last */
+            changed_by: components["schemas"]["AuditActorDto"];
+            /** @description What it changes from the version live before it (from the nothing before, for the first) */
+            changes: components["schemas"]["FieldChangeDto"][];
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            created_by: components["schemas"]["AuditActorDto"];
+            /**
+             * @description Purchases made from this moment are judged by this version; null: every purchase (an edit made with approval off)
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            effective_from: string | null;
+            /** @example 6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b */
+            id: string;
+            /** @example 2 */
+            number: number;
+            /**
+             * @description The approver's note of the last rejection
+             * @example null
+             */
+            review_note: string | null;
+            /**
+             * @description `draft`, `in_review` (submitted), `approved` (the live version), `superseded` (was live, replaced)
+             * @example approved
+             * @enum {string}
+             */
+            status: "draft" | "in_review" | "approved" | "superseded";
+            /**
+             * @description The terms this version sets (every field but texts, priority and status), as the offer shows them
+             * @example {
+             *       "budget_total": 5000,
+             *       "cashback_amount": 8,
+             *       "min_spend": 20,
+             *       "reward_type": "fixed"
+             *     }
+             */
+            terms: {
+                [key: string]: unknown;
+            };
+        };
+        OfferVersionListDto: {
+            /** @description Newest first */
+            data: components["schemas"]["OfferVersionDto"][];
+        };
         OperatorDto: {
             /** @example 2026-11-26T10:00:00.000Z */
             created_at: string;
@@ -4142,6 +4505,19 @@ export interface components {
              * @example 2026-12-01T00:00:00.000Z
              */
             to: string;
+        };
+        PendingVersionDto: {
+            /** @description Who changed it last */
+            changed_by: components["schemas"]["AuditActorDto"];
+            /** @example 6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b */
+            id: string;
+            /** @example 2 */
+            number: number;
+            /**
+             * @example in_review
+             * @enum {string}
+             */
+            status: "draft" | "in_review";
         };
         PlaceLegalHoldDto: {
             /**
@@ -4866,6 +5242,13 @@ export interface components {
              */
             transaction_ref: string;
         };
+        RejectOfferDto: {
+            /**
+             * @description Why (1-2000 chars)
+             * @example The cap is too high for this merchant.
+             */
+            note: string;
+        };
         ResolveMerchantsDto: {
             identifiers: components["schemas"]["MerchantIdentifierQueryDto"][];
         };
@@ -5171,6 +5554,29 @@ export interface components {
              */
             signing_secret: string;
         };
+        SimulateOfferDto: {
+            /**
+             * Format: uuid
+             * @example 5b3f0c2e-8d4a-4e6b-9f1a-2c3d4e5f6a7b
+             */
+            institution_id: string;
+            /**
+             * @description A transaction as POST /api/v1/transactions takes it (same validation; institution_id may be left out)
+             * @example {
+             *       "amount": "42.50",
+             *       "cardholder_token": "chk_7f3a9c2e",
+             *       "currency": "USD",
+             *       "merchant": {
+             *         "card_acceptor_id": "CA-000123"
+             *       },
+             *       "transacted_at": "2026-11-23T12:30:00Z",
+             *       "transaction_ref": "try-1"
+             *     }
+             */
+            purchase: {
+                [key: string]: unknown;
+            };
+        };
         SimulatedGoalDto: {
             /**
              * @description True when the purchase would reach the target: the goal then competes for the purchase like any offer (outcome match when it wins)
@@ -5281,6 +5687,17 @@ export interface components {
              * @example false
              */
             would_reverse: boolean;
+        };
+        SimulatedVersionDto: {
+            /** @example 6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b */
+            id: string;
+            /** @example 2 */
+            number: number;
+            /**
+             * @example in_review
+             * @enum {string}
+             */
+            status: "draft" | "in_review";
         };
         SimulatedWinnerDto: {
             /**
@@ -6378,6 +6795,7 @@ export interface components {
              */
             starts_at?: string | null;
             /**
+             * @description With OFFER_APPROVAL=required a named operator creates `draft` offers only (`409 approval_required` otherwise): submit, then an approver approves. `in_review` is set by submit only.
              * @example active
              * @enum {string|null}
              */
@@ -9635,7 +10053,7 @@ export interface operations {
                 /** @description Opaque cursor from the previous page Example: `eyJ0Ijoi...Q.abc`. */
                 cursor?: string;
                 limit?: number;
-                status?: "draft" | "active" | "paused" | "ended";
+                status?: "draft" | "in_review" | "active" | "paused" | "ended";
                 /** @description Example: `3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b`. */
                 merchant_id?: string;
             };
@@ -9780,6 +10198,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `approval_required`: with OFFER_APPROVAL=required a named operator creates drafts only (the break-glass token is exempt, and audited) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "approval_required",
+                     *       "message": "Offers start as drafts: create it with status draft, submit it, and have an approver approve it.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "approval_required" | "conflict";
                     };
                 };
             };
@@ -9938,6 +10375,15 @@ export interface operations {
                     "application/json": components["schemas"]["AdminOfferDto"];
                 };
             };
+            /** @description A money edit of a live offer, waiting for approval */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferUpdateAcceptedDto"];
+                };
+            };
             /** @description Invalid input (`validation_failed`) */
             400: {
                 headers: {
@@ -9993,7 +10439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `holdout_locked`: the holdout cannot change any more */
+            /** @description `holdout_locked`: the holdout cannot change any more; `approval_required`: a draft goes live only through submit and approve */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10001,7 +10447,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "conflict" | "holdout_locked";
+                        error?: "approval_required" | "conflict" | "holdout_locked";
                     };
                 };
             };
@@ -10026,6 +10472,116 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminApproveOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOfferDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `offer_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description `same_operator`: you changed this version; `not_in_review`: nothing waits for approval; `holdout_locked` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "same_operator",
+                     *       "message": "You changed this version since its last approval: another approver must approve it.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "holdout_locked" | "not_in_review" | "same_operator";
                     };
                 };
             };
@@ -10112,6 +10668,450 @@ export interface operations {
                 };
             };
             /** @description `offer_not_found` (also for an institution the offer is not offered to) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminRejectOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectOfferDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOfferDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `offer_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description `not_in_review`: nothing waits for approval */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "not_in_review";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminSimulateOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateOfferDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferSimulationDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `offer_not_found`, `institution_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminSubmitOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOfferDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `offer_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "offer_not_found";
+                    };
+                };
+            };
+            /** @description `nothing_to_submit`: no draft version (already in review, or nothing changed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "nothing_to_submit";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminListOfferVersions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferVersionListDto"];
+                };
+            };
+            /** @description Invalid input (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `offer_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -2,6 +2,7 @@ import { randomBytes } from 'crypto';
 import { appendFileSync, existsSync } from 'fs';
 import { resolve } from 'path';
 import { KeyRing } from './derived-keys';
+import { defaultOfferApproval, OfferApprovalMode } from '@app/domain';
 import { EnvVars, validateEnv } from './env';
 
 /** A node of a Redis Cluster. */
@@ -69,6 +70,8 @@ export class AppConfig {
   /** Cardholder erasures: how long one waiting for a pending delivery waits before a new try. */
   readonly erasure: { retryMs: number };
   readonly settlementSchedule: string;
+  /** Maker–checker for offers (OFFER_APPROVAL; default by NODE_ENV). */
+  readonly offerApproval: OfferApprovalMode;
   /** How long each data class is kept (docs/retention.md). */
   readonly retention: { engagementMonths: number; webhookDays: number; transactionsMonths: number };
   readonly smtp?: { url: string; from: string };
@@ -134,6 +137,7 @@ export class AppConfig {
     };
     this.erasure = { retryMs: env.ERASURE_RETRY_MS };
     this.settlementSchedule = env.SETTLEMENT_SCHEDULE;
+    this.offerApproval = env.OFFER_APPROVAL ?? defaultOfferApproval(env.NODE_ENV);
     this.retention = {
       engagementMonths: env.RETENTION_ENGAGEMENT_MONTHS,
       webhookDays: env.RETENTION_WEBHOOK_DAYS,

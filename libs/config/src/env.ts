@@ -219,6 +219,15 @@ export class EnvVars {
   @Min(100)
   ERASURE_RETRY_MS = 60_000;
 
+  /**
+   * Maker–checker for offers (docs/offers.md): `required` makes named operators' new offers and
+   * money edits wait for an approver; `off` applies them at once. Unset: `required` when
+   * NODE_ENV=production, else `off`.
+   */
+  @IsOptional()
+  @IsIn(['required', 'off'], { message: 'OFFER_APPROVAL must be required or off' })
+  OFFER_APPROVAL?: 'required' | 'off';
+
   /** Cron pattern (UTC) of the scheduled settlement run. */
   @Matches(/^\S+( \S+){4,5}$/, {
     message: 'SETTLEMENT_SCHEDULE must be a cron pattern such as "0 * * * *"',

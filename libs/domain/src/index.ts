@@ -53,3 +53,4 @@ export * from './operator-roles';
 export * from './audit-chain';
 export * from './second-factor';
 export * from './security-activity';
+export * from './offer-versions';

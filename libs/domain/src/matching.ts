@@ -1,6 +1,7 @@
 import { applyRate, parseDecimal, toMinor } from './money';
 import { inHoldout } from './holdout';
 import { comparePreference } from './winner';
+import { termsAt, type LiveVersion } from './offer-versions';
 import { Qualification, qualificationReasons, QUALIFICATION_REASONS } from './qualification';
 import { activationExpired } from './enrollment-activation';
 import { audienceMatches } from './audience';
@@ -77,6 +78,13 @@ export interface OfferTerms {
   goal?: Goal;
   /** Holdout share in basis points (holdout.ts); absent or 0 = none. */
   holdoutBps?: number;
+  /**
+   * When these terms took effect (their approval, offer-versions.ts); absent = they apply to
+   * every purchase. An earlier purchase is judged by `versions` (termsAt).
+   */
+  termsFrom?: Date;
+  /** The versions that have been live, read only when a purchase predates termsFrom. */
+  versions?: LiveVersion[];
 }
 
 export interface MatchingEnrollment {
@@ -430,15 +438,17 @@ export function allocate(
   for (const p of purchases) {
     const seen: { offer: OfferTerms; enrollment: MatchingEnrollment | null }[] = [];
     const evaluations: Evaluation[] = [];
+    // Each offer as it stood when the purchase was made (offer-versions.ts termsAt).
+    const at = (o: OfferTerms | undefined) => o && termsAt(o, p.facts.transactedAt);
     for (const enrollmentId of p.enrollmentIds) {
       const enrollment = enrollmentOf(enrollmentId);
-      const offer = enrollment && offerOf(enrollment.offerId);
+      const offer = enrollment && at(offerOf(enrollment.offerId));
       if (!enrollment || !offer) continue;
       evaluations.push(evaluateCandidate(p.facts, offer, enrollment, p.serviceShareRate));
       if (report) seen.push({ offer, enrollment });
     }
     for (const offerId of p.unenrolledOfferIds ?? []) {
-      const offer = offerOf(offerId);
+      const offer = at(offerOf(offerId));
       if (!offer) continue;
       evaluations.push(evaluateCandidate(p.facts, offer, null, p.serviceShareRate));
       seen.push({ offer, enrollment: null });
@@ -480,7 +490,7 @@ export function allocate(
       offerId: offer.id,
       enrollmentId: enrollment.id,
       reward: best.reward,
-      ...(best.goal ? { goalRound: best.goal.round, goalTarget: offer.goal!.target } : {}),
+      ...(best.goal ? { goalRound: best.goal.round, goalTarget: at(offer)!.goal!.target } : {}),
     });
   }
   return { redemptions, contributions, goalStates, budgetDeltas, enrollmentUpdates };

@@ -42,9 +42,14 @@ export type ReplayStatus = (typeof REPLAY_STATUSES)[number];
 export const UPLOAD_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
 
-/** An offer: only `active` offers are shown and added; `ended` ones still match earlier purchases. */
-export const OFFER_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
+/**
+ * An offer: only `active` offers are shown and added; `ended` ones still match earlier purchases.
+ * `in_review`: submitted for approval (offer-versions.ts), set only by submit.
+ */
+export const OFFER_STATUSES = ['draft', 'in_review', 'active', 'paused', 'ended'] as const;
 export type OfferStatus = (typeof OFFER_STATUSES)[number];
+/** The statuses an operator may send on create and update. */
+export const WRITABLE_OFFER_STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
 
 /** A funnel event (engagement_event): a widget view, an offer shown, an add answered `added`. */
 export const ENGAGEMENT_KINDS = ['widget_view', 'impression', 'add_success'] as const;

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TransactionsCoreModule } from '@app/core';
+import { MatchingCoreModule, TransactionsCoreModule } from '@app/core';
 import { AuthModule } from '../auth/auth.module';
 import { InstitutionsController } from './institutions.controller';
 import { InstitutionsRepository } from './institutions.repository';
@@ -11,6 +11,7 @@ import { MerchantsService } from './merchants.service';
 import { OffersAdminController } from './offers-admin.controller';
 import { OffersAdminService } from './offers-admin.service';
 import { OffersRepository } from './offers.repository';
+import { OfferVersionsRepository } from './offer-versions.repository';
 import { OperatorGuard } from './operator.guard';
 import { SettlementsAdminController } from './settlements-admin.controller';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -18,7 +19,7 @@ import { WebhooksAdminController } from './webhooks-admin.controller';
 
 /** The operators' API under /admin/api/v1 (Bearer OPERATOR_TOKEN). */
 @Module({
-  imports: [WebhooksModule, AuthModule, TransactionsCoreModule],
+  imports: [WebhooksModule, AuthModule, TransactionsCoreModule, MatchingCoreModule],
   controllers: [
     InstitutionsController,
     MatchFailuresAdminController,
@@ -34,6 +35,7 @@ import { WebhooksAdminController } from './webhooks-admin.controller';
     MerchantsRepository,
     MerchantsService,
     OffersRepository,
+    OfferVersionsRepository,
     OffersAdminService,
   ],
   exports: [InstitutionsService, MerchantsService, OffersAdminService],

@@ -8,6 +8,7 @@ import {
   IsIn,
   IsInt,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -18,7 +19,16 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { GOAL_TYPES, LOCALES, OFFER_STATUSES, REWARD_TYPES } from '@app/domain';
+import {
+  GOAL_TYPES,
+  LOCALES,
+  OFFER_STATUSES,
+  OFFER_VERSION_STATUSES,
+  REWARD_TYPES,
+  WRITABLE_OFFER_STATUSES,
+} from '@app/domain';
+import { AuditActorDto } from '../audit/audit.dto';
+import { SimulationResultDto, EvaluationDto } from '../transactions/transactions.dto';
 import { PageQuery } from '../common/pagination';
 import { QualificationDto } from '../common/qualification.dto';
 import { IsAmount, IsCurrencyCode, IsTimestamp } from '../common/validators';
@@ -101,8 +111,13 @@ export class CreateOfferDto {
   @IsUUID(undefined, { each: true })
   institution_ids?: string[];
 
-  @ApiProperty({ enum: OFFER_STATUSES, example: 'active' })
-  @IsIn(OFFER_STATUSES)
+  @ApiProperty({
+    enum: WRITABLE_OFFER_STATUSES,
+    example: 'active',
+    description:
+      'With OFFER_APPROVAL=required a named operator creates `draft` offers only (`409 approval_required` otherwise): submit, then an approver approves. `in_review` is set by submit only.',
+  })
+  @IsIn(WRITABLE_OFFER_STATUSES)
   status: string;
 
   @ApiProperty({
@@ -261,6 +276,15 @@ export class OfferListQuery extends PageQuery {
   merchant_id?: string;
 }
 
+/** A live offer's version waiting for approval. */
+export class PendingVersionDto {
+  @ApiProperty({ example: '6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b' }) id: string;
+  @ApiProperty({ example: 2 }) number: number;
+  @ApiProperty({ enum: ['draft', 'in_review'], example: 'in_review' }) status: string;
+  @ApiProperty({ type: AuditActorDto, description: 'Who changed it last' })
+  changed_by: AuditActorDto;
+}
+
 export class AdminOfferDto {
   @ApiProperty({ example: 'c5d8...' }) id: string;
   @ApiProperty({ example: '3f2a...' }) merchant_id: string;
@@ -299,6 +323,146 @@ export class AdminOfferDto {
     description: 'Share of eligible cardholders held out, as sent (0 = no holdout)',
   })
   holdout_percent: number;
+  @ApiProperty({
+    type: PendingVersionDto,
+    nullable: true,
+    example: null,
+    description:
+      "A live offer's money edits waiting for approval (GET …/versions shows them), or null. The fields above are the live version's.",
+  })
+  pending_version: PendingVersionDto | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) updated_at: string;
+}
+
+/** 202: a money edit of a live offer waits for approval; the live version keeps paying. */
+export class OfferUpdateAcceptedDto {
+  @ApiProperty({ type: AdminOfferDto, description: 'The live version, still paying' })
+  offer: AdminOfferDto;
+  @ApiProperty({ type: PendingVersionDto }) pending_version: PendingVersionDto;
+}
+
+/** Any JSON value, null included (a field's value in the API's units). */
+const ANY_VALUE = {
+  oneOf: [
+    { type: 'string', nullable: true },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'array', items: {} },
+    { type: 'object', additionalProperties: true },
+  ],
+};
+
+export class FieldChangeDto {
+  @ApiProperty({ example: 'cashback_amount' }) field: string;
+  @ApiProperty({ ...ANY_VALUE, example: 5, description: 'Before (API units); null when unset' })
+  from: unknown;
+  @ApiProperty({ ...ANY_VALUE, example: 8, description: 'After' }) to: unknown;
+}
+
+export class OfferVersionDto {
+  @ApiProperty({ example: '6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b' }) id: string;
+  @ApiProperty({ example: 2 }) number: number;
+  @ApiProperty({
+    enum: OFFER_VERSION_STATUSES,
+    example: 'approved',
+    description:
+      '`draft`, `in_review` (submitted), `approved` (the live version), `superseded` (was live, replaced)',
+  })
+  status: string;
+  @ApiProperty({ type: AuditActorDto }) created_by: AuditActorDto;
+  @ApiProperty({ type: AuditActorDto, description: 'Who changed it last' })
+  changed_by: AuditActorDto;
+  @ApiProperty({ type: AuditActorDto, nullable: true }) approved_by: AuditActorDto | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-22T09:30:00.000Z' })
+  approved_at: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-22T09:30:00.000Z',
+    description:
+      'Purchases made from this moment are judged by this version; null: every purchase (an edit made with approval off)',
+  })
+  effective_from: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: "The approver's note of the last rejection",
+  })
+  review_note: string | null;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'The terms this version sets (every field but texts, priority and status), as the offer shows them',
+    example: { reward_type: 'fixed', cashback_amount: 8, min_spend: 20, budget_total: 5000 },
+  })
+  terms: Record<string, unknown>;
+  @ApiProperty({
+    type: [FieldChangeDto],
+    description:
+      'What it changes from the version live before it (from the nothing before, for the first)',
+  })
+  changes: FieldChangeDto[];
+}
+
+export class OfferVersionListDto {
+  @ApiProperty({ type: [OfferVersionDto], description: 'Newest first' }) data: OfferVersionDto[];
+}
+
+export class RejectOfferDto {
+  @ApiProperty({
+    example: 'The cap is too high for this merchant.',
+    description: 'Why (1-2000 chars)',
+  })
+  @IsString()
+  @Length(1, 2000)
+  note: string;
+}
+
+export class SimulateOfferDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'A transaction as POST /api/v1/transactions takes it (same validation; institution_id may be left out)',
+    example: {
+      transaction_ref: 'try-1',
+      cardholder_token: 'chk_7f3a9c2e',
+      amount: '42.50',
+      currency: 'USD',
+      transacted_at: '2026-11-23T12:30:00Z',
+      merchant: { card_acceptor_id: 'CA-000123' },
+    },
+  })
+  @IsObject()
+  purchase: Record<string, unknown>;
+
+  @ApiProperty({ example: '5b3f0c2e-8d4a-4e6b-9f1a-2c3d4e5f6a7b' })
+  @IsUUID()
+  institution_id: string;
+}
+
+export class SimulatedVersionDto {
+  @ApiProperty({ example: '6a1c2e3f-4b5d-4e6f-8a7b-9c0d1e2f3a4b' }) id: string;
+  @ApiProperty({ example: 2 }) number: number;
+  @ApiProperty({ enum: ['draft', 'in_review'], example: 'in_review' }) status: string;
+}
+
+export class OfferSimulationDto extends SimulationResultDto {
+  @ApiProperty({
+    type: SimulatedVersionDto,
+    nullable: true,
+    description: 'The version evaluated (draft or pending); null: the live terms (nothing open)',
+  })
+  version: SimulatedVersionDto | null;
+  @ApiProperty({
+    type: EvaluationDto,
+    nullable: true,
+    description:
+      "This offer's evaluation (also among `evaluations`); null when not evaluated (a refund)",
+  })
+  evaluation: EvaluationDto | null;
 }

@@ -28,6 +28,8 @@ export interface OfferRow {
   holdout_bps: number;
   /** Active at or after starts_at at some time: has_been_live, or active and started now. */
   went_live: boolean;
+  /** A live offer's version waiting for approval (draft or in review), or null. */
+  pending_version: { id: string; number: number; status: string; changed_by: unknown } | null;
   created_at: Date;
   updated_at: Date;
   cursor_t: string;
@@ -90,7 +92,11 @@ export interface OfferChanges {
 const SELECT = `
   SELECT o.*, ${cursorColumn('o')},
          (o.has_been_live OR (o.status = 'active' AND o.starts_at <= now())) AS went_live,
-         COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids
+         COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids,
+         (SELECT jsonb_build_object('id', v.id, 'number', v.number, 'status', v.status, 'changed_by', v.changed_by)
+            FROM offer_version v
+           WHERE v.offer_id = o.id AND v.status IN ('draft', 'in_review') AND o.status NOT IN ('draft', 'in_review')
+           ORDER BY v.number DESC LIMIT 1) AS pending_version
     FROM offer o`;
 
 /** Every statement over offer and offer_target for the operators' API. */
@@ -191,6 +197,11 @@ export class OffersRepository {
         c.holdout_bps,
       ],
     );
+  }
+
+  /** Submit and reject move a new offer between draft and in_review. */
+  async setStatus(id: string, status: 'draft' | 'in_review', m: EntityManager): Promise<void> {
+    await m.query(`UPDATE offer SET status = $2, updated_at = now() WHERE id = $1`, [id, status]);
   }
 
   async find(id: string, m: EntityManager = this.db.manager): Promise<OfferRow | undefined> {

@@ -11,6 +11,7 @@ import { EvaluationReports } from './evaluation-reports';
 import type { GoalProgressRepository } from './goal-progress.repository';
 import { GoalProgressService } from './goal-progress.service';
 import type { ClaimedRow, MatchingRepository } from './matching.repository';
+import { OfferVersionsReader } from './offer-versions.reader';
 import { RedemptionWriter } from './redemption.writer';
 import { RefundReversalPlanner } from './refund-reversal.planner';
 import type { VisibleOffersRepository } from './visible-offers.repository';
@@ -157,6 +158,7 @@ class Store {
       new RedemptionWriter(matching, webhooks),
       new EvaluationReports(),
       new HoldoutKeys({ secretsKey: Buffer.alloc(32, 1) } as AppConfig),
+      new OfferVersionsReader(),
     );
   }
 }

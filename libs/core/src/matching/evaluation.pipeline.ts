@@ -7,6 +7,7 @@ import {
   ChunkDeltas,
   EvaluatedOffer,
   giveBackAll,
+  MatchingEnrollment,
   noDeltas,
   OfferTerms,
   RedemptionSource,
@@ -19,6 +20,7 @@ import { CardLifecyclePlanner, LifecyclePlan } from './card-lifecycle.planner';
 import { EvaluationReports } from './evaluation-reports';
 import { GoalProgressService, GoalRefunds } from './goal-progress.service';
 import { ClaimedRow, MatchingRepository } from './matching.repository';
+import { OfferVersionsReader } from './offer-versions.reader';
 import { RedemptionWriter } from './redemption.writer';
 import { RefundReversalPlanner, ReversalPlan } from './refund-reversal.planner';
 import type { Reversal } from './reversals';
@@ -46,7 +48,16 @@ export interface PipelineRun {
   countedOnce?: boolean;
   /** Write mode: who the redemptions are made for (`claim` for a claim's re-run); default matching. */
   source?: RedemptionSource;
+  /**
+   * Report mode (an operator trying a draft or pending version): these terms replace the
+   * offer's stored ones, and the cardholder is taken as enrolled in it (an active enrollment from
+   * before the purchase, ASSUMED_ENROLLMENT) unless it is.
+   */
+  assume?: { offer: OfferTerms };
 }
+
+/** The enrollment id of PipelineRun.assume's enrollment (never stored). */
+export const ASSUMED_ENROLLMENT = 'assumed';
 
 /** Everything one run decided, for the entry point to answer with (and, in write mode, wrote). */
 export interface PipelineResult {
@@ -106,6 +117,7 @@ export class EvaluationPipeline {
     private readonly writer: RedemptionWriter,
     private readonly reports: EvaluationReports,
     private readonly holdoutKeys: HoldoutKeys,
+    private readonly versions: OfferVersionsReader,
   ) {}
 
   /** Runs `rows` (read by the entry point in `m`, its transaction) through matching. */
@@ -167,6 +179,10 @@ export class EvaluationPipeline {
     if (timings) timings.locked = performance.now();
     for (const [id, o] of seen.offers) if (!offers.has(id)) offers.set(id, o);
     for (const [id, e] of seen.enrollments) if (!enrollments.has(id)) enrollments.set(id, e);
+    // Purchases made before an offer's live terms took effect are judged by the version then.
+    await this.versions.addEarlierTerms(m, offers, resolved);
+    if (mode.assume && !mode.write && explain)
+      assume(mode.assume.offer, purchases, candidates, seen, offers, enrollments);
 
     // 5. Give back: reversals return budget and a redemption of their enrollment.
     const goalRefunds = await this.goals.planRefunds(
@@ -283,6 +299,37 @@ export class EvaluationPipeline {
         })),
     );
     await this.repo.applyBudget(m, r.deltas.budget);
+  }
+}
+
+/** PipelineRun.assume: the offer's terms in place, and each purchase's cardholder enrolled. */
+function assume(
+  offer: OfferTerms,
+  purchases: ClaimedRow[],
+  candidates: Map<string, { id: string; offerId: string }[]>,
+  seen: Visible,
+  offers: Map<string, OfferTerms>,
+  enrollments: Map<string, MatchingEnrollment>,
+): void {
+  offers.set(offer.id, offer);
+  for (const p of purchases) {
+    const ids = [
+      ...(p.merchant_id ? (candidates.get(purchaseKey(p)) ?? []) : []).map((c) => c.id),
+      ...(seen.enrollmentsOf.get(p.id) ?? []),
+    ];
+    if (ids.some((id) => enrollments.get(id)?.offerId === offer.id)) continue;
+    enrollments.set(ASSUMED_ENROLLMENT, {
+      id: ASSUMED_ENROLLMENT,
+      offerId: offer.id,
+      status: 'active',
+      redemptionCount: 0,
+      addedAt: new Date(0),
+    });
+    seen.enrollmentsOf.set(p.id, [...(seen.enrollmentsOf.get(p.id) ?? []), ASSUMED_ENROLLMENT]);
+    seen.unenrolled.set(
+      p.id,
+      (seen.unenrolled.get(p.id) ?? []).filter((id) => id !== offer.id),
+    );
   }
 }
 

@@ -20,6 +20,7 @@ import { RedemptionWriter } from './redemption.writer';
 import { RefundReversalPlanner } from './refund-reversal.planner';
 import { SimulationRepository } from './simulation.repository';
 import { SimulationService } from './simulation.service';
+import { OfferVersionsReader } from './offer-versions.reader';
 import { VisibleOffersRepository } from './visible-offers.repository';
 
 /** What other modules use: the entry points of the pipeline, the queue, relay and quarantine. */
@@ -56,6 +57,7 @@ const EXPORTED = [
     MatchFailuresRepository,
     SimulationRepository,
     HoldoutKeys,
+    OfferVersionsReader,
   ],
   exports: EXPORTED,
 })

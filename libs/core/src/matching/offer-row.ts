@@ -4,7 +4,7 @@ import { fromStoredQualification, goalOf, OfferTerms, StoredQualification } from
 export const OFFER_TERMS_COLUMNS = `o.id, o.merchant_id, o.status, o.currency, o.min_spend, o.reward_type, o.cashback_amount,
   o.cashback_percent::text AS cashback_percent, o.merchant_fee_amount, o.starts_at, o.expires_at, o.budget_total,
   o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target,
-  o.holdout_bps`;
+  o.holdout_bps, o.terms_from`;
 
 export interface OfferRow {
   id: string;
@@ -26,6 +26,7 @@ export interface OfferRow {
   goal_type: string | null;
   goal_target: string | null;
   holdout_bps: number;
+  terms_from: Date | null;
 }
 
 export function toOfferTerms(r: OfferRow): OfferTerms {
@@ -48,5 +49,6 @@ export function toOfferTerms(r: OfferRow): OfferTerms {
     ...(r.qualification ? { qualification: fromStoredQualification(r.qualification) } : {}),
     ...(r.goal_type ? { goal: goalOf(r.goal_type, r.goal_target) } : {}),
     ...(r.holdout_bps ? { holdoutBps: r.holdout_bps } : {}),
+    ...(r.terms_from ? { termsFrom: r.terms_from } : {}),
   };
 }

@@ -18,7 +18,12 @@ import {
   unitOf,
 } from '@app/domain';
 import { MAX_EXPLAINED } from './candidate.lookup';
-import { EvaluationPipeline, PipelineResult } from './evaluation.pipeline';
+import {
+  ASSUMED_ENROLLMENT,
+  EvaluationPipeline,
+  PipelineResult,
+  PipelineRun,
+} from './evaluation.pipeline';
 import { ClaimedRow, MatchingRepository } from './matching.repository';
 import { SimulationRepository } from './simulation.repository';
 export interface SimulatedEvaluation {
@@ -129,6 +134,8 @@ export class SimulationService {
     institutionId: string,
     event: TransactionEvent,
     within?: EntityManager,
+    /** An operator trying an offer's draft or pending version (PipelineRun.assume). */
+    assume?: PipelineRun['assume'],
   ): Promise<SimulationResult> {
     const run = async (m: EntityManager): Promise<SimulationResult> => {
       const [row, duplicate] = [
@@ -144,6 +151,7 @@ export class SimulationService {
         explain: true,
         // A refund stored already nets its purchase in the stored sums.
         unstoredRefund: event.kind === 'refund' && !duplicate ? row.amount : '0',
+        assume,
       });
       if (event.kind === 'refund')
         return {
@@ -228,7 +236,7 @@ function purchase(
     winner: best
       ? {
           offer_id: best.offerId,
-          cardholder_offer_id: best.enrollmentId,
+          cardholder_offer_id: storedEnrollment(best.enrollmentId),
           currency: best.reward.currency,
           institution_payout_amount: toMajor(best.reward.institutionPayout, best.reward.currency),
           rule: WINNER_RULE,
@@ -238,7 +246,7 @@ function purchase(
       const goal = simulatedGoal(e, offer, enrollment);
       return {
         offer_id: e.offerId,
-        cardholder_offer_id: e.enrollmentId,
+        cardholder_offer_id: storedEnrollment(e.enrollmentId),
         outcome: e.outcome,
         reasons: e.reasons,
         currency: e.reward.currency,
@@ -248,6 +256,11 @@ function purchase(
       };
     }),
   };
+}
+
+/** An enrollment id as the answer shows it: none for the enrollment an offer simulate assumes. */
+function storedEnrollment(id: string | null): string | null {
+  return id === ASSUMED_ENROLLMENT ? null : id;
 }
 
 /** The goal offers' side of a refund, as the pipeline planned it (planGoalRefunds). */

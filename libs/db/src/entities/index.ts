@@ -27,7 +27,7 @@ import {
   WebhookReplay,
   WebhookDelivery,
 } from './messaging.entity';
-import { Offer, OfferTarget } from './offer.entity';
+import { Offer, OfferTarget, OfferVersion } from './offer.entity';
 import { CardholderErasure, ErasedHoldoutBucket } from './privacy.entity';
 import { AuditLogEntry, Operator, OperatorSession, OperatorToken } from './operator.entity';
 import { Program } from './program.entity';
@@ -74,6 +74,7 @@ export const ENTITIES = [
   MerchantIdentifier,
   Offer,
   OfferTarget,
+  OfferVersion,
   CardholderOffer,
   GoalContribution,
   Transaction,

@@ -7,9 +7,16 @@ import {
   ManyToOne,
   PrimaryColumn,
   PrimaryGeneratedColumn,
+  Unique,
   UpdateDateColumn,
 } from 'typeorm';
-import type { OfferStatus, RewardType, StoredQualification } from '@app/domain';
+import type {
+  AuditActor,
+  OfferStatus,
+  OfferVersionStatus,
+  RewardType,
+  StoredQualification,
+} from '@app/domain';
 import type { Institution } from './institution.entity';
 import type { Merchant } from './merchant.entity';
 import { NOT_SYNCED } from './schema-allow-list';
@@ -69,6 +76,8 @@ export class Offer {
   @Column('int', { name: 'holdout_bps', default: 0 }) holdoutBps: number;
   /** Set once the offer has been active at or after starts_at: the holdout is then fixed. */
   @Column('boolean', { name: 'has_been_live', default: false }) hasBeenLive: boolean;
+  /** When the live terms took effect (their approval); null = every purchase (offer_version). */
+  @Column('timestamptz', { name: 'terms_from', nullable: true }) termsFrom: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
@@ -85,4 +94,34 @@ export class OfferTarget {
   @ManyToOne('Institution', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
+}
+
+/**
+ * A version of an offer's terms (docs/offers.md, Versions and approval): reference data like the
+ * offer, keyed by the offer. `terms` are the offer's columns as stored; actors as the audit log
+ * names them.
+ */
+@Entity('offer_version')
+@Unique('offer_version_id_key', ['offerId', 'id'])
+export class OfferVersion {
+  @PrimaryColumn('uuid', { name: 'offer_id' }) offerId: string;
+  @PrimaryColumn('int') number: number;
+  @ManyToOne(() => Offer, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'offer_id' })
+  offer?: Offer;
+  @Column('uuid', { default: () => 'gen_random_uuid()' }) id: string;
+  @Column('text') status: OfferVersionStatus;
+  @Column('jsonb') terms: Record<string, unknown>;
+  @Column('jsonb', { default: () => "'[]'" }) changes: unknown[];
+  @Column('jsonb', { name: 'created_by' }) createdBy: AuditActor;
+  @Column('jsonb', { name: 'changed_by' }) changedBy: AuditActor;
+  /** Operators who changed it since its last approval: none of them may approve it. */
+  @Column('uuid', { array: true, default: () => "'{}'" }) editors: string[];
+  @Column('jsonb', { name: 'approved_by', nullable: true }) approvedBy: AuditActor | null;
+  @Column('timestamptz', { name: 'approved_at', nullable: true }) approvedAt: Date | null;
+  /** From when it judges purchases; null = every purchase (an edit made with approval off). */
+  @Column('timestamptz', { name: 'effective_from', nullable: true }) effectiveFrom: Date | null;
+  @Column('text', { name: 'review_note', nullable: true }) reviewNote: string | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
 }

@@ -42,6 +42,7 @@ import { RedemptionReconciliation1795716573066 } from './1795716573066-redemptio
 import { StatementClosedEvent1795716651246 } from './1795716651246-statement-closed-event';
 import { TransactionKeys1795722355140 } from './1795722355140-transaction-keys';
 import { SecurityActivityAudit1795722499837 } from './1795722499837-security-activity-audit';
+import { OfferVersions1795722655360 } from './1795722655360-offer-versions';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -91,4 +92,5 @@ export const MIGRATIONS = [
   StatementClosedEvent1795716651246,
   TransactionKeys1795722355140,
   SecurityActivityAudit1795722499837,
+  OfferVersions1795722655360,
 ];
