@@ -1560,7 +1560,7 @@ export interface paths {
         };
         /**
          * Security activity, newest first: keys created and revoked, webhook secret and URL changes, logins
-         * @description An audit trail of what changed the institution's security: keys created and revoked, webhook URL and secret changes, logins. Keyset paged.
+         * @description What changed the institution's security: keys created and revoked, webhook URL and secret changes, widget settings, the holdout key, erasures, single sign-on settings, sign-ins. Read from the audit log (the operators' `GET /admin/api/v1/audit?institution_id=` shows the same entries): `actor` is the staff user's e-mail, `operator` for the service's operators, or `system`. Keyset paged.
          */
         get: operations["portalListSecurityActivity"];
         put?: never;
