@@ -130,25 +130,6 @@ export const AWAITING_KEYS: Record<string, string> = {
   transaction: 'awaiting its partitioning migration',
   webhook_delivery: 'awaiting its partitioning migration',
   webhook_attempt: 'awaiting its partitioning migration',
-  // Keys (id) or a unique key without institution_id: re-keyed to (institution_id, id) next.
-  ...Object.fromEntries(
-    [
-      'card_chain',
-      'cardholder_offer',
-      'goal_contribution',
-      'redemption',
-      'settlement_entry',
-      'statement',
-      'statement_movement',
-      'claim',
-      'program',
-      'cardholder_erasure',
-      'csv_upload',
-      'inbox_message',
-      'security_event',
-      'webhook_replay',
-    ].map((t) => [t, 'awaiting its re-key to (institution_id, id)']),
-  ),
 };
 
 export interface CatalogConstraint {

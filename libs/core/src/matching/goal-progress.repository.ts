@@ -126,9 +126,12 @@ export class GoalProgressRepository {
   async insertContributions(m: EntityManager, rows: GoalContribution[]): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `INSERT INTO goal_contribution (transaction_id, cardholder_offer_id, round, units, spend)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[], $5::bigint[])
-       ON CONFLICT (transaction_id, cardholder_offer_id) DO NOTHING`,
+      `INSERT INTO goal_contribution (institution_id, transaction_id, cardholder_offer_id, round, units, spend)
+       SELECT co.institution_id, r.*
+         FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[], $5::bigint[])
+              AS r(transaction_id, cardholder_offer_id, round, units, spend)
+         JOIN cardholder_offer co ON co.id = r.cardholder_offer_id
+       ON CONFLICT (transaction_id, cardholder_offer_id, institution_id) DO NOTHING`,
       [
         rows.map((r) => r.transactionId),
         rows.map((r) => r.enrollmentId),

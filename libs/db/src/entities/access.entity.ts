@@ -103,7 +103,7 @@ export class LoginAttempt {
 @Index('security_event_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
 export class SecurityEvent {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;

@@ -26,7 +26,7 @@ import { numeric } from './transformers';
 @Index('cardholder_offer_cardholder_idx', ['institutionId', 'cardholderToken'])
 export class CardholderOffer {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
@@ -54,8 +54,13 @@ export class GoalContribution {
   /** The counted purchase: no foreign key, its month may be dropped by retention. */
   @PrimaryColumn('uuid', { name: 'transaction_id' }) transactionId: string;
   @PrimaryColumn('uuid', { name: 'cardholder_offer_id' }) cardholderOfferId: string;
+  /** The enrollment's institution (its key's tenant column). */
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne(() => CardholderOffer)
-  @JoinColumn({ name: 'cardholder_offer_id' })
+  @JoinColumn([
+    { name: 'cardholder_offer_id', referencedColumnName: 'id' },
+    { name: 'institution_id', referencedColumnName: 'institutionId' },
+  ])
   cardholderOffer?: CardholderOffer;
   @Column('int') round: number;
   /** What this purchase added to the round's progress and to its counted spend. */

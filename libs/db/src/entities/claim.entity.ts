@@ -4,6 +4,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
@@ -25,7 +26,7 @@ import type { Offer } from './offer.entity';
 @Index('claim_cardholder_idx', ['institutionId', 'cardholderToken'])
 export class Claim {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;

@@ -5,6 +5,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
@@ -15,7 +16,6 @@ import type {
   WebhookErrorClass,
   WebhookEventType,
 } from '@app/domain';
-import type { PortalUser } from './access.entity';
 import type { Institution } from './institution.entity';
 import type { Redemption } from './redemption.entity';
 import { NOT_SYNCED } from './schema-allow-list';
@@ -51,7 +51,10 @@ export class WebhookDelivery {
   /** Null only for a `webhook.test` event. */
   @Column('uuid', { name: 'redemption_id', nullable: true }) redemptionId: string | null;
   @ManyToOne('Redemption')
-  @JoinColumn({ name: 'redemption_id' })
+  @JoinColumn([
+    { name: 'redemption_id', referencedColumnName: 'id' },
+    { name: 'institution_id', referencedColumnName: 'institutionId' },
+  ])
   redemption?: Redemption | null;
   @Column('text') event: WebhookEventType;
   @Column('jsonb') payload: Record<string, unknown>;
@@ -111,7 +114,7 @@ export class WebhookAttempt {
 })
 export class WebhookReplay {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
@@ -137,7 +140,7 @@ export class WebhookReplay {
 @Index('inbox_message_unread_idx', ['institutionId'], { where: 'read_at IS NULL' })
 export class InboxMessage {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
@@ -163,14 +166,12 @@ export interface InvalidLine {
 })
 export class CsvUpload {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
+  /** Who uploaded (a portal user; no foreign key: a tenant table refers to no global one). */
   @Column('uuid', { name: 'uploaded_by_user_id', nullable: true }) uploadedByUserId: string | null;
-  @ManyToOne('PortalUser', { onDelete: 'SET NULL' })
-  @JoinColumn({ name: 'uploaded_by_user_id' })
-  uploadedByUser?: PortalUser | null;
   @Column('text') filename: string;
   @Column('int', { name: 'size_bytes' }) sizeBytes: number;
   @Column('bytea', { nullable: true, select: false }) content: Buffer | null;

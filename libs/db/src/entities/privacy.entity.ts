@@ -22,7 +22,7 @@ import type { Offer } from './offer.entity';
 })
 export class CardholderErasure {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;

@@ -4,6 +4,7 @@ import {
   Entity,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Unique,
   UpdateDateColumn,
@@ -16,7 +17,7 @@ import type { Institution } from './institution.entity';
 @Unique('program_institution_id_key', ['institutionId'])
 export class Program {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   // Many-to-one with a unique key rather than TypeORM's one-to-one, whose unique constraint
   // would carry a generated name instead of the schema's.
   @ManyToOne('Institution', { onDelete: 'CASCADE' })

@@ -4,6 +4,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
@@ -16,7 +17,7 @@ import { numeric } from './transformers';
 
 /** A qualifying purchase: at most one per transaction. Amounts in minor units of `currency`. */
 @Entity('redemption')
-@Unique('redemption_transaction_unique', ['transactionId'])
+@Unique('redemption_transaction_unique', ['transactionId', 'institutionId'])
 @Index('redemption_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
 @Index('redemption_enrollment_idx', ['cardholderOfferId'])
 @Index('redemption_offer_idx', ['offerId', 'createdAt'])
@@ -24,7 +25,7 @@ import { numeric } from './transformers';
 @Index('redemption_cardholder_idx', ['institutionId', 'cardholderToken'])
 export class Redemption {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
@@ -32,7 +33,10 @@ export class Redemption {
   @Column('uuid', { name: 'transaction_id' }) transactionId: string;
   @Column('uuid', { name: 'cardholder_offer_id' }) cardholderOfferId: string;
   @ManyToOne('CardholderOffer')
-  @JoinColumn({ name: 'cardholder_offer_id' })
+  @JoinColumn([
+    { name: 'cardholder_offer_id', referencedColumnName: 'id' },
+    { name: 'institution_id', referencedColumnName: 'institutionId' },
+  ])
   cardholderOffer?: CardholderOffer;
   @Column('uuid', { name: 'offer_id' }) offerId: string;
   @ManyToOne('Offer')

@@ -4,6 +4,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
@@ -17,7 +18,7 @@ import { numeric } from './transformers';
 
 /** The financial record of one redemption. */
 @Entity('settlement_entry')
-@Unique('settlement_entry_redemption_unique', ['redemptionId'])
+@Unique('settlement_entry_redemption_unique', ['redemptionId', 'institutionId'])
 @Index('settlement_entry_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
 @Index(
   'settlement_entry_status_report_idx',
@@ -27,13 +28,16 @@ import { numeric } from './transformers';
 @Index('settlement_entry_pending_idx', ['createdAt'], { where: "status = 'pending'" })
 export class SettlementEntry {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
   @Column('uuid', { name: 'redemption_id' }) redemptionId: string;
   @ManyToOne('Redemption')
-  @JoinColumn({ name: 'redemption_id' })
+  @JoinColumn([
+    { name: 'redemption_id', referencedColumnName: 'id' },
+    { name: 'institution_id', referencedColumnName: 'institutionId' },
+  ])
   redemption?: Redemption;
   @Column('uuid', { name: 'offer_id' }) offerId: string;
   @ManyToOne('Offer')

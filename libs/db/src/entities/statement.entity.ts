@@ -37,7 +37,7 @@ export class StatementBook {
  * its statement line shows copied at booking. Append-only; no foreign keys (it outlives its rows).
  */
 @Entity('statement_movement')
-@Unique('statement_movement_once', ['settlementEntryId', 'type'])
+@Unique('statement_movement_once', ['settlementEntryId', 'type', 'institutionId'])
 @Index('statement_movement_period_idx', [
   'institutionId',
   'currency',
@@ -48,7 +48,7 @@ export class StatementBook {
 @Index('statement_movement_merchant_idx', ['merchantId', 'bookedAt'])
 export class StatementMovement {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @Column('char', { length: 3 }) currency: string;
   /** The day statement it belongs to, in the book's time zone. */
   @Column('date', { name: 'period_day' }) periodDay: string;
@@ -78,7 +78,7 @@ export class StatementMovement {
 export class Statement {
   /** UUIDv5 of (institution, currency, granularity, period_start): the same while open. */
   @PrimaryColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;

@@ -101,7 +101,7 @@ export class TransactionKey {
  */
 @Entity('card_chain')
 @Index('card_chain_expiry_idx', ['expiresAt'], { where: "state = 'authorized'" })
-@Index('card_chain_rewarded_idx', ['rewardedTransactionId'], {
+@Index('card_chain_rewarded_idx', ['rewardedTransactionId', 'institutionId'], {
   unique: true,
   where: 'rewarded_transaction_id IS NOT NULL',
 })

@@ -43,6 +43,7 @@ import { StatementClosedEvent1795716651246 } from './1795716651246-statement-clo
 import { TransactionKeys1795722355140 } from './1795722355140-transaction-keys';
 import { SecurityActivityAudit1795722499837 } from './1795722499837-security-activity-audit';
 import { OfferVersions1795722655360 } from './1795722655360-offer-versions';
+import { TenantKeys1795723001389 } from './1795723001389-tenant-keys';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   TransactionKeys1795722355140,
   SecurityActivityAudit1795722499837,
   OfferVersions1795722655360,
+  TenantKeys1795723001389,
 ];
