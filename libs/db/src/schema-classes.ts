@@ -90,6 +90,10 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
     class: 'reference',
     why: 'the shared offer catalogue, changed by staff; its budget counter lives in offer_budget',
   },
+  offer_version: {
+    class: 'reference',
+    why: 'an offer’s versions under maker–checker: written by staff, read with the offer',
+  },
   offer_target: {
     class: 'reference',
     why: 'which institutions see an offer: read with the catalogue across institutions',
