@@ -114,7 +114,9 @@ async function run() {
     const inst = bank.institution.id;
     receiver.state.secret = await configureWebhook(inst, receiver.url, PORT);
     const seeded = await seed(db, inst);
-    console.log(`seeded: ${JSON.stringify({ ...seeded, feedOfferIds: undefined })}`);
+    console.log(
+      `seeded: ${JSON.stringify({ ...seeded, feedOfferIds: undefined, merchantIds: undefined })}`,
+    );
 
     anchor = fork(join(__dirname, 'anchor.js'), [], {
       env: { ...process.env, ANCHOR_PORT: String(ANCHOR_PORT), BENCH_DB, ANCHOR_INSTITUTION: inst },
@@ -122,39 +124,7 @@ async function run() {
     });
     await new Promise((resolve) => anchor.once('message', resolve));
 
-    const pg = pgSampler(db);
-    const meter = () => {
-      const processes = cpuMeter({
-        api: api.child.pid,
-        worker: worker.child.pid,
-        anchor: anchor.pid,
-      });
-      const postgres = pg.start();
-      return async () => ({ ...processes(), postgres: await postgres() });
-    };
-    /** A measured phase: load + CPU of every process; per-request CPU in µs. */
-    const phase = async (name, load, count) => {
-      await waitForIdle(db);
-      const cpu = meter();
-      const r = await load();
-      const used = await cpu();
-      const n = count ?? r.count ?? r.sent;
-      const perReq = (ms) => Math.round((ms * 1000) / n);
-      const out = {
-        ...r,
-        cpu_us_per_request: {
-          api: perReq(used.api),
-          worker: perReq(used.worker),
-          anchor: perReq(used.anchor),
-          postgres: perReq(used.postgres),
-        },
-        machine_busy_pct: used.machine_busy_pct,
-        // The peak so far after this phase: the phase that raises it is the one to look at.
-        peak_rss_mb: { api: api.peakRssMb(), worker: worker.peakRssMb() },
-      };
-      console.log(`${name}: ${JSON.stringify(out)}`);
-      return out;
-    };
+    const { meter, phase } = phaseRunner({ db, api, worker, anchor });
     const auth = bank.auth;
     const ok = (status) => (r) => ({ ok: r.status === status, ms: r.ms });
     const postApi = (prefix) => () =>
@@ -315,7 +285,7 @@ async function run() {
       mode: QUICK ? 'quick (small data, short phases: not comparable with full runs)' : 'full',
       conditions:
         'api and worker both running (as in production), LOG_LEVEL info; PostgreSQL, Redis, the load client and the anchor on the same cores',
-      data: { ...seeded, feedOfferIds: undefined },
+      data: { ...seeded, feedOfferIds: undefined, merchantIds: undefined },
       figures: r,
       table,
     });
@@ -327,6 +297,49 @@ async function run() {
     await worker.stop();
     await api.stop();
   }
+}
+
+/**
+ * The measuring of a phase, for this bench and the growth bench: `meter()` starts CPU counters of
+ * the api, the worker, the anchor (when there is one) and the bench database's backends;
+ * `phase(name, load, count)` waits for idle, runs the load and answers its figures with CPU per
+ * request in µs and the peak RSS so far.
+ */
+function phaseRunner({ db, api, worker, anchor }) {
+  const pg = pgSampler(db);
+  const meter = () => {
+    const processes = cpuMeter({
+      api: api.child.pid,
+      worker: worker.child.pid,
+      ...(anchor ? { anchor: anchor.pid } : {}),
+    });
+    const postgres = pg.start();
+    return async () => ({ anchor: 0, ...processes(), postgres: await postgres() });
+  };
+  /** A measured phase: load + CPU of every process; per-request CPU in µs. */
+  const phase = async (name, load, count) => {
+    await waitForIdle(db);
+    const cpu = meter();
+    const r = await load();
+    const used = await cpu();
+    const n = count ?? r.count ?? r.sent;
+    const perReq = (ms) => Math.round((ms * 1000) / n);
+    const out = {
+      ...r,
+      cpu_us_per_request: {
+        api: perReq(used.api),
+        worker: perReq(used.worker),
+        anchor: perReq(used.anchor),
+        postgres: perReq(used.postgres),
+      },
+      machine_busy_pct: used.machine_busy_pct,
+      // The peak so far after this phase: the phase that raises it is the one to look at.
+      peak_rss_mb: { api: api.peakRssMb(), worker: worker.peakRssMb() },
+    };
+    console.log(`${name}: ${JSON.stringify(out)}`);
+    return out;
+  };
+  return { meter, phase };
 }
 
 /**
@@ -431,13 +444,13 @@ async function unnestBatch(db, institutionId, prefix) {
 }
 
 /**
- * End-to-end: E2E_TRANSACTIONS (10 % qualifying) posted as batches of 1,000 by 4 clients, from
+ * End-to-end: `transactions` (10 % qualifying; default E2E_TRANSACTIONS) posted as batches of 1,000 by 4 clients, from
  * the first post until the last redemption is committed and nothing is left `received`.
  */
-async function endToEnd(db, auth, meter) {
+async function endToEnd(db, auth, meter, transactions = E2E_TRANSACTIONS) {
   await waitForIdle(db);
   const before = Number((await db.query(`SELECT count(*) AS n FROM redemption`)).rows[0].n);
-  const batches = E2E_TRANSACTIONS / BATCH;
+  const batches = transactions / BATCH;
   const cpu = meter();
   const t0 = Date.now();
   const posted = await closedLoop({
@@ -463,17 +476,17 @@ async function endToEnd(db, auth, meter) {
   const used = await cpu();
   const seconds = (done - t0) / 1000;
   return {
-    transactions: E2E_TRANSACTIONS,
+    transactions,
     qualifying_share: 0.1,
     redemptions: x.redemptions - before,
     post_seconds: round((postedAt - t0) / 1000),
     seconds_to_last_redemption: round(seconds),
-    tx_per_s: round(E2E_TRANSACTIONS / seconds),
+    tx_per_s: round(transactions / seconds),
     errors: posted.errors,
     cpu_us_per_tx: {
-      api: Math.round((used.api * 1000) / E2E_TRANSACTIONS),
-      worker: Math.round((used.worker * 1000) / E2E_TRANSACTIONS),
-      postgres: Math.round((used.postgres * 1000) / E2E_TRANSACTIONS),
+      api: Math.round((used.api * 1000) / transactions),
+      worker: Math.round((used.worker * 1000) / transactions),
+      postgres: Math.round((used.postgres * 1000) / transactions),
     },
     machine_busy_pct: used.machine_busy_pct,
   };
@@ -517,9 +530,10 @@ async function webhookLatency(receiver, auth, k) {
  * merchant) with 10 enrollments and PURCHASES_PER_CARDHOLDER purchases per feed cardholder; one
  * ingest offer per merchant (min spend 20, $5 back) with each ingest cardholder enrolled at merchant
  * c % 500, and the webhook cardholders likewise; anchor_transaction, a copy of transaction with
- * the same indexes and no rows.
+ * the same indexes and no rows. `history: false` leaves the purchase history out (the growth bench
+ * has bench/generate.js write it).
  */
-async function seed(db, inst) {
+async function seed(db, inst, { history = true } = {}) {
   const t0 = Date.now();
   const q = (sql, params) => db.query(sql, params);
   await q(`CREATE TABLE anchor_transaction (LIKE transaction INCLUDING ALL)`);
@@ -566,16 +580,17 @@ async function seed(db, inst) {
        FROM generate_series(1, $4::int) c, generate_series(1, $5::int) k`,
     [inst, feedOfferIds, FEED_OFFERS, FEED_CARDHOLDERS, ENROLLMENTS_PER_CARDHOLDER],
   );
-  await q(
-    `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+  if (history)
+    await q(
+      `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
                               merchant_identifier, merchant_identifier_type, merchant_id, amount, currency,
                               transacted_at, source, kind, status, processed_at)
      SELECT $1, 'h' || c || '-' || g, 'ch_' || c, 'card_' || c, 'card', 'CA' || ((c * 13 + g * 97) % $5), 'card_acceptor',
             ($2::uuid[])[1 + (c * 13 + g * 97) % $5], 10 + (c + g) % 90, 'USD', now() - ((g * 3) || ' days')::interval,
             'batch', 'purchase', 'unmatched', now()
        FROM generate_series(1, $3::int) c, generate_series(1, $4::int) g`,
-    [inst, merchantIds, FEED_CARDHOLDERS, PURCHASES_PER_CARDHOLDER, MERCHANTS],
-  );
+      [inst, merchantIds, FEED_CARDHOLDERS, PURCHASES_PER_CARDHOLDER, MERCHANTS],
+    );
   for (const [prefix, n] of [
     ['in_', INGEST_CARDHOLDERS],
     ['wh_', WEBHOOK_CARDHOLDERS],
@@ -594,9 +609,10 @@ async function seed(db, inst) {
     ingest_offers: MERCHANTS,
     feed_cardholders: FEED_CARDHOLDERS,
     enrollments: Number((await q(`SELECT count(*) AS n FROM cardholder_offer`)).rows[0].n),
-    purchase_history: FEED_CARDHOLDERS * PURCHASES_PER_CARDHOLDER,
+    purchase_history: history ? FEED_CARDHOLDERS * PURCHASES_PER_CARDHOLDER : 0,
     seconds: round((Date.now() - t0) / 1000),
     feedOfferIds,
+    merchantIds,
   };
 }
 
@@ -753,4 +769,16 @@ function printTable(rows) {
     );
 }
 
-module.exports = { run, GOALS };
+module.exports = {
+  run,
+  GOALS,
+  PORT,
+  FEED_CARDHOLDERS,
+  FEED_OFFERS,
+  phaseRunner,
+  waitForIdle,
+  postBatch,
+  purchase,
+  seed,
+  endToEnd,
+};

@@ -3,12 +3,14 @@ import { ConfigError } from '@app/config';
 import { auditVerify } from './audit-verify.command';
 import { countCardLikeTokensCommand } from './count-card-like-tokens.command';
 import { migrate } from './migrate.command';
+import { createPartitions } from './partitions.command';
 import { reencrypt } from './reencrypt.command';
 import { writeOpenApi } from './openapi.command';
 import { seedDemo } from './seed-demo.command';
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   migrate,
+  partitions: createPartitions,
   'seed-demo': seedDemo,
   openapi: writeOpenApi,
   'count-card-like-tokens': countCardLikeTokensCommand,
