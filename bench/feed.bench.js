@@ -222,7 +222,7 @@ async function seed(db, institutionId, otherInstitutionId) {
   const inserted = (
     await q(
       `INSERT INTO offer (merchant_id, status, translations, min_spend, reward_type, cashback_amount, cashback_percent,
-                          merchant_fee_amount, currency, starts_at, expires_at, budget_total, budget_used, segments, priority, targeted)
+                          merchant_fee_amount, currency, starts_at, expires_at, budget_total, segments, priority, targeted)
        SELECT ($1::uuid[])[1 + g % cardinality($1::uuid[])],
               CASE WHEN g > $2 + 200 AND g % 3 = 0 THEN 'paused' ELSE 'active' END,
               jsonb_build_object('en', jsonb_build_object('title', 'Get back at merchant ' || g, 'description', 'Spend and earn cashback. Offer ' || g),
@@ -296,9 +296,9 @@ async function seed(db, institutionId, otherInstitutionId) {
     offers: Number(
       (
         await q(
-          `SELECT count(*) AS n FROM offer o
+          `SELECT count(*) AS n FROM offer o JOIN offer_budget b ON b.offer_id = o.id
             WHERE o.status = 'active' AND o.expires_at > now()
-              AND (o.budget_total IS NULL OR o.budget_total - o.budget_used >= o.cashback_amount + o.merchant_fee_amount)
+              AND (o.budget_total IS NULL OR o.budget_total - b.budget_used >= o.cashback_amount + o.merchant_fee_amount)
               AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1))`,
           [institutionId],
         )

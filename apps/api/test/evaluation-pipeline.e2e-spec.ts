@@ -96,7 +96,7 @@ describe('one evaluation pipeline: simulate answers what matching does', () => {
   /** Budget used per offer, the cardholder's enrollments and goal contributions (minor units). */
   const state = async (w: World, token: string): Promise<State> => {
     const offers: { id: string; budget_used: string }[] = await ctx.db.query(
-      `SELECT id, budget_used FROM offer WHERE id = ANY($1::uuid[])`,
+      `SELECT offer_id AS id, budget_used FROM offer_budget WHERE offer_id = ANY($1::uuid[])`,
       [w.offers.map((o) => o.id)],
     );
     const enrollments: {
@@ -318,9 +318,10 @@ describe('one evaluation pipeline: simulate answers what matching does', () => {
       token,
       w.offers.filter((_, i) => i !== 2).map((o) => o.id),
     );
-    await ctx.db.query(`UPDATE offer SET budget_used = budget_total WHERE id = $1`, [
-      w.offers[10].id,
-    ]);
+    await ctx.db.query(
+      `UPDATE offer_budget SET budget_used = (SELECT budget_total FROM offer WHERE id = $1) WHERE offer_id = $1`,
+      [w.offers[10].id],
+    );
     await ctx.api.http
       .patch(`/admin/api/v1/offers/${w.offers[11].id}`)
       .set('Authorization', ctx.op())
@@ -576,10 +577,10 @@ describe('one evaluation pipeline: simulate answers what matching does', () => {
         [w.offers[0].id, 'match'],
       ]);
       const [row] = await ctx.db.query(
-        `SELECT t.status, r.id AS redemption_id, o.budget_used, co.redemption_count,
+        `SELECT t.status, r.id AS redemption_id, b.budget_used, co.redemption_count,
                 (SELECT count(*)::int FROM webhook_delivery d WHERE d.redemption_id = r.id AND d.event = 'redemption.completed') AS hooks,
                 (SELECT count(*)::int FROM settlement_entry e WHERE e.redemption_id = r.id) AS entries
-           FROM transaction t JOIN redemption r ON r.transaction_id = t.id JOIN offer o ON o.id = r.offer_id
+           FROM transaction t JOIN redemption r ON r.transaction_id = t.id JOIN offer_budget b ON b.offer_id = r.offer_id
            JOIN cardholder_offer co ON co.id = r.cardholder_offer_id WHERE t.id = $1`,
         [id],
       );

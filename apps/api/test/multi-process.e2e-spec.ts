@@ -217,9 +217,10 @@ describeBuilt('two api and two worker processes on one database and Redis', () =
     expect(statuses).toEqual(tokens.map(() => 202));
     await processed(w, 30);
     expect(await redemptions(w)).toBe(10);
-    const [offer] = await db.query(`SELECT budget_used, budget_total FROM offer WHERE id = $1`, [
-      w.offers[0].id,
-    ]);
+    const [offer] = await db.query(
+      `SELECT b.budget_used, o.budget_total FROM offer o JOIN offer_budget b ON b.offer_id = o.id WHERE o.id = $1`,
+      [w.offers[0].id],
+    );
     expect(Number(offer.budget_used)).toBe(Number(offer.budget_total));
   });
 

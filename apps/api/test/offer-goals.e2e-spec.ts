@@ -85,7 +85,7 @@ describe('goal offers', () => {
                 WHERE r.offer_id = $1 AND d.event = 'redemption.completed')::int AS completed,
               (SELECT count(*) FROM webhook_delivery d JOIN redemption r ON r.id = d.redemption_id
                 WHERE r.offer_id = $1 AND d.event = 'redemption.reversed')::int AS reversed_webhooks,
-              (SELECT budget_used FROM offer WHERE id = $1)::int AS budget_used`,
+              (SELECT budget_used FROM offer_budget WHERE offer_id = $1)::int AS budget_used`,
       [offerId],
     );
     return row as Record<string, number>;

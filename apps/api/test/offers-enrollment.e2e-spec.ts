@@ -108,7 +108,9 @@ describe('POST /api/v1/offers/{id}/add (enrollment)', () => {
       offers: [{ budget_total: 50, cashback_amount: 5 }],
     });
     await add(w, w.offers[0].id, { cardholder_token: 'ch-b1' }).expect(201);
-    await db.query(`UPDATE offer SET budget_used = 4600 WHERE id = $1`, [w.offers[0].id]);
+    await db.query(`UPDATE offer_budget SET budget_used = 4600 WHERE offer_id = $1`, [
+      w.offers[0].id,
+    ]);
     expect(
       (await add(w, w.offers[0].id, { cardholder_token: 'ch-b2' }).expect(409)).body.error,
     ).toBe('offer_unavailable');

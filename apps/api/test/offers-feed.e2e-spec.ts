@@ -183,11 +183,11 @@ describe('GET /api/v1/offers (feed)', () => {
       });
       const [limited, other] = w.offers.map((o) => o.id);
       expect(ids(await feed(w).expect(200))).toEqual([limited, other]);
-      await db.query(`UPDATE offer SET budget_used = 9000 WHERE id = $1`, [limited]); // 10.00 left: still room
+      await db.query(`UPDATE offer_budget SET budget_used = 9000 WHERE offer_id = $1`, [limited]); // 10.00 left: still room
       expect(ids(await feed(w).expect(200))).toEqual([limited, other]);
-      await db.query(`UPDATE offer SET budget_used = 9600 WHERE id = $1`, [limited]); // 4.00 left < 5
+      await db.query(`UPDATE offer_budget SET budget_used = 9600 WHERE offer_id = $1`, [limited]); // 4.00 left < 5
       expect(ids(await feed(w).expect(200))).toEqual([other]);
-      await db.query(`UPDATE offer SET budget_used = 9500 WHERE id = $1`, [limited]); // a reversal: 5.00 left
+      await db.query(`UPDATE offer_budget SET budget_used = 9500 WHERE offer_id = $1`, [limited]); // a reversal: 5.00 left
       expect(ids(await feed(w).expect(200))).toEqual([limited, other]);
     });
 

@@ -131,7 +131,8 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
     )[0];
   const budgetUsed = async (offerId: string) =>
     Number(
-      (await db.query(`SELECT budget_used FROM offer WHERE id = $1`, [offerId]))[0].budget_used,
+      (await db.query(`SELECT budget_used FROM offer_budget WHERE offer_id = $1`, [offerId]))[0]
+        .budget_used,
     );
 
   /** A purchase at the offer's merchant by a freshly enrolled cardholder; waits until processed. */
@@ -448,7 +449,7 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
           `SELECT (SELECT count(*) FROM redemption WHERE offer_id = $1)::int AS redemptions,
                   (SELECT count(*) FROM settlement_entry WHERE offer_id = $1)::int AS entries,
                   (SELECT count(*) FROM webhook_delivery d JOIN redemption r ON r.id = d.redemption_id WHERE r.offer_id = $1)::int AS deliveries,
-                  (SELECT budget_used FROM offer WHERE id = $1) AS budget,
+                  (SELECT budget_used FROM offer_budget WHERE offer_id = $1) AS budget,
                   (SELECT redemption_count FROM cardholder_offer WHERE id = $2) AS count,
                   (SELECT array_agg(status || processed_at::text ORDER BY id) FROM transaction WHERE id = ANY($3)) AS statuses`,
           [w.offers[0].id, enrollmentId, [id, unmatched]],

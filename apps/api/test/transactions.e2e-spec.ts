@@ -560,7 +560,7 @@ describe('transaction ingestion (POST /api/v1/transactions, /batch, /simulate)',
       const [r] = await db.query(`
         SELECT (SELECT count(*) FROM transaction)::int AS transactions, (SELECT count(*) FROM redemption)::int AS redemptions,
                (SELECT count(*) FROM settlement_entry)::int AS entries, (SELECT count(*) FROM webhook_delivery)::int AS deliveries,
-               (SELECT COALESCE(sum(budget_used), 0)::text FROM offer) AS budget,
+               (SELECT COALESCE(sum(budget_used), 0)::text FROM offer_budget) AS budget,
                (SELECT COALESCE(sum(redemption_count), 0)::int FROM cardholder_offer) AS redemption_counts,
                (SELECT count(*) FROM cardholder_offer WHERE status <> 'active')::int AS inactive`);
       return r;

@@ -104,6 +104,10 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
   },
   key_derivation: { class: 'reference', why: 'one row: when the per-purpose keys came in' },
   // ------------------------------------------------------------------ global (coordinator-local)
+  offer_budget: {
+    class: 'global',
+    why: 'each offer’s budget counter, written by every redemption: one local row on the coordinator, where a reference table would write to every node',
+  },
   api_key: { class: 'global', why: 'looked up by its hash before the institution is known' },
   api_key_reminder: { class: 'global', why: 'expiry reminders of API keys, beside their key' },
   portal_user: {

@@ -91,6 +91,7 @@ export interface OfferChanges {
 
 const SELECT = `
   SELECT o.*, ${cursorColumn('o')},
+         (SELECT b.budget_used FROM offer_budget b WHERE b.offer_id = o.id) AS budget_used,
          (o.has_been_live OR (o.status = 'active' AND o.starts_at <= now())) AS went_live,
          COALESCE((SELECT array_agg(t.institution_id ORDER BY t.institution_id) FROM offer_target t WHERE t.offer_id = o.id), '{}') AS institution_ids,
          (SELECT jsonb_build_object('id', v.id, 'number', v.number, 'status', v.status, 'changed_by', v.changed_by)
@@ -137,8 +138,13 @@ export class OffersRepository {
     return row.id as string;
   }
 
-  /** The offer, locked for the rest of `m`'s transaction. */
+  /**
+   * The offer and its budget counter, both locked for the rest of `m`'s transaction: a change of
+   * budget_total is checked against the budget used while no redemption can spend it (matching
+   * locks the counter), and matching's next statement sees the new total.
+   */
   async findForUpdate(id: string, m: EntityManager): Promise<OfferRow | undefined> {
+    await m.query(`SELECT 1 FROM offer_budget WHERE offer_id = $1 FOR UPDATE`, [id]);
     const [row]: OfferRow[] = await m.query(`${SELECT} WHERE o.id = $1 FOR UPDATE OF o`, [id]);
     return row;
   }

@@ -36,9 +36,10 @@ const CATALOGUE_SQL = `SELECT o.id, o.merchant_id, m.name AS merchant_name, m.ca
               CASE WHEN o.targeted THEN ARRAY(SELECT t.institution_id FROM offer_target t WHERE t.offer_id = o.id) END AS targets
          FROM offer o
          JOIN merchant m ON m.id = o.merchant_id
+         JOIN offer_budget b ON b.offer_id = o.id
         WHERE o.status = 'active'
           AND o.expires_at > now()
-          AND (o.budget_total IS NULL OR o.budget_total - o.budget_used >= o.cashback_amount + o.merchant_fee_amount)`;
+          AND (o.budget_total IS NULL OR o.budget_total - b.budget_used >= o.cashback_amount + o.merchant_fee_amount)`;
 
 /** Enrollments per offer of one institution (the feed's `featured` popularity). */
 const POPULARITY_SQL = `SELECT offer_id, count(*)::int AS n FROM cardholder_offer WHERE institution_id = $1 GROUP BY offer_id`;
@@ -55,7 +56,7 @@ const POPULARITY_SQL = `SELECT offer_id, count(*)::int AS n FROM cardholder_offe
 const ENROLLMENT_FACTS_SQL = `
   SELECT o.id AS offer_id,
          (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_target t WHERE t.offer_id = o.id AND t.institution_id = $1)) AS offered,
-         o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, o.budget_used, o.cashback_amount, o.merchant_fee_amount,
+         o.status, o.starts_at, o.expires_at, o.segments, o.budget_total, b.budget_used, o.cashback_amount, o.merchant_fee_amount,
          o.holdout_bps,
          e.id AS existing_id, e.status AS existing_status, e.added_at AS existing_added_at,
          (o.qualification->>'activation_days')::int AS activation_days,
@@ -64,6 +65,7 @@ const ENROLLMENT_FACTS_SQL = `
          (extract(epoch FROM now()) * 1000)::bigint::text AS now_ms
     FROM (SELECT 1) one
     LEFT JOIN offer o ON o.id = $3
+    LEFT JOIN offer_budget b ON b.offer_id = o.id
     LEFT JOIN cardholder_offer e
       ON e.institution_id = $1 AND e.cardholder_token = $2 AND e.offer_id = $3 AND e.status <> 'expired'`;
 

@@ -10,7 +10,7 @@ import type {
   OfferTerms,
   TransactionEvent,
 } from '@app/domain';
-import { OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
+import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
 
@@ -334,19 +334,21 @@ export class MatchingRepository {
   }
 
   /**
-   * The offers this chunk may change. Offers with a budget are locked (in id order) and read
-   * fresh: their remaining budget decides allocations. Offers without a budget are read without a
+   * The offers this chunk may change. Offers with a budget have their counter (offer_budget) locked
+   * (in id order) and read fresh: their remaining budget decides allocations; the offer row, a
+   * reference table's, is only read. Offers without a budget are read without a
    * lock (nothing about them depends on other chunks); their spend counter is added to last,
    * just before commit, so the hot rows every chunk touches stay locked only for an instant.
    */
   async lockOffers(m: EntityManager, ids: string[], lock = true): Promise<Map<string, OfferTerms>> {
     if (!ids.length) return new Map();
     const unlimited: OfferRow[] = await m.query(
-      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o ${OFFER_BUDGET_JOIN} WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
       [ids],
     );
     const limited: OfferRow[] = await m.query(
-      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id ${lockClause(lock)}`,
+      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o ${OFFER_BUDGET_JOIN}
+        WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id ${lockClause(lock)}${lock ? ' OF b' : ''}`,
       [ids],
     );
     return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
@@ -394,7 +396,8 @@ export class MatchingRepository {
   }
 
   /**
-   * Reserves (or gives back) budget: the merchant-funded amount is added to budget_used. The WHERE
+   * Reserves (or gives back) budget: the merchant-funded amount is added to the offer's counter
+   * (offer_budget.budget_used, kept apart from the offer: docs/scaling.md, step 5). The WHERE
    * clause is the atomic guard: a reservation that would take budget_used past budget_total
    * updates nothing, and the whole chunk rolls back (it cannot happen while the budgeted rows are
    * locked as above; the guard is the last line). Rows are locked in id order first, so chunks
@@ -405,13 +408,13 @@ export class MatchingRepository {
     if (!changed.length) return;
     const rows = returnedRows<{ id: string }>(
       await m.query(
-        `WITH locked AS (SELECT id FROM offer WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)
-         UPDATE offer o SET budget_used = o.budget_used + d.delta
-           FROM unnest($1::uuid[], $2::bigint[]) AS d(id, delta), locked
-          WHERE o.id = d.id AND locked.id = d.id
-            AND o.budget_used + d.delta >= 0
-            AND (d.delta <= 0 OR o.budget_total IS NULL OR o.budget_used + d.delta <= o.budget_total)
-        RETURNING o.id`,
+        `WITH locked AS (SELECT offer_id FROM offer_budget WHERE offer_id = ANY($1::uuid[]) ORDER BY offer_id FOR NO KEY UPDATE)
+         UPDATE offer_budget b SET budget_used = b.budget_used + d.delta
+           FROM unnest($1::uuid[], $2::bigint[]) AS d(id, delta), locked, offer o
+          WHERE b.offer_id = d.id AND locked.offer_id = d.id AND o.id = d.id
+            AND b.budget_used + d.delta >= 0
+            AND (d.delta <= 0 OR o.budget_total IS NULL OR b.budget_used + d.delta <= o.budget_total)
+        RETURNING b.offer_id AS id`,
         [changed.map(([id]) => id), changed.map(([, d]) => d)],
       ),
     );

@@ -1,10 +1,16 @@
 import { fromStoredQualification, goalOf, OfferTerms, StoredQualification } from '@app/domain';
 
-/** The offer columns matching decides on (alias `o`); bigint and numeric arrive as text. */
+/**
+ * The offer columns matching decides on (alias `o`, its budget counter `b`: join OFFER_BUDGET_JOIN);
+ * bigint and numeric arrive as text.
+ */
 export const OFFER_TERMS_COLUMNS = `o.id, o.merchant_id, o.status, o.currency, o.min_spend, o.reward_type, o.cashback_amount,
   o.cashback_percent::text AS cashback_percent, o.merchant_fee_amount, o.starts_at, o.expires_at, o.budget_total,
-  o.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target,
+  b.budget_used, o.max_redemptions_per_cardholder, o.priority, o.qualification, o.goal_type, o.goal_target,
   o.holdout_bps, o.terms_from`;
+
+/** The offer's budget counter (offer_budget, one row per offer). */
+export const OFFER_BUDGET_JOIN = 'JOIN offer_budget b ON b.offer_id = o.id';
 
 export interface OfferRow {
   id: string;

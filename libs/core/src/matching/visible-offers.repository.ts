@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { OFFER_TERMS_COLUMNS, OfferRow } from './offer-row';
+import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow } from './offer-row';
 
 export type VisibleOfferRow = OfferRow & {
   enrollment_id: string | null;
@@ -34,7 +34,7 @@ export class VisibleOffersRepository {
       merchantId
         ? `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at,
                     co.goal_round, co.goal_progress, co.goal_spend
-             FROM offer o
+             FROM offer o ${OFFER_BUDGET_JOIN}
              LEFT JOIN cardholder_offer co ON co.offer_id = o.id AND co.institution_id = $1 AND co.cardholder_token = $2
                                           AND co.status <> 'expired'
             WHERE o.merchant_id = $3
@@ -45,7 +45,7 @@ export class VisibleOffersRepository {
             LIMIT $4`
         : `SELECT ${OFFER_TERMS_COLUMNS}, co.id AS enrollment_id, co.status AS enrollment_status, co.redemption_count, co.added_at,
                     co.goal_round, co.goal_progress, co.goal_spend
-             FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
+             FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id ${OFFER_BUDGET_JOIN}
             WHERE co.institution_id = $1 AND co.cardholder_token = $2 AND co.status = 'active' AND $3::uuid IS NULL
             ORDER BY o.id
             LIMIT $4`,

@@ -27,7 +27,7 @@ import {
   WebhookReplay,
   WebhookDelivery,
 } from './messaging.entity';
-import { Offer, OfferTarget, OfferVersion } from './offer.entity';
+import { Offer, OfferBudget, OfferTarget, OfferVersion } from './offer.entity';
 import { CardholderErasure, ErasedHoldoutBucket } from './privacy.entity';
 import { AuditLogEntry, Operator, OperatorSession, OperatorToken } from './operator.entity';
 import { Program } from './program.entity';
@@ -73,6 +73,7 @@ export const ENTITIES = [
   Merchant,
   MerchantIdentifier,
   Offer,
+  OfferBudget,
   OfferTarget,
   OfferVersion,
   CardholderOffer,

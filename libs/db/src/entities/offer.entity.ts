@@ -57,7 +57,6 @@ export class Offer {
   /** Merchant-funded cap; null = unlimited. */
   @Column('bigint', { name: 'budget_total', nullable: true, transformer: numeric }) budgetTotal:
     number | null;
-  @Column('bigint', { name: 'budget_used', default: 0, transformer: numeric }) budgetUsed: number;
   /** Empty = unrestricted. */
   @Column('text', { array: true, default: () => "'{}'" }) segments: string[];
   @Column('int', { name: 'max_redemptions_per_cardholder', default: 1 })
@@ -124,4 +123,19 @@ export class OfferVersion {
   @Column('text', { name: 'review_note', nullable: true }) reviewNote: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
+}
+
+/**
+ * An offer's budget spent so far (minor units, merchant funded), one row per offer made by a
+ * trigger on offer's insert (schema-allow-list.ts). Apart from the offer because every
+ * redemption writes it: offer is a reference table, this one stays on the coordinator
+ * (libs/db/src/schema-classes.ts).
+ */
+@Entity('offer_budget')
+export class OfferBudget {
+  @PrimaryColumn('uuid', { name: 'offer_id' }) offerId: string;
+  @ManyToOne(() => Offer, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'offer_id' })
+  offer?: Offer;
+  @Column('bigint', { name: 'budget_used', default: 0, transformer: numeric }) budgetUsed: number;
 }

@@ -151,6 +151,24 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     why: 'the catalogue triggers’ function',
   },
   {
+    kind: 'trigger',
+    name: 'offer_budget_catalogue',
+    table: 'offer_budget',
+    why: 'bumps offer_catalogue_version at commit when a budget counter crosses the offer’s room for one more redemption (the feed hides an offer without it)',
+  },
+  {
+    kind: 'function',
+    name: 'offer_budget_catalogue_bump',
+    why: 'the budget counter’s catalogue trigger’s function (reads the offer’s terms)',
+  },
+  {
+    kind: 'trigger',
+    name: 'offer_budget_row',
+    table: 'offer',
+    why: 'makes each offer’s budget counter row with the offer, whatever code or SQL inserts it',
+  },
+  { kind: 'function', name: 'offer_budget_row', why: 'the budget row trigger’s function' },
+  {
     kind: 'sequence',
     name: 'offer_catalogue_version',
     why: 'the feed’s catalogue version, read with each feed request: no column owns it',

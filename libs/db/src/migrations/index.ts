@@ -44,6 +44,7 @@ import { TransactionKeys1795722355140 } from './1795722355140-transaction-keys';
 import { SecurityActivityAudit1795722499837 } from './1795722499837-security-activity-audit';
 import { OfferVersions1795722655360 } from './1795722655360-offer-versions';
 import { TenantKeys1795723001389 } from './1795723001389-tenant-keys';
+import { OfferBudget1795723153146 } from './1795723153146-offer-budget';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -95,4 +96,5 @@ export const MIGRATIONS = [
   SecurityActivityAudit1795722499837,
   OfferVersions1795722655360,
   TenantKeys1795723001389,
+  OfferBudget1795723153146,
 ];
