@@ -366,6 +366,73 @@ describe('offers: maker–checker', () => {
     );
   });
 
+  it('a refund judges a purchase by the min_spend of the version it was made under', async () => {
+    const id = (
+      await http()
+        .post('/admin/api/v1/offers')
+        .set('Authorization', bg())
+        .send(draft({ status: 'active', min_spend: 20 }))
+        .expect(201)
+    ).body.id as string;
+    const token = uniq('chk_ref_');
+    await http()
+      .post(`/api/v1/offers/${id}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token })
+      .expect(201);
+    await new Promise((r) => setTimeout(r, 50));
+    const send = async (body: Record<string, unknown>) =>
+      (
+        await http()
+          .post('/api/v1/transactions')
+          .set('Authorization', w.auth)
+          .send({
+            cardholder_token: token,
+            card_token: `ctk_${uniq()}`,
+            merchant_identifier: w.merchants[0].identifiers[0].value,
+            transacted_at: new Date().toISOString(),
+            ...body,
+          })
+          .expect(202)
+      ).body.id as string;
+    const status = (txId: string) =>
+      eventually(
+        async () => {
+          const [t] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [txId]);
+          return t && t.status !== 'received' ? (t.status as string) : null;
+        },
+        `transaction ${txId} processed`,
+        30_000,
+      );
+    const ref = uniq('buy-');
+    expect(await status(await send({ amount: 28, transaction_ref: ref }))).toBe('matched');
+
+    await http()
+      .patch(`/admin/api/v1/offers/${id}`)
+      .set('Authorization', author.auth)
+      .send({ min_spend: 30 })
+      .expect(202);
+    await http()
+      .post(`/admin/api/v1/offers/${id}/approve`)
+      .set('Authorization', approver.auth)
+      .expect(200);
+
+    // Net 25: at least the 20 of the version it was made under (the live 30 would reverse it).
+    await status(
+      await send({
+        transaction_type: 'refund',
+        original_transaction_ref: ref,
+        amount: 3,
+        transaction_ref: uniq('refund-'),
+      }),
+    );
+    const [r] = await ctx.db.query(
+      `SELECT r.status FROM redemption r JOIN transaction t ON t.id = r.transaction_id WHERE t.transaction_ref = $1`,
+      [ref],
+    );
+    expect(r.status).not.toBe('reversed');
+  });
+
   it('the break-glass token is exempt and audited', async () => {
     const res = await http()
       .post('/admin/api/v1/offers')

@@ -150,7 +150,7 @@ class Store {
     return new EvaluationPipeline(
       matching,
       new CardLifecyclePlanner({} as CardLifecycleRepository),
-      new RefundReversalPlanner(matching),
+      new RefundReversalPlanner(matching, new OfferVersionsReader()),
       new CandidateLookup(matching, {
         offersToEvaluate: async () => [],
       } as unknown as VisibleOffersRepository),

@@ -228,7 +228,7 @@ export class MatchingRepository {
 
   /**
    * Live redemptions of these purchases, with the purchase's net amount inputs and the offer's
-   * min_spend. A goal round's redemption is not among them: its refunds follow the goal's rule
+   * min_spend (with the purchase's time and the offer's terms_from: an earlier version's may apply). A goal round's redemption is not among them: its refunds follow the goal's rule
    * (GoalProgressService). A card chain's rewarded record nets its cleared amount of the refunds
    * naming either of the chain's refs.
    */
@@ -241,7 +241,7 @@ export class MatchingRepository {
       `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
-              ${REVERSAL_ROW_COLUMNS}, o.min_spend
+              ${REVERSAL_ROW_COLUMNS}, o.min_spend, t.transacted_at, o.terms_from
          FROM transaction t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id

@@ -29,20 +29,27 @@ export class OfferVersionsReader {
       .filter((o) => needsEarlierTerms(o.termsFrom, earliest))
       .map((o) => o.id);
     if (!ids.length) return;
+    const byOffer = await this.versionsOf(m, ids);
+    for (const [id, versions] of byOffer) offers.set(id, { ...offers.get(id)!, versions });
+  }
+
+  /** The versions of these offers that have been live, in the order they went live. */
+  async versionsOf(m: EntityManager, offerIds: string[]): Promise<Map<string, LiveVersion[]>> {
+    const byOffer = new Map<string, LiveVersion[]>();
+    if (!offerIds.length) return byOffer;
     const rows: { offer_id: string; effective_from: Date | null; terms: StoredTerms }[] =
       await m.query(
         `SELECT offer_id, effective_from, terms FROM offer_version
           WHERE offer_id = ANY($1::uuid[]) AND status IN ('approved', 'superseded')
           ORDER BY offer_id, approved_at, number`,
-        [ids],
+        [offerIds],
       );
-    const byOffer = new Map<string, LiveVersion[]>();
     for (const r of rows) {
       const list = byOffer.get(r.offer_id) ?? [];
       list.push({ effectiveFrom: r.effective_from, terms: versionedTerms(r.terms) });
       byOffer.set(r.offer_id, list);
     }
-    for (const [id, versions] of byOffer) offers.set(id, { ...offers.get(id)!, versions });
+    return byOffer;
   }
 }
 

@@ -5,13 +5,16 @@ import {
   chainCause,
   compositeKey,
   linkRefund,
+  needsEarlierTerms,
   netAmount,
   refundCause,
   refundReverses,
   sourcesOf,
+  versionAt,
 } from '@app/domain';
 import type { LifecyclePlan } from './card-lifecycle.planner';
-import { ClaimedRow, MatchingRepository } from './matching.repository';
+import { ClaimedRow, MatchingRepository, ReversalRow } from './matching.repository';
+import { OfferVersionsReader } from './offer-versions.reader';
 import { lockReversals, Reversal } from './reversals';
 
 /** What the chunk's refunds (and its card lifecycle) reverse, before allocation. */
@@ -49,7 +52,30 @@ const WRITE: RefundRunOptions = { lock: true, unstoredRefund: '0' };
  */
 @Injectable()
 export class RefundReversalPlanner {
-  constructor(private readonly repo: MatchingRepository) {}
+  constructor(
+    private readonly repo: MatchingRepository,
+    private readonly versions: OfferVersionsReader,
+  ) {}
+
+  /**
+   * The min_spend a redemption was earned under: the live offer's, or for a purchase made before
+   * the live terms took effect, the version's live then (offer-versions.ts versionAt; versions read
+   * only for such purchases).
+   */
+  private async minSpendAtPurchase(
+    m: EntityManager,
+    rows: ReversalRow[],
+  ): Promise<(r: ReversalRow) => number> {
+    const earlier = (r: ReversalRow) =>
+      !!r.transacted_at && needsEarlierTerms(r.terms_from ?? undefined, r.transacted_at);
+    const older = rows.filter(earlier);
+    const versions = await this.versions.versionsOf(m, [...new Set(older.map((r) => r.offer_id))]);
+    return (r) => {
+      const list = versions.get(r.offer_id);
+      const v = list && earlier(r) ? versionAt(list, r.transacted_at!) : undefined;
+      return v ? v.terms.minSpend : Number(r.min_spend);
+    };
+  }
 
   async plan(
     m: EntityManager,
@@ -128,11 +154,12 @@ export class RefundReversalPlanner {
     out.reviewed.push(...[...review].sort());
     if (!review.size) return;
     const rows = await this.repo.liveRedemptionsOf(m, [...review], sourcesOf('reversed'));
+    const minSpendOf = await this.minSpendAtPurchase(m, rows);
     const due = rows.filter((r) =>
       refundReverses(
         netAmount(r.amount, [r.refunded, run.unstoredRefund]),
         r.currency,
-        Number(r.min_spend),
+        minSpendOf(r),
       ),
     );
     out.reversals.push(

@@ -15,6 +15,12 @@ export interface ReversalRow {
   merchant_funded_amount: string;
   institution_payout_amount: string;
   min_spend: string;
+  /**
+   * The refund planner's rows (MatchingRepository.liveRedemptionsOf): the purchase's time and when
+   * the offer's live terms took effect, to judge it by the version live when it was made.
+   */
+  transacted_at?: Date;
+  terms_from?: Date | null;
   /** The redemption's stored transaction_ref, purchase_amount and goal_round. */
   transaction_ref: string;
   purchase_amount: string;
