@@ -5,6 +5,7 @@ import { BrowserRouter, Link, Navigate, Route, Routes, useLocation } from 'react
 import { client, ok, PortalApiError, Schemas, setCsrfToken, setUnauthorizedHandler } from './api';
 import { createQueryClient, keys, queries } from './queries';
 import { DashboardPage } from './pages/dashboard';
+import { StaffSsoSignIn } from './sso';
 import { Loading } from './ui';
 import './styles.css';
 
@@ -111,6 +112,7 @@ function Login({ onLogin, expired }: { onLogin: (s: Session) => void; expired: b
             {busy ? 'Signing in…' : 'Sign in'}
           </button>
         </form>
+        <StaffSsoSignIn />
       </div>
     </main>
   );

@@ -63,7 +63,9 @@ describe('OpenAPI document', () => {
           expect({ path, schemes: schemes.sort() }).toEqual({
             path,
             schemes:
-              path === '/admin/api/v1/auth/login' ? [] : ['operator-session', 'operator-token'],
+              path === '/admin/api/v1/auth/login' || path.startsWith('/admin/api/v1/auth/oidc/')
+                ? []
+                : ['operator-session', 'operator-token'],
           });
       }
     }

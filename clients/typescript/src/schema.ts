@@ -84,6 +84,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider's redirect back: signs the operator in (then on to the console)
+         * @description Checks the answer against this browser's sign-in (state), exchanges the code with the PKCE verifier and checks the ID token (signature, issuer, audience, expiry, nonce). The operator is found by the token's verified `email`, or made at this first sign-in, with the role named by the OPERATOR_OIDC_ROLE_CLAIM claim (a role name or an array of them; admin, approver, author, support in that order); an existing operator's role follows the claim (audited). Then sets the `plo_operator_session` cookie exactly as POST /admin/api/v1/auth/login does (the provider is the second factor: the console's TOTP is not asked) and answers a page that sends the browser to the console (or the start's `return_to`). Errors: 400 `sso_no_flight` (no sign-in started in this browser, or expired), `sso_state_mismatch`, `sso_nonce_mismatch`, `sso_denied` (the provider answered an error), `sso_failed` (the code exchange or the ID token was refused, a wrong PKCE verifier included); 403 `sso_no_email`, `sso_no_role`, `operator_disabled`.
+         */
+        get: operations["adminOidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an operator's sign-in at the identity provider (answers its URL)
+         * @description Answers OPERATOR_OIDC_ISSUER's authorization URL for the browser to go to (authorization code flow with PKCE, S256; fresh state and nonce) and sets the short-lived cookie (`plo_sso_flight`, HttpOnly, SameSite=Lax, 10 minutes) that binds the callback to this browser. The provider redirects back to `<PUBLIC_BASE_URL>/admin/api/v1/auth/oidc/callback`. 404 `sso_not_configured` without OPERATOR_OIDC_ISSUER; 502 `sso_unavailable` when the provider's discovery document cannot be read.
+         */
+        get: operations["adminOidcStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/v1/auth/totp": {
         parameters: {
             query?: never;
@@ -248,6 +288,30 @@ export interface paths {
          * @description The next hourly run drops the partitions the hold kept past retention.
          */
         delete: operations["adminLiftLegalHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/v1/institutions/{id}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An institution's single sign-on settings (without the client secret)
+         * @description The settings as set, `client_secret_set` instead of the secret.
+         */
+        get: operations["adminGetInstitutionSso"];
+        /**
+         * Set an institution's single sign-on (OpenID Connect) for its staff
+         * @description The institution's provider (`issuer`), the portal's client there (`client_id`, `client_secret`: stored encrypted, never answered), the claim to map (`role_claim`) and its map to portal roles (`role_map`), and whether password sign-in stays on (`password_login`). Staff then sign in at GET /portal/api/auth/oidc/{institution_id}/start; the provider must redirect back to `<PUBLIC_BASE_URL>/portal/api/auth/oidc/{institution_id}/callback`. A person is matched by the provider's verified e-mail, made a portal user at the first sign-in, and given the mapped role at every sign-in. Replaces earlier settings; recorded in the institution's security activity (`sso.settings_changed`, without the secret).
+         */
+        put: operations["adminPutInstitutionSso"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1287,7 +1351,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with e-mail and password; sets the session cookie
-         * @description Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Every attempt counts toward a lockout per e-mail (known or not), decided before the password is checked: after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After), however many attempts run in parallel. Staff of a suspended institution get 403 `institution_suspended` after a correct password.
+         * @description Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Every attempt counts toward a lockout per e-mail (known or not), decided before the password is checked: after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After), however many attempts run in parallel. Staff of a suspended institution get 403 `institution_suspended` after a correct password; staff of an institution that turned password sign-in off (single sign-on only) get 403 `password_login_disabled` after a correct password.
          */
         post: operations["portalLogin"];
         delete?: never;
@@ -1310,6 +1374,66 @@ export interface paths {
          * @description Ends the session and clears the cookie.
          */
         post: operations["portalLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/auth/oidc/{institution_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The institution's identity provider, for the sign-in page's button
+         * @description Public: the institution name and its provider host when the institution has single sign-on; 404 `sso_not_configured` otherwise (also for an unknown institution).
+         */
+        get: operations["portalOidcProvider"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/auth/oidc/{institution_id}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider's redirect back: signs the staff user in (then on to the portal)
+         * @description Checks the answer against this browser's sign-in (state), exchanges the code with the PKCE verifier and checks the ID token (signature, issuer, audience, expiry, nonce). The user is found by the token's verified `email` within the institution, or made a portal user at this first sign-in, with the role the institution's `role_map` gives the `role_claim`'s values; an existing user's role follows it (audited). Then sets the `plo_session` cookie as the password sign-in does (`login.succeeded` with `method: sso` in the security activity) and answers a page that sends the browser to the portal (or the start's `return_to`). Errors: 400 `sso_no_flight`, `sso_state_mismatch`, `sso_nonce_mismatch`, `sso_denied`, `sso_failed`; 403 `sso_no_email`, `sso_no_role`, `institution_suspended`; 409 `sso_account_conflict` (the e-mail is a user of another institution).
+         */
+        get: operations["portalOidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/auth/oidc/{institution_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a staff sign-in at the institution's identity provider (answers its URL)
+         * @description Answers the institution's provider's authorization URL for the browser to go to (authorization code flow with PKCE, S256; fresh state and nonce) and sets the short-lived `plo_sso_flight` cookie (HttpOnly, SameSite=Lax, 10 minutes) that binds the callback to this browser. The provider must redirect back to `<PUBLIC_BASE_URL>/portal/api/auth/oidc/{institution_id}/callback`. 404 `sso_not_configured`; 502 `sso_unavailable`.
+         */
+        get: operations["portalOidcStart"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3786,6 +3910,34 @@ export interface components {
             /** @example https://bank.example/webhooks/offers */
             webhook_url: string | null;
         };
+        InstitutionSsoDto: {
+            /** @example offers-portal */
+            client_id: string;
+            /**
+             * @description A client secret is stored (it is never answered).
+             * @example true
+             */
+            client_secret_set: boolean;
+            /** @example 5b0f8f9e-3c1a-4f43-9a43-2f2b7d6f0d11 */
+            institution_id: string;
+            /** @example https://login.demo-bank.example/realms/staff */
+            issuer: string;
+            /** @example false */
+            password_login: boolean;
+            /** @example groups */
+            role_claim: string;
+            /**
+             * @example {
+             *       "bank-portal-admins": "admin",
+             *       "bank-staff": "member"
+             *     }
+             */
+            role_map: {
+                [key: string]: "admin" | "member" | "developer" | "analyst" | "support";
+            };
+            /** @example 2026-11-26T10:00:00.000Z */
+            updated_at: string;
+        };
         InvalidItemDto: {
             errors: components["schemas"]["InvalidItemErrorDto"][];
             /** @example 3 */
@@ -4837,6 +4989,41 @@ export interface components {
              */
             transacted_at: string;
         };
+        PutInstitutionSsoDto: {
+            /** @example offers-portal */
+            client_id: string;
+            /**
+             * @description Stored encrypted; never answered (the answer says `client_secret_set`).
+             * @example kq3v…client-secret
+             */
+            client_secret: string;
+            /**
+             * @description The provider's issuer URL (its discovery document is at /.well-known/openid-configuration under it); https, or http on a loopback address for development.
+             * @example https://login.demo-bank.example/realms/staff
+             */
+            issuer: string;
+            /**
+             * @description Whether staff may still sign in with a password. When false, a correct password is answered 403 `password_login_disabled`: the institution's staff sign in through its provider only.
+             * @example false
+             */
+            password_login: boolean;
+            /**
+             * @description The ID token claim to map: a string or an array of strings (groups); a dotted name reads a nested claim (`realm_access.roles`).
+             * @example groups
+             */
+            role_claim: string;
+            /**
+             * @description Claim value → portal role (admin, member, developer, analyst, support), in order: a person with several mapped values gets the first entry's role; one with none is refused (403 `sso_no_role`).
+             * @example {
+             *       "bank-developers": "developer",
+             *       "bank-portal-admins": "admin",
+             *       "bank-staff": "member"
+             *     }
+             */
+            role_map: {
+                [key: string]: "admin" | "member" | "developer" | "analyst" | "support";
+            };
+        };
         QualificationDto: {
             /**
              * @description The enrollment counts for this many days after the add, then shows as not added and may be added again: activation_expired
@@ -5788,6 +5975,22 @@ export interface components {
                  */
                 rule: string;
             } | null;
+        };
+        SsoProviderDto: {
+            /** @example Demo Bank */
+            institution_name: string;
+            /**
+             * @description The identity provider's host, for the sign-in button.
+             * @example login.demo-bank.example
+             */
+            provider: string;
+        };
+        SsoStartDto: {
+            /**
+             * @description The provider's authorization URL: send the browser there (`location.href = authorization_url`). The same answer set the short-lived flight cookie the callback needs.
+             * @example https://login.demo-bank.example/realms/staff/protocol/openid-connect/auth?client_id=offers-portal&response_type=code&scope=openid+email+profile&code_challenge=…&code_challenge_method=S256&state=…&nonce=…&redirect_uri=…
+             */
+            authorization_url: string;
         };
         StartReplayDto: {
             /**
@@ -7749,6 +7952,178 @@ export interface operations {
             };
         };
     };
+    adminOidcCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: the session cookie is set, and this small HTML page sends the browser on (meta refresh) to the page it started from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/portal/console"><title>Signed in</title></head><body><p>Signed in. <a href="/portal/console">Continue</a></p></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description `sso_no_flight`, `sso_state_mismatch`, `sso_nonce_mismatch`, `sso_denied`, `sso_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "sso_state_mismatch",
+                     *       "message": "The answer is not for the sign-in this browser started (state differs): start again.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "sso_denied" | "sso_failed" | "sso_no_flight" | "sso_nonce_mismatch" | "sso_state_mismatch" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `sso_no_email`, `sso_no_role`, `operator_disabled` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "operator_disabled" | "sso_no_email" | "sso_no_role";
+                    };
+                };
+            };
+            /** @description `sso_not_configured` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description `sso_retry` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "sso_retry";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description `sso_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "sso_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminOidcStart: {
+        parameters: {
+            query?: {
+                /** @description A path of this service to land on after signing in (under /portal); anything else is ignored. Example: `/portal/console`. */
+                return_to?: string;
+                /** @description Passed to the provider as `login_hint` (prefills its sign-in form). Example: `ana@demo-bank.example`. */
+                login_hint?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStartDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `sso_not_configured` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description `sso_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "sso_unavailable";
+                    };
+                };
+            };
+        };
+    };
     adminStartTotp: {
         parameters: {
             query?: never;
@@ -8878,6 +9253,229 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "legal_hold_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminGetInstitutionSso: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstitutionSsoDto"];
+                };
+            };
+            /** @description The id is not a UUID (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `sso_not_configured`: the institution has none */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    adminPutInstitutionSso: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutInstitutionSsoDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstitutionSsoDto"];
+                };
+            };
+            /** @description `validation_failed` (issuer not https, a role map value not a portal role, …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "details": [
+                     *         {
+                     *           "field": "role_map",
+                     *           "message": "\"g\" maps to \"root\", not one of admin, member, developer, analyst, support"
+                     *         }
+                     *       ],
+                     *       "error": "validation_failed",
+                     *       "message": "The request is invalid.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing credentials or an ended session (`unauthorized`), or a wrong, revoked or expired token (`invalid_token`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not take this route; `csrf_failed`: a console write without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_role",
+                     *       "message": "Your role (support) may not do this; it needs admin or author.",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "csrf_failed" | "forbidden" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description `institution_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "institution_not_found" | "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the endpoint accepts (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body’s encoding is not supported (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "unsupported_media_type";
                     };
                 };
             };
@@ -16063,7 +16661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `institution_suspended`: the right password, but the institution is suspended */
+            /** @description `institution_suspended`: the right password, but the institution is suspended; `password_login_disabled`: the right password, but the institution signs its staff in through its identity provider only (GET /portal/api/auth/oidc/{institution_id}/start) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16078,7 +16676,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
-                        error?: "forbidden" | "institution_suspended";
+                        error?: "forbidden" | "institution_suspended" | "password_login_disabled";
                     };
                 };
             };
@@ -16198,6 +16796,239 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         /** @enum {string} */
                         error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    portalOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                institution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoProviderDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `sso_not_configured` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    portalOidcCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                institution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: the session cookie is set, and this small HTML page sends the browser on (meta refresh) to the page it started from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/portal/console"><title>Signed in</title></head><body><p>Signed in. <a href="/portal/console">Continue</a></p></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description `sso_no_flight`, `sso_state_mismatch`, `sso_nonce_mismatch`, `sso_denied`, `sso_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "sso_nonce_mismatch",
+                     *       "message": "The ID token is not for this sign-in (nonce differs).",
+                     *       "request_id": "2d4c5a0e-8a55-4c0f-9b53-0f0a3c7b1e21"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "sso_denied" | "sso_failed" | "sso_no_flight" | "sso_nonce_mismatch" | "sso_state_mismatch" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `sso_no_email`, `sso_no_role`, `institution_suspended` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "forbidden" | "institution_suspended" | "sso_no_email" | "sso_no_role";
+                    };
+                };
+            };
+            /** @description `sso_not_configured` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description `sso_account_conflict`, `sso_retry` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "conflict" | "sso_account_conflict" | "sso_retry";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description `sso_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "sso_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    portalOidcStart: {
+        parameters: {
+            query?: {
+                /** @description A path of this service to land on after signing in (under /portal); anything else is ignored. Example: `/portal/console`. */
+                return_to?: string;
+                /** @description Passed to the provider as `login_hint` (prefills its sign-in form). Example: `ana@demo-bank.example`. */
+                login_hint?: string;
+            };
+            header?: never;
+            path: {
+                institution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStartDto"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "bad_request" | "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `sso_not_configured` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description The service failed to handle the request (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description `sso_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        /** @enum {string} */
+                        error?: "sso_unavailable";
                     };
                 };
             };

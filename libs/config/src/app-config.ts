@@ -42,6 +42,13 @@ export class AppConfig {
   /** The per-purpose keys derived from secretsKey (docs/operations.md, "Keys"). */
   readonly keys: KeyRing;
   readonly operatorToken: string;
+  /** Operators' OpenID Connect sign-in (docs/operators.md#single-sign-on); undefined when off. */
+  readonly operatorOidc?: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string;
+    roleClaim: string;
+  };
   readonly webhook: {
     allowPrivateUrls: boolean;
     retryBaseMs: number;
@@ -107,6 +114,14 @@ export class AppConfig {
     this.secretsKey = decodeKey(env.SECRETS_KEY!);
     this.keys = new KeyRing(this.secretsKey);
     this.operatorToken = env.OPERATOR_TOKEN!;
+    this.operatorOidc = env.OPERATOR_OIDC_ISSUER
+      ? {
+          issuer: env.OPERATOR_OIDC_ISSUER,
+          clientId: env.OPERATOR_OIDC_CLIENT_ID!,
+          clientSecret: env.OPERATOR_OIDC_CLIENT_SECRET!,
+          roleClaim: env.OPERATOR_OIDC_ROLE_CLAIM,
+        }
+      : undefined;
     this.webhook = {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

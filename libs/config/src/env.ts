@@ -314,6 +314,32 @@ export class EnvVars {
   @IsString()
   PUBLIC_BASE_URL?: string;
 
+  /**
+   * Operators' single sign-on (OpenID Connect, authorization code with PKCE): the provider's
+   * issuer URL (https; http only on a loopback address, for development and tests). With it,
+   * OPERATOR_OIDC_CLIENT_ID and OPERATOR_OIDC_CLIENT_SECRET are required.
+   */
+  @IsOptional()
+  @Matches(/^(https:\/\/\S+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/\S*)?)$/, {
+    message:
+      'OPERATOR_OIDC_ISSUER must be an https:// URL (http:// only on 127.0.0.1, localhost or [::1])',
+  })
+  OPERATOR_OIDC_ISSUER?: string;
+
+  @ValidateIf((o: EnvVars) => o.OPERATOR_OIDC_ISSUER !== undefined)
+  @IsString({ message: 'OPERATOR_OIDC_CLIENT_ID is required with OPERATOR_OIDC_ISSUER' })
+  OPERATOR_OIDC_CLIENT_ID?: string;
+
+  @ValidateIf((o: EnvVars) => o.OPERATOR_OIDC_ISSUER !== undefined)
+  @IsString({ message: 'OPERATOR_OIDC_CLIENT_SECRET is required with OPERATOR_OIDC_ISSUER' })
+  OPERATOR_OIDC_CLIENT_SECRET?: string;
+
+  /** The claim whose value (a string or an array, e.g. groups) names the operator's role. */
+  @Matches(/^[A-Za-z0-9_:./-]{1,100}$/, {
+    message: 'OPERATOR_OIDC_ROLE_CLAIM must be a claim name (letters, digits, _ : . / -)',
+  })
+  OPERATOR_OIDC_ROLE_CLAIM = 'roles';
+
   /** Check every api answer against openapi/openapi.json: `log` or `fail` (tests); `off` in production. */
   @IsIn(['off', 'log', 'fail'], { message: 'OPENAPI_RESPONSE_VALIDATION must be off, log or fail' })
   OPENAPI_RESPONSE_VALIDATION: 'off' | 'log' | 'fail' = 'off';

@@ -53,6 +53,10 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
   program: { class: 'tenant', why: 'an institution’s program settings (one row each)' },
   widget_settings: { class: 'tenant', why: 'an institution’s widget appearance' },
   legal_hold: { class: 'tenant', why: 'an institution under legal hold (one row each)' },
+  institution_sso: {
+    class: 'tenant',
+    why: 'an institution’s single sign-on for its staff (one row each)',
+  },
   cardholder_erasure: { class: 'tenant', why: 'an institution’s erasure requests' },
   erased_holdout_bucket: { class: 'tenant', why: 'holdout buckets kept for erased cardholders' },
   csv_upload: { class: 'tenant', why: 'an institution’s uploaded transaction files' },

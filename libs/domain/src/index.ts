@@ -54,3 +54,4 @@ export * from './audit-chain';
 export * from './second-factor';
 export * from './security-activity';
 export * from './offer-versions';
+export * from './sso';

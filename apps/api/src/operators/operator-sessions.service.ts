@@ -9,6 +9,7 @@ import {
   DUMMY_PASSWORD_HASH,
   encryptSecret,
   OperatorLoginRow,
+  OperatorRow,
   OperatorsRepository,
   verifyPassword,
 } from '@app/core';
@@ -65,6 +66,20 @@ export class OperatorSessionsService {
     // Told only after the right password, so it reveals nothing about which e-mails exist.
     if (operator.status !== 'active')
       throw ApiError.forbidden('operator_disabled', 'This operator is disabled.');
+    const { password_hash: _hash, totp_secret: _secret, ...row } = operator;
+    return this.startSession(row, requestId, { method: 'password', ...secondFactor });
+  }
+
+  /**
+   * A new console session for an active operator (after its password and second factor, or its
+   * identity provider's sign-in): the cookie's token (only its hash stored), its CSRF token, and
+   * the `operator.login` entry in the session's transaction.
+   */
+  async startSession(
+    operator: OperatorRow,
+    requestId: string | null,
+    how: Record<string, unknown>,
+  ): Promise<{ token: string; csrfToken: string; operator: OperatorDto; expiresAt: Date }> {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + OPERATOR_SESSION_MAX_HOURS * 3_600_000);
     await this.db.transaction(async (m) => {
@@ -81,15 +96,14 @@ export class OperatorSessionsService {
           action: 'operator.login',
           resourceType: 'operator_session',
           resourceId: sessionId,
-          after: { operator_id: operator.id, expires_at: expiresAt.toISOString(), ...secondFactor },
+          after: { operator_id: operator.id, expires_at: expiresAt.toISOString(), ...how },
         },
       );
     });
-    const { password_hash: _hash, totp_secret: _secret, ...row } = operator;
     return {
       token,
       csrfToken: this.credentials.csrfFor(token),
-      operator: toDto(row),
+      operator: toDto(operator),
       expiresAt,
     };
   }

@@ -70,7 +70,7 @@ export class PortalAuthController {
     operationId: 'portalLogin',
     summary: 'Log in with e-mail and password; sets the session cookie',
     description:
-      'Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Every attempt counts toward a lockout per e-mail (known or not), decided before the password is checked: after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After), however many attempts run in parallel. Staff of a suspended institution get 403 `institution_suspended` after a correct password.',
+      'Checks the e-mail and password and sets the `plo_session` cookie (HttpOnly). Every attempt counts toward a lockout per e-mail (known or not), decided before the password is checked: after 5 failures within 15 minutes the e-mail is locked for 15 minutes (429 `login_locked` with Retry-After), however many attempts run in parallel. Staff of a suspended institution get 403 `institution_suspended` after a correct password; staff of an institution that turned password sign-in off (single sign-on only) get 403 `password_login_disabled` after a correct password.',
   })
   @ApiOkResponse({ type: SessionViewDto })
   @ApiUnauthorizedResponse({
@@ -78,7 +78,8 @@ export class PortalAuthController {
     type: ErrorResponseDto,
   })
   @ApiForbiddenResponse({
-    description: '`institution_suspended`: the right password, but the institution is suspended',
+    description:
+      '`institution_suspended`: the right password, but the institution is suspended; `password_login_disabled`: the right password, but the institution signs its staff in through its identity provider only (GET /portal/api/auth/oidc/{institution_id}/start)',
     type: ErrorResponseDto,
     example: {
       error: 'institution_suspended',

@@ -9,6 +9,8 @@ export interface LoginUserRow {
   role: PortalRole;
   password_hash: string;
   institution_status: 'active' | 'suspended';
+  /** False when the institution signs its staff in through its identity provider only. */
+  password_login: boolean;
   institution_id: string;
   institution_name: string;
   plan: string;
@@ -34,8 +36,10 @@ export class PortalSessionsRepository {
   async findUserByEmail(email: string): Promise<LoginUserRow | undefined> {
     const [user]: LoginUserRow[] = await this.db.query(
       `SELECT u.id, u.email, u.role, u.password_hash, i.status AS institution_status,
+              COALESCE(sso.password_login, true) AS password_login,
               i.id AS institution_id, i.name AS institution_name, i.plan
          FROM portal_user u JOIN institution i ON i.id = u.institution_id
+         LEFT JOIN institution_sso sso ON sso.institution_id = i.id
         WHERE lower(u.email) = lower($1)`,
       [email],
     );

@@ -8,9 +8,15 @@ import { csrfFor, csrfMatches } from '../auth/csrf';
 import { LoginLockout } from '../auth/login-lockout.service';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import type { PortalPrincipal } from '../auth/principal';
-import { PortalSessionsRepository } from './portal-sessions.repository';
+import { LoginUserRow, PortalSessionsRepository } from './portal-sessions.repository';
 
 export const SESSION_COOKIE = 'plo_session';
+
+const institutionSuspended = () =>
+  ApiError.forbidden(
+    'institution_suspended',
+    'Your institution is suspended, so portal sign-in is refused; contact the service operator.',
+  );
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -56,12 +62,26 @@ export class PortalSessionsService {
     }
     await this.lockout.succeed(ticket);
     // Told only after the right password, so it reveals nothing about which e-mails exist.
-    if (user.institution_status === 'suspended') {
+    if (user.institution_status === 'suspended') throw institutionSuspended();
+    if (!user.password_login)
       throw ApiError.forbidden(
-        'institution_suspended',
-        'Your institution is suspended, so portal sign-in is refused; contact the service operator.',
+        'password_login_disabled',
+        'Your institution signs its staff in through its identity provider: use "Sign in with your institution\'s identity provider" on the sign-in page.',
       );
-    }
+    return this.startSession(user, ip, 'password');
+  }
+
+  /**
+   * A new portal session for a user of an active institution (after the password, or the
+   * institution's identity provider): the cookie's token (only its hash stored) and
+   * `login.succeeded` in the session's transaction.
+   */
+  async startSession(
+    user: Omit<LoginUserRow, 'password_hash' | 'password_login'>,
+    ip: string | undefined,
+    method: 'password' | 'sso',
+  ): Promise<{ token: string; principal: PortalPrincipal; expiresAt: Date }> {
+    if (user.institution_status === 'suspended') throw institutionSuspended();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3_600_000);
     const sessionId = await this.db.transaction(async (m) => {
@@ -73,6 +93,7 @@ export class PortalSessionsService {
           actor: user.email,
           userId: user.id,
           ip,
+          ...(method === 'sso' ? { details: { method } } : {}),
         },
         m,
       );

@@ -20,6 +20,8 @@ import { PortalSessionsRepository } from './portal-sessions.repository';
 import { PortalUploadsController } from './portal-uploads.controller';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { PortalWebhooksController } from './portal-webhooks.controller';
+import { SsoModule } from '../sso/sso.module';
+import { PortalOidcController } from './portal-oidc.controller';
 
 /** The portal's back end under /portal/api: sessions, CSRF, roles. Feature routes add controllers here. */
 @Module({
@@ -30,9 +32,11 @@ import { PortalWebhooksController } from './portal-webhooks.controller';
     StatementsModule,
     ClaimsModule,
     AuthModule,
+    SsoModule,
   ],
   controllers: [
     PortalAuthController,
+    PortalOidcController,
     PortalKeysController,
     PortalActivityController,
     PortalUploadsController,

@@ -115,3 +115,23 @@ export class SecurityEvent {
   @Column('text', { nullable: true }) ip: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
+
+/**
+ * An institution's single sign-on for its staff (one row each): the OpenID Connect client at its
+ * provider (`client_secret` encrypted, libs/core/src/secrets.ts), the claim and its map to roles.
+ */
+@Entity('institution_sso')
+export class InstitutionSso {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
+  @Column('text') issuer: string;
+  @Column('text', { name: 'client_id' }) clientId: string;
+  @Column('text', { name: 'client_secret', select: false }) clientSecret: string;
+  @Column('text', { name: 'role_claim' }) roleClaim: string;
+  @Column('jsonb', { name: 'role_map' }) roleMap: Record<string, string>;
+  @Column('boolean', { name: 'password_login', default: true }) passwordLogin: boolean;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
+}

@@ -1,6 +1,7 @@
 import {
   ApiKey,
   ApiKeyReminder,
+  InstitutionSso,
   LoginAttempt,
   PortalUser,
   SecurityEvent,
@@ -91,6 +92,7 @@ export const ENTITIES = [
   ApiKey,
   ApiKeyReminder,
   PortalUser,
+  InstitutionSso,
   Session,
   LoginAttempt,
   SecurityEvent,

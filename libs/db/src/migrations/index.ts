@@ -45,6 +45,7 @@ import { SecurityActivityAudit1795722499837 } from './1795722499837-security-act
 import { OfferVersions1795722655360 } from './1795722655360-offer-versions';
 import { TenantKeys1795723001389 } from './1795723001389-tenant-keys';
 import { OfferBudget1795723153146 } from './1795723153146-offer-budget';
+import { InstitutionSso1795724226060 } from './1795724226060-institution-sso';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -97,4 +98,5 @@ export const MIGRATIONS = [
   OfferVersions1795722655360,
   TenantKeys1795723001389,
   OfferBudget1795723153146,
+  InstitutionSso1795724226060,
 ];
