@@ -18,8 +18,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * migrations ((institution_id, <time>, id)); the foreign keys to transaction are gone already
  * (transaction-keys migration).
  *
- * During a rolling deploy the previous release's goal-progress insert (no institution_id, ON
- * CONFLICT on the old key) fails; its matching job is retried and taken by a new worker.
+ * The previous release's goal-progress insert (no institution_id, ON CONFLICT on the old key)
+ * fails against this schema: its workers are stopped before this migration (CHANGELOG), else
+ * the transactions they fail are quarantined as match_failed, to be retried after the rollout.
  */
 const PLAIN_IDS = [
   'statement',

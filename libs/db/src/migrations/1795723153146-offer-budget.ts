@@ -13,9 +13,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * goes: offer_catalogue_update loses its budget_used condition and offer_budget_catalogue, on the
  * counter, bumps the catalogue version at the same crossing.
  *
- * During a rolling deploy the previous release reads and writes offer.budget_used, which is gone:
- * its matching jobs and feed requests fail until the new release replaces it (jobs are retried);
- * nothing is spent twice, as the counter has one home at any time.
+ * The previous release reads and writes offer.budget_used, which is gone: its feed requests fail
+ * until the new release replaces it, and its workers are stopped before this migration
+ * (CHANGELOG), else the transactions they fail are quarantined as match_failed. Nothing is spent
+ * twice: the counter has one home at any time.
  */
 export class OfferBudget1795723153146 implements MigrationInterface {
   name = 'OfferBudget1795723153146';
