@@ -126,8 +126,8 @@ export function StaffSsoSignIn() {
   }
 
   return (
-    <section aria-labelledby="sso-title" className="stack">
-      <h2 id="sso-title">Or sign in with your institution’s identity provider</h2>
+    <section aria-labelledby="sso-title" className="stack sso">
+      <h2 id="sso-title">Your institution’s identity provider</h2>
       {provider ? (
         <StartButton
           id="staff-sso-error"
