@@ -380,6 +380,20 @@ function markdown(results, table) {
     `| statement movements | ${results.map((x) => n(x.stored.statement_movements)).join(' | ')} |`,
     `| database size (GB) | ${results.map((x) => round(x.disk.database_bytes / 1e9)).join(' | ')} |`,
     `| **disk per million transactions (MB, whole database)** | ${results.map((x) => round(x.disk.bytes_per_million_transactions / 1e6)).join(' | ')} |`,
+    ...(results.length > 1
+      ? [
+          `| disk per million transactions added between the sizes (MB) | ${results
+            .slice(1)
+            .map((x, i) =>
+              round(
+                (x.disk.database_bytes - results[i].disk.database_bytes) /
+                  ((x.stored.transactions - results[i].stored.transactions) / 1e6) /
+                  1e6,
+              ),
+            )
+            .join(' | ')} |`,
+        ]
+      : []),
     `| transaction bytes per row (with indexes) | ${results.map((x) => x.disk.transaction_bytes_per_row).join(' | ')} |`,
     `| transaction key bytes per row (with indexes) | ${results.map((x) => x.disk.transaction_key_bytes_per_row).join(' | ')} |`,
     `| engagement event bytes per row (with indexes) | ${results.map((x) => x.disk.engagement_event_bytes_per_row).join(' | ')} |`,
