@@ -10,7 +10,7 @@
 // worker's privacy job), timed at each size. Writes bench/results/latest.{json,md} (section
 // `growth`) and bench/results/growth.md.
 const os = require('os');
-const { writeFileSync } = require('fs');
+const { readdirSync, readFileSync, writeFileSync } = require('fs');
 const { join } = require('path');
 const {
   resetDatabase,
@@ -405,23 +405,17 @@ function markdown(results, table) {
   return md.join('\n');
 }
 
-async function run() {
-  const started = Date.now();
-  const results = [];
-  for (const size of SIZES) {
-    const months = Math.max(1, Math.round((BASE_MONTHS * size) / SIZES[0]));
-    console.log(`\ngrowth: ${size.toLocaleString('en')} transactions over ${months} month(s)`);
-    results.push(await measureSize(size, months));
-    console.log(JSON.stringify(results.at(-1), null, 2));
-  }
+/** Writes the table of `results` (one per size, smallest first): growth.md, growth.json, latest. */
+function report(results, seconds) {
   const table = growthTable(results);
   const md = markdown(results, table);
   writeFileSync(join(__dirname, 'results', 'growth.md'), md);
   console.log(md);
+  const sizes = results.map((x) => x.size);
   saveResults('growth', {
-    sizes: SIZES.join(', '),
-    seconds: round((Date.now() - started) / 1000),
-    goal: `every figure at ${SIZES.at(-1).toLocaleString('en')} within ${GOAL_RATIO}× of ${SIZES[0].toLocaleString('en')}`,
+    sizes: sizes.join(', '),
+    seconds,
+    goal: `every figure at ${sizes.at(-1).toLocaleString('en')} within ${GOAL_RATIO}× of ${sizes[0].toLocaleString('en')}`,
     met: table.every((x) => x.met),
     table_ratios: Object.fromEntries(table.map((x) => [x.figure, x.ratio])),
     details: 'bench/results/growth.md and growth.json',
@@ -432,4 +426,36 @@ async function run() {
   );
 }
 
+/**
+ * Measures each size of BENCH_GROWTH_SIZES in turn (BENCH_GROWTH_BASE_MONTHS: months at the first
+ * size) and writes each size's figures to bench/results/growth-<size>.json as it ends, so sizes
+ * measured by separate runs (one size each, at the same time on a shared host, say) can be
+ * tabled together: `node bench/growth.bench.js --combine` tables every growth-<size>.json there.
+ */
+async function run() {
+  const started = Date.now();
+  const results = [];
+  for (const size of SIZES) {
+    const months = Math.max(1, Math.round((BASE_MONTHS * size) / SIZES[0]));
+    console.log(`\ngrowth: ${size.toLocaleString('en')} transactions over ${months} month(s)`);
+    results.push(await measureSize(size, months));
+    console.log(JSON.stringify(results.at(-1), null, 2));
+    writeFileSync(
+      join(__dirname, 'results', `growth-${size}.json`),
+      `${JSON.stringify(results.at(-1), null, 2)}\n`,
+    );
+  }
+  report(results, round((Date.now() - started) / 1000));
+}
+
 module.exports = { run };
+
+if (require.main === module && process.argv.includes('--combine')) {
+  const dir = join(__dirname, 'results');
+  const results = readdirSync(dir)
+    .filter((f) => /^growth-\d+\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+    .sort((a, b) => a.size - b.size);
+  if (results.length < 2) throw new Error(`--combine needs two sizes in ${dir}`);
+  report(results, round(results.reduce((a, x) => a + x.seconds, 0)));
+}
