@@ -113,8 +113,11 @@ describe('partitions and retention', () => {
     const wanted = partitionsWanted(TABLE, later, keep);
     const missing = wanted.filter((p) => !before.has(p.name));
     expect(missing.map((p) => p.name)).toContain(partitionsAhead(TABLE, later)[2].name);
+    // The webhook tables' months are created by the same run (webhook-partitions.e2e-spec.ts).
+    const created: string[] = [];
     try {
-      expect(await lifecycle.upkeep(later)).toEqual(missing.map((p) => p.name));
+      created.push(...(await lifecycle.upkeep(later)));
+      expect(created.filter((n) => n.startsWith(TABLE))).toEqual(missing.map((p) => p.name));
       expect(await lifecycle.upkeep(later)).toEqual([]);
       // A row of the furthest month lands in its partition.
       const inst = await institution();
@@ -126,7 +129,7 @@ describe('partitions and retention', () => {
       );
       expect(row.p).toBe(last.name);
     } finally {
-      for (const p of missing) await db.query(`DROP TABLE IF EXISTS ${p.name}`);
+      for (const name of created) await db.query(`DROP TABLE IF EXISTS ${name}`);
     }
   });
 

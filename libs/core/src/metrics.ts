@@ -53,6 +53,6 @@ export const dataLifecycleRuns = () =>
 export const partitionChanges = () =>
   counter(
     'data_lifecycle_partitions_total',
-    'Partitions by table and action: created, dropped, kept_legal_hold, kept_locked',
+    'Partitions by table and action: created, dropped, kept_legal_hold, kept_locked, kept_pending_delivery',
     ['table', 'action'],
   );

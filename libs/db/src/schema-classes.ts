@@ -64,6 +64,10 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
   security_event: { class: 'tenant', why: 'an institution’s security activity in the portal' },
   webhook_delivery: { class: 'tenant', why: 'events to an institution’s webhook URL' },
   webhook_attempt: { class: 'tenant', why: 'each try of a webhook delivery' },
+  webhook_delivery_key: {
+    class: 'tenant',
+    why: 'each webhook delivery’s month by id and its one-per-redemption-and-event key',
+  },
   webhook_replay: { class: 'tenant', why: 'an institution’s webhook replays' },
   engagement_event: {
     class: 'tenant',
@@ -140,8 +144,6 @@ export const AWAITING_KEYS: Record<string, string> = {
   // Partitioned by time with keys (institution_id, <time>, id) by the data-lifecycle work; money
   // records lose their foreign keys to transaction there (a partition may be dropped under them).
   transaction: 'awaiting its partitioning migration',
-  webhook_delivery: 'awaiting its partitioning migration',
-  webhook_attempt: 'awaiting its partitioning migration',
 };
 
 export interface CatalogConstraint {

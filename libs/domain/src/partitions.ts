@@ -13,11 +13,32 @@ export const DATA_CLASSES = [
 ] as const;
 export type DataClass = (typeof DATA_CLASSES)[number]['name'];
 
-/** The tables that are partitioned by month, the column each is partitioned by, and its class. */
-export const PARTITIONED_TABLES = [
+/**
+ * The tables that are partitioned by month, the column each is partitioned by, and its class. A
+ * table that `follows` another is partitioned by its leader's time (webhook attempts by their
+ * delivery's month): its months are created, moved and dropped with the leader's, never alone.
+ */
+export const PARTITIONED_TABLES: readonly {
+  table: 'engagement_event' | 'webhook_delivery' | 'webhook_attempt';
+  key: string;
+  class: DataClass;
+  follows?: 'webhook_delivery';
+}[] = [
   { table: 'engagement_event', key: 'occurred_at', class: 'engagement_events' },
-] as const;
+  { table: 'webhook_delivery', key: 'created_at', class: 'webhook_deliveries' },
+  {
+    table: 'webhook_attempt',
+    key: 'delivery_created_at',
+    class: 'webhook_attempts',
+    follows: 'webhook_delivery',
+  },
+];
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]['table'];
+
+/** The tables whose months go with `table`'s (same month, same transaction). */
+export function followersOf(table: string): PartitionedTable[] {
+  return PARTITIONED_TABLES.filter((t) => t.follows === table).map((t) => t.table);
+}
 
 /** Months the worker keeps created beyond the current one (at least two periods ahead). */
 export const PARTITION_MONTHS_AHEAD = 2;

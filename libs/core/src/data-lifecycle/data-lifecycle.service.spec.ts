@@ -9,9 +9,12 @@ import type { DropOutcome, PartitionsRepository } from './partitions.repository'
 class FakePartitions {
   partitions = new Map<string, Partition>();
   heldIn = new Map<string, string[]>();
+  /** Months holding a pending delivery. */
+  pendingIn = new Set<string>();
+  partitioned = new Set(['engagement_event']);
   runs = new Map<number, { created: string[]; dropped: string[]; kept: KeptPartition[] }>();
 
-  isPartitioned = (table: string) => Promise.resolve(table === 'engagement_event');
+  isPartitioned = (table: string) => Promise.resolve(this.partitioned.has(table));
   list = (table: string) =>
     Promise.resolve(
       [...this.partitions.values()]
@@ -23,14 +26,23 @@ class FakePartitions {
     this.partitions.set(p.name, p);
     return Promise.resolve(true);
   };
-  dropUnlessHeld = (p: Partition): Promise<DropOutcome> => {
+  dropUnlessHeld = (
+    _table: string,
+    p: Partition,
+    followers: Partition[] = [],
+  ): Promise<DropOutcome> => {
     const held = this.heldIn.get(p.name);
     if (held?.length)
       return Promise.resolve({
         dropped: false,
         kept: { partition: p.name, reason: 'legal_hold', institutions: held },
       });
-    this.partitions.delete(p.name);
+    if (this.pendingIn.has(p.name))
+      return Promise.resolve({
+        dropped: false,
+        kept: { partition: p.name, reason: 'pending_delivery' },
+      });
+    for (const x of [p, ...followers]) this.partitions.delete(x.name);
     return Promise.resolve({ dropped: true });
   };
   claimRun = (tick: Date) => {
@@ -97,6 +109,31 @@ describe('DataLifecycleService', () => {
       dropped: ['engagement_event_p2025_09'],
       kept: run.kept,
     });
+  });
+
+  it('drops a month of webhook deliveries with its attempts’ month; keeps one holding a pending delivery', async () => {
+    const { repo, service } = setUp();
+    repo.partitioned.add('webhook_delivery').add('webhook_attempt');
+    for (const month of ['2026-06-10', '2026-07-10', '2026-10-10'])
+      for (const t of ['webhook_delivery', 'webhook_attempt'])
+        await repo.create(t, partitionOf(t, at(`${month}T00:00:00Z`)));
+    repo.pendingIn.add('webhook_delivery_p2026_06');
+
+    const run = await service.run(now);
+    // July ended 1 August: 90 days later (30 October) it expired; October is kept.
+    expect(run.dropped).toEqual(['webhook_delivery_p2026_07', 'webhook_attempt_p2026_07']);
+    expect(run.kept).toEqual([
+      { partition: 'webhook_delivery_p2026_06', reason: 'pending_delivery' },
+    ]);
+    expect(repo.partitions.has('webhook_attempt_p2026_06')).toBe(true);
+    expect(repo.partitions.has('webhook_delivery_p2026_10')).toBe(true);
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({
+        partition: 'webhook_delivery_p2026_06',
+        reason: 'pending_delivery',
+      }),
+      expect.stringContaining('a webhook delivery in it is still pending'),
+    );
   });
 
   it('one run an hour: a second worker asking in the same hour does nothing', async () => {

@@ -5,15 +5,27 @@ import {
   DATA_CLASSES,
   DataClass,
   expiredPartitions,
+  followersOf,
   lifecycleTick,
   nextDrop,
   Partition,
   PARTITIONED_TABLES,
+  partitionOf,
   partitionsWanted,
   RetentionSetting,
 } from '@app/domain';
 import { dataLifecycleRuns, partitionChanges } from '../metrics';
 import { PartitionsRepository } from './partitions.repository';
+
+/** The log line of a partition kept past its setting, by reason. */
+const KEPT_WHY: Record<KeptPartition['reason'], string> = {
+  legal_hold:
+    'retention kept a partition past its setting: institutions under legal hold have rows in it',
+  locked:
+    'retention kept a partition past its setting: its lock was not granted in time (next run tries again)',
+  pending_delivery:
+    'retention kept a partition past its setting: a webhook delivery in it is still pending (its attempts month is kept with it)',
+};
 
 /** What one run did. */
 export interface LifecycleRunResult {
@@ -118,27 +130,29 @@ export class DataLifecycleService {
     const dropped: string[] = [];
     const kept: KeptPartition[] = [];
     for (const c of DATA_CLASSES) {
-      if (!PARTITIONED_TABLES.some((t) => t.table === c.table)) continue;
+      const t = PARTITIONED_TABLES.find((x) => x.table === c.table);
+      // A follower's months go with its leader's (webhook attempts with their deliveries' month).
+      if (!t || t.follows || !(await this.partitions.isPartitioned(t.table))) continue;
       const expired = expiredPartitions(
-        await this.partitions.list(c.table),
+        await this.partitions.list(t.table),
         this.setting(c.name),
         now,
       );
       for (const p of expired) {
-        const outcome = await this.partitions.dropUnlessHeld(p);
+        const followers = followersOf(t.table).map((f) => partitionOf(f, p.from));
+        const outcome = await this.partitions.dropUnlessHeld(t.table, p, followers);
         if (outcome.dropped) {
-          dropped.push(p.name);
-          partitionChanges().inc({ table: c.table, action: 'dropped' });
-          this.logger.log({ partition: p.name, class: c.name }, 'retention dropped a partition');
+          for (const x of [p, ...followers]) dropped.push(x.name);
+          for (const table of [t.table, ...followersOf(t.table)])
+            partitionChanges().inc({ table, action: 'dropped' });
+          this.logger.log(
+            { partition: p.name, with: followers.map((f) => f.name), class: c.name },
+            'retention dropped a partition',
+          );
         } else {
           kept.push(outcome.kept);
-          partitionChanges().inc({ table: c.table, action: `kept_${outcome.kept.reason}` });
-          this.logger.warn(
-            { ...outcome.kept, class: c.name },
-            outcome.kept.reason === 'legal_hold'
-              ? 'retention kept a partition past its setting: institutions under legal hold have rows in it'
-              : 'retention kept a partition past its setting: its lock was not granted in time (next run tries again)',
-          );
+          partitionChanges().inc({ table: t.table, action: `kept_${outcome.kept.reason}` });
+          this.logger.warn({ ...outcome.kept, class: c.name }, KEPT_WHY[outcome.kept.reason]);
         }
       }
     }

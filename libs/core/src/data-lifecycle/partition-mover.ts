@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PARTITIONED_TABLES, PartitionedTable, partitionsCovering } from '@app/domain';
+import { followersOf, PARTITIONED_TABLES, PartitionedTable, partitionsCovering } from '@app/domain';
 import { PartitionsRepository } from './partitions.repository';
 
 /** What a move did, per table. */
@@ -26,13 +26,16 @@ export class PartitionMover {
 
   async moveAll(batch = 10_000, progress?: (line: string) => void): Promise<MoveReport[]> {
     const reports: MoveReport[] = [];
-    for (const { table, key } of PARTITIONED_TABLES) {
-      if (!(await this.partitions.hasUnpartitioned(table))) continue;
+    for (const { table, key, follows } of PARTITIONED_TABLES) {
+      // A follower's rows move with its leader's (webhook attempts with their delivery).
+      if (follows || !(await this.partitions.hasUnpartitioned(table))) continue;
       const range = await this.partitions.unpartitionedRange(table, key);
-      // The months the old rows fall in (partitions past retention too: retention drops them next).
+      // The months the old rows fall in (partitions past retention too: retention drops them next),
+      // the followers' same months too.
       if (range.first && range.last)
-        for (const p of partitionsCovering(table, range.first, range.last))
-          await this.partitions.create(table, p);
+        for (const t of [table, ...followersOf(table)])
+          for (const p of partitionsCovering(t, range.first, range.last))
+            await this.partitions.create(t, p);
       const started = process.hrtime.bigint();
       let moved = 0;
       for (;;) {

@@ -6,10 +6,39 @@ import type { Partition, PartitionedTable } from '@app/domain';
 /** How long partition DDL waits for its lock before giving up until the next run. */
 const DDL_LOCK_TIMEOUT = '5s';
 
-/** The columns a move carries from the old table to the partitioned one, per table. */
-const MOVED_COLUMNS: Record<PartitionedTable, string> = {
-  engagement_event: 'id, institution_id, kind, cardholder_token, offer_id, occurred_at',
+const ENGAGEMENT_COLUMNS = 'id, institution_id, kind, cardholder_token, offer_id, occurred_at';
+
+/**
+ * One batch of the move, per table ($1: the batch size; answers `moved`). Webhook deliveries move
+ * with their attempts in one statement (webhook_delivery_move(), defined by the migration that
+ * partitioned them); webhook_attempt has no move of its own.
+ */
+const MOVE_SQL: Partial<Record<PartitionedTable, (old: string) => string>> = {
+  engagement_event: (old) => `
+    WITH batch AS (
+      DELETE FROM ${old} WHERE id IN (SELECT id FROM ${old} ORDER BY id DESC LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING ${ENGAGEMENT_COLUMNS}),
+    ins AS (
+      INSERT INTO engagement_event (${ENGAGEMENT_COLUMNS}) OVERRIDING SYSTEM VALUE SELECT ${ENGAGEMENT_COLUMNS} FROM batch
+      RETURNING 1)
+    SELECT count(*)::int AS moved FROM ins`,
+  webhook_delivery: () => `SELECT webhook_delivery_move($1, false) AS moved`,
 };
+
+/** What else goes when a table's old copy is dropped (its followers' old copies, the move function). */
+const DROPPED_WITH_OLD: Partial<Record<PartitionedTable, string>> = {
+  webhook_delivery:
+    'DROP TABLE IF EXISTS webhook_attempt_unpartitioned; DROP FUNCTION IF EXISTS webhook_delivery_move(integer, boolean)',
+};
+
+/**
+ * Rows that keep their partition past retention, per table: a month holding a delivery still
+ * pending is kept (docs/retention.md), found through the pending partial index.
+ */
+const KEEP_WHILE: Partial<Record<PartitionedTable, { where: string; reason: 'pending_delivery' }>> =
+  {
+    webhook_delivery: { where: `status = 'pending'`, reason: 'pending_delivery' },
+  };
 
 /** The old table of a partitioned one, renamed aside by its migration until its rows have moved. */
 export const unpartitionedName = (table: PartitionedTable) => `${table}_unpartitioned`;
@@ -74,18 +103,29 @@ export class PartitionsRepository {
   }
 
   /**
-   * Drops a partition past retention unless an institution under legal hold has rows in it, in
-   * one transaction: legal_hold is locked against new holds meanwhile, so a hold placed before
+   * Drops a partition past retention, with its followers' partitions of the same month, unless an
+   * institution under legal hold has rows in any of them or a row of it must stay (a pending
+   * delivery: KEEP_WHILE), in one transaction: legal_hold is locked against new holds meanwhile, so a hold placed before
    * the drop commits is seen. A lock not granted in time keeps the partition until the next run.
    */
-  async dropUnlessHeld(p: Partition): Promise<DropOutcome> {
+  async dropUnlessHeld(
+    table: PartitionedTable,
+    p: Partition,
+    followers: Partition[] = [],
+  ): Promise<DropOutcome> {
     try {
       return await this.db.transaction(async (m): Promise<DropOutcome> => {
         await m.query(`SELECT set_config('lock_timeout', $1, true)`, [DDL_LOCK_TIMEOUT]);
         await m.query(`LOCK TABLE legal_hold IN SHARE MODE`);
+        // The followers' months that exist (their rows are held the same way).
+        const [{ names }] = await m.query<{ names: string[] }[]>(
+          `SELECT COALESCE(array_agg(n), '{}') AS names FROM unnest($1::text[]) n WHERE to_regclass(n) IS NOT NULL`,
+          [followers.map((f) => f.name)],
+        );
+        const all = [p.name, ...names].map(ident);
         const held = await m.query<{ institution_id: string }[]>(
           `SELECT h.institution_id FROM legal_hold h
-            WHERE EXISTS (SELECT 1 FROM ${ident(p.name)} x WHERE x.institution_id = h.institution_id)
+            WHERE ${all.map((t) => `EXISTS (SELECT 1 FROM ${t} x WHERE x.institution_id = h.institution_id)`).join(' OR ')}
             ORDER BY 1`,
         );
         if (held.length)
@@ -97,7 +137,18 @@ export class PartitionsRepository {
               institutions: held.map((h) => h.institution_id),
             },
           };
-        await m.query(`DROP TABLE ${ident(p.name)}`);
+        const keep = KEEP_WHILE[table];
+        if (keep) {
+          // Locked first, so no row turns pending (a redelivery) between the probe and the drop.
+          await m.query(`LOCK TABLE ${ident(p.name)} IN ACCESS EXCLUSIVE MODE`);
+          const rows = await m.query<unknown[]>(
+            `SELECT 1 FROM ${ident(p.name)} WHERE ${keep.where} LIMIT 1`,
+          );
+          if (rows.length)
+            return { dropped: false, kept: { partition: p.name, reason: keep.reason } };
+        }
+        // Followers first: nothing refers to them.
+        await m.query(`DROP TABLE ${[...all.slice(1), all[0]].join(', ')}`);
         return { dropped: true };
       });
     } catch (e) {
@@ -160,37 +211,40 @@ export class PartitionsRepository {
    * (offers.partition_move, read by the engagement_rollup trigger's WHEN).
    */
   async moveBatch(table: PartitionedTable, limit: number): Promise<number> {
-    const old = ident(unpartitionedName(table));
-    const columns = MOVED_COLUMNS[table];
+    const sql = MOVE_SQL[table];
+    if (!sql) return 0; // moved with the table it follows
     return this.db.transaction(async (m: EntityManager) => {
       await m.query(`SELECT set_config('offers.partition_move', 'on', true)`);
-      const [{ moved }] = await m.query<{ moved: number }[]>(
-        `WITH batch AS (
-           DELETE FROM ${old} WHERE id IN (SELECT id FROM ${old} ORDER BY id DESC LIMIT $1 FOR UPDATE SKIP LOCKED)
-           RETURNING ${columns}),
-         ins AS (
-           INSERT INTO ${ident(table)} (${columns}) OVERRIDING SYSTEM VALUE SELECT ${columns} FROM batch
-           RETURNING 1)
-         SELECT count(*)::int AS moved FROM ins`,
-        [limit],
-      );
+      const [{ moved }] = await m.query<{ moved: number }[]>(sql(ident(unpartitionedName(table))), [
+        limit,
+      ]);
       return moved;
     });
   }
 
   /** Drops the old table once it is empty: true when dropped (or already gone). */
   async dropUnpartitionedIfEmpty(table: PartitionedTable): Promise<boolean> {
-    return this.db.transaction(async (m) => {
-      const name = unpartitionedName(table);
-      const [row] = await m.query<{ e: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS e`, [
-        name,
-      ]);
-      if (!row.e) return true;
-      await m.query(`LOCK TABLE ${ident(name)} IN ACCESS EXCLUSIVE MODE`);
-      const left = await m.query<unknown[]>(`SELECT 1 FROM ${ident(name)} LIMIT 1`);
-      if (left.length) return false;
-      await m.query(`DROP TABLE ${ident(name)}`);
-      return true;
-    });
+    try {
+      return await this.db.transaction(async (m) => {
+        const name = unpartitionedName(table);
+        const [row] = await m.query<{ e: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS e`, [
+          name,
+        ]);
+        if (!row.e) return true;
+        // Inserts read the old table while it exists (the webhook key trigger): never queue them
+        // behind this lock for long.
+        await m.query(`SELECT set_config('lock_timeout', $1, true)`, [DDL_LOCK_TIMEOUT]);
+        await m.query(`LOCK TABLE ${ident(name)} IN ACCESS EXCLUSIVE MODE`);
+        const left = await m.query<unknown[]>(`SELECT 1 FROM ${ident(name)} LIMIT 1`);
+        if (left.length) return false;
+        await m.query(`DROP TABLE ${ident(name)}`);
+        const withIt = DROPPED_WITH_OLD[table];
+        if (withIt) await m.query(withIt);
+        return true;
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code !== '55P03') throw e; // lock_not_available: run again
+      return false;
+    }
   }
 }

@@ -2,6 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { ErasedCounts, ErasureStatus, ErasureWait } from '@app/domain';
 import { unpartitionedName } from '../data-lifecycle/partitions.repository';
+import { ON_KEY } from '../webhooks/delivery-key';
+
+/** A cardholder's redemptions `x` with their deliveries' keys `k` (one key per redemption and event). */
+const CARDHOLDER_KEYS = `redemption x
+  JOIN webhook_delivery_key k ON k.institution_id = x.institution_id AND k.redemption_id = x.id`;
+/** The same with the deliveries `d` themselves, each found in its month. */
+const CARDHOLDER_DELIVERIES = `${CARDHOLDER_KEYS} JOIN webhook_delivery d ON ${ON_KEY}`;
+
+/** One generation of the webhook tables (the partitioned ones, keyed; the old ones while they last). */
+interface WebhookTables {
+  delivery: string;
+  attempt: string;
+  keyed: boolean;
+}
 
 /** An erasure as its requester reads it (never the token). */
 export interface ErasureRow {
@@ -134,12 +148,16 @@ export class ErasureRepository {
     ]);
   }
 
-  /** Webhook deliveries still pending for the cardholder's redemptions (redemption_cardholder_idx). */
+  /**
+   * Webhook deliveries still pending for the cardholder's redemptions (redemption_cardholder_idx,
+   * then each delivery's key and its month). The old unpartitioned table holds none: the migration
+   * that partitioned the webhook tables moved every pending delivery.
+   */
   async pendingDeliveries(m: EntityManager, institutionId: string, token: string): Promise<number> {
     const [row]: { n: number }[] = await m.query(
       `SELECT count(*)::int AS n
-         FROM redemption r JOIN webhook_delivery d ON d.redemption_id = r.id
-        WHERE r.institution_id = $1 AND r.cardholder_token = $2 AND d.status = 'pending'`,
+         FROM ${CARDHOLDER_DELIVERIES}
+        WHERE x.institution_id = $1 AND x.cardholder_token = $2 AND d.status = 'pending'`,
       [institutionId, token],
     );
     return row.n;
@@ -257,14 +275,15 @@ export class ErasureRepository {
       [institutionId, r.token, r.pseudonym],
     );
     if (n)
-      await m.query(
-        `UPDATE webhook_delivery d
-            SET payload = jsonb_set(d.payload, '{cardholder_token_masked}', to_jsonb($3::text))
-           FROM claim c
-          WHERE c.institution_id = $1 AND c.cardholder_token = $2
-            AND d.institution_id = $1 AND d.event = 'claim.resolved' AND d.payload->>'claim_id' = c.id::text`,
-        [institutionId, r.pseudonym, r.pseudonymMasked],
-      );
+      for (const { delivery } of await this.webhookTables(m))
+        await m.query(
+          `UPDATE ${delivery} d
+              SET payload = jsonb_set(d.payload, '{cardholder_token_masked}', to_jsonb($3::text))
+             FROM claim c
+            WHERE c.institution_id = $1 AND c.cardholder_token = $2
+              AND d.institution_id = $1 AND d.event = 'claim.resolved' AND d.payload->>'claim_id' = c.id::text`,
+          [institutionId, r.pseudonym, r.pseudonymMasked],
+        );
     return n;
   }
 
@@ -274,11 +293,23 @@ export class ErasureRepository {
    * receiver's answer may quote the body). Run after `redemptions`.
    */
   async webhooks(m: EntityManager, institutionId: string, r: Replacements): Promise<number> {
+    let n = 0;
+    for (const t of await this.webhookTables(m)) n += await this.webhooksIn(m, t, institutionId, r);
+    return n;
+  }
+
+  private async webhooksIn(
+    m: EntityManager,
+    t: WebhookTables,
+    institutionId: string,
+    r: Replacements,
+  ): Promise<number> {
     const [, n]: [unknown, number] = await m.query(
-      `UPDATE webhook_delivery d
+      `UPDATE ${t.delivery} d
           SET payload = ${replaced('d.payload::text', '$3', '$4', '$5', '$6')}::jsonb
-         FROM redemption x
-        WHERE x.institution_id = $1 AND x.cardholder_token = $2 AND d.redemption_id = x.id`,
+         FROM ${t.keyed ? CARDHOLDER_KEYS : 'redemption x'}
+        WHERE x.institution_id = $1 AND x.cardholder_token = $2
+          AND ${t.keyed ? ON_KEY : 'd.redemption_id = x.id'}`,
       [
         institutionId,
         r.pseudonym,
@@ -289,12 +320,17 @@ export class ErasureRepository {
       ],
     );
     await m.query(
-      `UPDATE webhook_attempt a
+      `UPDATE ${t.attempt} a
           SET response_excerpt = ${replaced('a.response_excerpt', '$3', '$4', '$5', '$6')},
               error_message = ${replaced('a.error_message', '$3', '$4', '$5', '$6')},
               request_headers = ${replaced('a.request_headers::text', '$7', '$8', '$9', '$10')}::jsonb
-         FROM redemption x JOIN webhook_delivery d ON d.redemption_id = x.id
-        WHERE x.institution_id = $1 AND x.cardholder_token = $2 AND a.delivery_id = d.id
+         FROM ${t.keyed ? CARDHOLDER_KEYS : `redemption x JOIN ${t.delivery} d ON d.redemption_id = x.id`}
+        WHERE x.institution_id = $1 AND x.cardholder_token = $2
+          AND ${
+            t.keyed
+              ? 'a.institution_id = k.institution_id AND a.delivery_created_at = k.created_at AND a.delivery_id = k.id'
+              : 'a.delivery_id = d.id'
+          }
           AND (${holds('a.response_excerpt', '$3', '$5')} OR ${holds('a.error_message', '$3', '$5')}
                OR ${holds('a.request_headers::text', '$7', '$9')})`,
       [
@@ -311,6 +347,23 @@ export class ErasureRepository {
       ],
     );
     return n;
+  }
+
+  /**
+   * The webhook tables: the partitioned ones, reached through webhook_delivery_key, and while
+   * `npm run migrate -- --move-partitions` has rows left to move, the old ones (by redemption_id),
+   * old first (as eventTables).
+   */
+  private async webhookTables(m: EntityManager | DataSource): Promise<WebhookTables[]> {
+    const current = { delivery: 'webhook_delivery', attempt: 'webhook_attempt', keyed: true };
+    const old = unpartitionedName('webhook_delivery');
+    const [row]: { exists: boolean }[] = await m.query(
+      `SELECT to_regclass($1) IS NOT NULL AS exists`,
+      [old],
+    );
+    return row.exists
+      ? [{ delivery: old, attempt: unpartitionedName('webhook_attempt'), keyed: false }, current]
+      : [current];
   }
 
   /**
@@ -446,6 +499,14 @@ export class ErasureRepository {
             WHERE institution_id = $1 AND cardholder_token = $2`,
       )
       .join(' UNION ALL ');
+    const deliveriesSql = (await this.webhookTables(this.db))
+      .map(
+        (t) =>
+          `SELECT d.id, d.event, d.status, d.created_at, d.delivered_at, d.payload
+             FROM ${t.keyed ? CARDHOLDER_DELIVERIES : `redemption x JOIN ${t.delivery} d ON d.redemption_id = x.id`}
+            WHERE x.institution_id = $1 AND x.cardholder_token = $2`,
+      )
+      .join(' UNION ALL ');
     const [enrollments, transactions, redemptions, events, deliveries] = await Promise.all([
       q<ExportEnrollment>(
         `SELECT co.id, co.offer_id, co.status, co.card_token, co.redemption_count, co.added_at,
@@ -474,12 +535,7 @@ export class ErasureRepository {
       q<ExportEvent>(
         `SELECT kind, offer_id, occurred_at FROM (${eventsSql}) e ORDER BY occurred_at, id`,
       ),
-      q<ExportDelivery>(
-        `SELECT d.id, d.event, d.status, d.created_at, d.delivered_at, d.payload
-           FROM redemption r JOIN webhook_delivery d ON d.redemption_id = r.id
-          WHERE r.institution_id = $1 AND r.cardholder_token = $2
-          ORDER BY d.created_at, d.id`,
-      ),
+      q<ExportDelivery>(`SELECT * FROM (${deliveriesSql}) d ORDER BY d.created_at, d.id`),
     ]);
     return { enrollments, transactions, redemptions, events, deliveries };
   }

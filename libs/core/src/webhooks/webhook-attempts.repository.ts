@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import type { WebhookErrorClass } from '@app/domain';
 import { GroupCommitter } from '../group-commit';
 import { byDelivery } from './by-delivery';
+import { attemptsOfDelivery, deliveryById, ON_KEY } from './delivery-key';
 import { alertsSql, PausedAlert, WebhookAlertsRepository } from './webhook-alerts.repository';
 
 /**
@@ -56,8 +57,8 @@ WITH r AS (
          last_attempt_at = r.started_at,
          status_reason = CASE WHEN d.delivered_at IS NOT NULL THEN d.status_reason ELSE r.reason END,
          lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
-    FROM r
-   WHERE d.id = r.id AND d.lease_token = r.token
+    FROM r JOIN webhook_delivery_key k ON k.id = r.id
+   WHERE ${ON_KEY} AND d.lease_token = r.token
   RETURNING d.id, d.institution_id, d.attempt_count, d.status, d.created_at
 ), a AS (
   INSERT INTO webhook_attempt (delivery_id, attempt_number, trigger, url, started_at, duration_ms, http_status,
@@ -144,17 +145,17 @@ export class WebhookAttemptsRepository {
   ): Promise<boolean> {
     const rows: { id: string }[] = await this.db.query(
       `WITH d AS (
-         UPDATE webhook_delivery
-            SET status = 'delivered', delivered_at = COALESCE(delivered_at, now()), next_attempt_at = NULL,
+         UPDATE webhook_delivery d
+            SET status = 'delivered', delivered_at = COALESCE(d.delivered_at, now()), next_attempt_at = NULL,
                 status_reason = NULL
-          WHERE id = $1 AND redelivery_count = $2 AND status IN ('pending', 'failed')
-          RETURNING id
+          WHERE ${deliveryById('d', '$1::uuid')} AND d.redelivery_count = $2 AND d.status IN ('pending', 'failed')
+          RETURNING d.id
        ), a AS (
-         UPDATE webhook_attempt
+         UPDATE webhook_attempt a
             SET started_at = $4, duration_ms = $5, http_status = $6, error_class = NULL, url = $7,
                 error_message = 'recorded after its lease had been taken over', response_excerpt = $8,
                 request_headers = $9
-          WHERE delivery_id = $1 AND attempt_number = $3
+          WHERE ${attemptsOfDelivery('a', '$1::uuid')} AND a.attempt_number = $3
        )
        SELECT id FROM d`,
       [

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { attemptsOfDelivery, deliveryById } from './delivery-key';
 
 /**
  * The delivery log as staff read it (portal and operators): one institution's deliveries with
@@ -66,7 +67,14 @@ export class WebhookLogRepository {
     };
     if (q.status) add('status = ?', q.status);
     if (q.event) add('event = ?', q.event);
-    if (q.id) add('id = ?::uuid', q.id);
+    // By id: the delivery's month from webhook_delivery_key.
+    if (q.id) {
+      add(
+        'created_at = (SELECT k.created_at FROM webhook_delivery_key k WHERE k.id = ?::uuid)',
+        q.id,
+      );
+      add('id = ?::uuid', q.id);
+    }
     if (q.redemptionId) add('redemption_id = ?::uuid', q.redemptionId);
     if (q.offerId) add("payload->>'offer_id' = ?", q.offerId);
     if (q.from) add('created_at >= ?::timestamptz', q.from);
@@ -102,14 +110,15 @@ export class WebhookLogRepository {
     id: string,
   ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | null> {
     const [delivery]: DeliveryRow[] = await this.db.query(
-      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_delivery WHERE id = $1 AND institution_id = $2`,
+      `SELECT ${DELIVERY_COLUMNS}, payload FROM webhook_delivery d
+        WHERE ${deliveryById('d', '$1::uuid')} AND d.institution_id = $2`,
       [id, institutionId],
     );
     if (!delivery) return null;
     const attempts: AttemptRow[] = await this.db.query(
       `SELECT attempt_number, trigger, url, started_at, duration_ms, http_status, error_class, error_message, response_excerpt,
               request_headers
-         FROM webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
+         FROM webhook_attempt a WHERE ${attemptsOfDelivery('a', '$1::uuid')} ORDER BY attempt_number`,
       [id],
     );
     return { delivery, attempts };

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { returnedRows } from '@app/db';
 import { GroupCommitter } from '../group-commit';
 import { byDelivery } from './by-delivery';
+import { deliveryById, deliveryKeys, ON_KEY } from './delivery-key';
 
 /**
  * When each delivery's next attempt runs and who runs it: the delivery rows' creation, the lease an
@@ -83,11 +84,12 @@ export interface StepRef {
 const CLAIM_SQL = `
 WITH req AS (
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::uuid[]) AS r(id, series, attempt, token)
+), k AS MATERIALIZED (
+  ${deliveryKeys('$1::uuid[]')}
 ), cur AS (
-  SELECT d.id, d.institution_id, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token, d.lease_until,
-         d.lease_started_at, d.lease_url, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired
-    FROM webhook_delivery d
-   WHERE d.id IN (SELECT id FROM req)
+  SELECT d.id, d.institution_id, d.created_at, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token,
+         d.lease_until, d.lease_started_at, d.lease_url, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired
+    FROM k JOIN webhook_delivery d ON ${ON_KEY}
    ORDER BY d.id
      FOR UPDATE OF d
 ), claimed AS (
@@ -97,7 +99,8 @@ WITH req AS (
          lease_started_at = clock_timestamp(),
          lease_url = i.webhook_url
     FROM req, cur, institution i
-   WHERE d.id = req.id AND cur.id = d.id AND i.id = d.institution_id
+   WHERE d.institution_id = cur.institution_id AND d.created_at = cur.created_at AND d.id = cur.id
+     AND cur.id = req.id AND i.id = d.institution_id
      AND cur.status = 'pending' AND cur.redelivery_count = req.series AND cur.series_attempt_count = req.attempt - 1
      AND cur.lease_token IS NULL AND i.webhook_disabled_at IS NULL
   RETURNING d.id, d.institution_id, d.event, d.payload, d.attempt_count, i.webhook_url, i.webhook_secret_encrypted,
@@ -137,7 +140,8 @@ export class WebhookScheduleRepository {
    * Creates deliveries inside the caller's transaction (`m`), so they commit with the event that
    * caused them (the outbox: a trigger tells the worker's relay at commit). Only for institutions
    * that receive that event type; one delivery per redemption and event type (a second request for
-   * the same pair is ignored). Returns the ids created.
+   * the same pair is ignored: the webhook_delivery_key_insert trigger skips it, the key table holding
+   * that unique key without a time bound). Returns the ids created.
    */
   async insertDeliveries(m: EntityManager, rows: readonly NewDelivery[]): Promise<string[]> {
     if (!rows.length) return [];
@@ -147,7 +151,6 @@ export class WebhookScheduleRepository {
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS x(institution_id, redemption_id, event, payload)
          JOIN institution i ON i.id = x.institution_id
         WHERE x.event = 'webhook.test' OR x.event = ANY(i.webhook_event_types)
-       ON CONFLICT (redemption_id, event) DO NOTHING
        RETURNING id`,
       [
         rows.map((r) => r.institutionId),
@@ -188,8 +191,8 @@ export class WebhookScheduleRepository {
    */
   async release(deliveryId: string, token: string): Promise<boolean> {
     const res = await this.db.query(
-      `UPDATE webhook_delivery SET lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
-        WHERE id = $1 AND lease_token = $2 RETURNING id`,
+      `UPDATE webhook_delivery d SET lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
+        WHERE ${deliveryById('d', '$1::uuid')} AND d.lease_token = $2 RETURNING d.id`,
       [deliveryId, token],
     );
     return returnedRows(res).length > 0;
@@ -201,12 +204,12 @@ export class WebhookScheduleRepository {
    */
   async skip(deliveryId: string, token: string, reason: string): Promise<boolean> {
     const res = await this.db.query(
-      `UPDATE webhook_delivery
-          SET status = CASE WHEN delivered_at IS NOT NULL THEN 'delivered' ELSE 'skipped' END,
-              status_reason = CASE WHEN delivered_at IS NOT NULL THEN status_reason ELSE $3 END,
+      `UPDATE webhook_delivery d
+          SET status = CASE WHEN d.delivered_at IS NOT NULL THEN 'delivered' ELSE 'skipped' END,
+              status_reason = CASE WHEN d.delivered_at IS NOT NULL THEN d.status_reason ELSE $3 END,
               next_attempt_at = NULL, lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
-        WHERE id = $1 AND lease_token = $2
-        RETURNING id`,
+        WHERE ${deliveryById('d', '$1::uuid')} AND d.lease_token = $2
+        RETURNING d.id`,
       [deliveryId, token, reason],
     );
     return returnedRows(res).length > 0;
@@ -224,7 +227,7 @@ export class WebhookScheduleRepository {
             SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
                 status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
            FROM institution i
-          WHERE d.id = $1 AND d.institution_id = $2 AND i.id = d.institution_id
+          WHERE ${deliveryById('d', '$1::uuid')} AND d.institution_id = $2 AND i.id = d.institution_id
             AND d.status IN ('delivered', 'failed', 'skipped')
             AND i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL
           RETURNING d.redelivery_count`,
@@ -233,7 +236,7 @@ export class WebhookScheduleRepository {
     );
     if (rows.length) return { kind: 'started', series: rows[0].redelivery_count };
     const [state] = await this.db.query(
-      `SELECT d.status FROM webhook_delivery d WHERE d.id = $1 AND d.institution_id = $2`,
+      `SELECT d.status FROM webhook_delivery d WHERE ${deliveryById('d', '$1::uuid')} AND d.institution_id = $2`,
       [id, institutionId],
     );
     if (!state) return { kind: 'not_found' };
@@ -251,10 +254,12 @@ export class WebhookScheduleRepository {
     if (!ids.length) return [];
     return returnedRows<{ id: string; redelivery_count: number }>(
       await m.query(
-        `UPDATE webhook_delivery d
+        `WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+         UPDATE webhook_delivery d
             SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
                 status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
-          WHERE d.id = ANY($1::uuid[]) AND d.status = 'failed'
+           FROM k
+          WHERE ${ON_KEY} AND d.status = 'failed'
           RETURNING d.id, d.redelivery_count`,
         [ids],
       ),
@@ -265,10 +270,11 @@ export class WebhookScheduleRepository {
   async markEnqueued(steps: StepRef[]): Promise<void> {
     if (!steps.length) return;
     await this.db.query(
-      `UPDATE webhook_delivery d
+      `WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+       UPDATE webhook_delivery d
           SET enqueued_at = now(), next_attempt_at = COALESCE(d.next_attempt_at, now())
-         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt)
-        WHERE d.id = r.id AND d.status = 'pending' AND d.enqueued_at IS NULL
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN k ON k.id = r.id
+        WHERE ${ON_KEY} AND d.status = 'pending' AND d.enqueued_at IS NULL
           AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
       [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
     );
@@ -277,8 +283,9 @@ export class WebhookScheduleRepository {
   /** The queue refused a step (Redis down): leave it to the relay. */
   async markUnqueued(step: StepRef): Promise<void> {
     await this.db.query(
-      `UPDATE webhook_delivery SET enqueued_at = NULL
-        WHERE id = $1 AND status = 'pending' AND redelivery_count = $2 AND series_attempt_count = $3 - 1`,
+      `UPDATE webhook_delivery d SET enqueued_at = NULL
+        WHERE ${deliveryById('d', '$1::uuid')} AND d.status = 'pending' AND d.redelivery_count = $2
+          AND d.series_attempt_count = $3 - 1`,
       [step.id, step.series, step.attempt],
     );
   }
@@ -318,9 +325,10 @@ export class WebhookScheduleRepository {
   async touchEnqueued(steps: StepRef[]): Promise<void> {
     if (!steps.length) return;
     await this.db.query(
-      `UPDATE webhook_delivery d SET enqueued_at = now()
-         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt)
-        WHERE d.id = r.id AND d.status = 'pending' AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
+      `WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+       UPDATE webhook_delivery d SET enqueued_at = now()
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN k ON k.id = r.id
+        WHERE ${ON_KEY} AND d.status = 'pending' AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
       [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
     );
   }
@@ -336,9 +344,8 @@ export class WebhookScheduleRepository {
     const rows = returnedRows<StepRow & { created_at: Date }>(
       await m.query(
         `UPDATE webhook_delivery d SET next_attempt_at = now(), enqueued_at = now()
-         FROM (SELECT id FROM webhook_delivery WHERE institution_id = $1 AND status = 'pending'
-                ORDER BY created_at, id) p
-        WHERE d.id = p.id
+         FROM (SELECT created_at, id FROM webhook_delivery WHERE institution_id = $1 AND status = 'pending') p
+        WHERE d.institution_id = $1 AND d.created_at = p.created_at AND d.id = p.id
         RETURNING d.id, d.redelivery_count, d.series_attempt_count, d.next_attempt_at, d.created_at`,
         [institutionId],
       ),

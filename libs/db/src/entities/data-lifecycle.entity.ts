@@ -15,7 +15,7 @@ export class LegalHold {
 /** What kept a partition past its retention, as a run records it. */
 export interface KeptPartition {
   partition: string;
-  reason: 'legal_hold' | 'locked';
+  reason: 'legal_hold' | 'locked' | 'pending_delivery';
   institutions?: string[];
 }
 

@@ -27,6 +27,7 @@ import {
   WebhookAttempt,
   WebhookReplay,
   WebhookDelivery,
+  WebhookDeliveryKey,
 } from './messaging.entity';
 import { Offer, OfferBudget, OfferTarget, OfferVersion } from './offer.entity';
 import { CardholderErasure, ErasedHoldoutBucket } from './privacy.entity';
@@ -98,6 +99,7 @@ export const ENTITIES = [
   SecurityEvent,
   WebhookDelivery,
   WebhookAttempt,
+  WebhookDeliveryKey,
   WebhookReplay,
   InboxMessage,
   CsvUpload,

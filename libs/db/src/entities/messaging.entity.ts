@@ -20,10 +20,12 @@ import type { Institution } from './institution.entity';
 import type { Redemption } from './redemption.entity';
 import { NOT_SYNCED } from './schema-allow-list';
 
-/** One event to send to an institution's webhook URL; also the outbox row for its queue job. */
-@Entity('webhook_delivery')
-@Unique('webhook_delivery_event_unique', ['redemptionId', 'event'])
-@Index('webhook_delivery_report_idx', ['institutionId', 'createdAt', 'id'], NOT_SYNCED)
+/**
+ * One event to send to an institution's webhook URL; also the outbox row for its queue job.
+ * Partitioned by UTC month of created_at (docs/retention.md): the primary key holds the tenant and
+ * the partition key; a delivery is found by id through WebhookDeliveryKey.
+ */
+@Entity('webhook_delivery', { synchronize: false })
 @Index('webhook_delivery_status_idx', ['institutionId', 'status', 'createdAt', 'id'], NOT_SYNCED)
 @Index('webhook_delivery_event_idx', ['institutionId', 'event', 'createdAt', 'id'], NOT_SYNCED)
 @Index('webhook_delivery_offer_idx', { synchronize: false })
@@ -43,8 +45,9 @@ import { NOT_SYNCED } from './schema-allow-list';
   where: "status = 'pending'",
 })
 export class WebhookDelivery {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
@@ -65,7 +68,6 @@ export class WebhookDelivery {
   @Column('timestamptz', { name: 'enqueued_at', nullable: true }) enqueuedAt: Date | null;
   @Column('timestamptz', { name: 'last_attempt_at', nullable: true }) lastAttemptAt: Date | null;
   @Column('timestamptz', { name: 'delivered_at', nullable: true }) deliveredAt: Date | null;
-  @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt: Date;
   /** Attempts made in the current series (automatic, or one manual redelivery). */
   @Column('int', { name: 'series_attempt_count', default: 0 }) seriesAttemptCount: number;
   /** The attempt in flight: who holds it and until when (see libs/core/src/webhooks/webhook-schedule.repository.ts). */
@@ -77,14 +79,23 @@ export class WebhookDelivery {
   @Column('text', { name: 'status_reason', nullable: true }) statusReason: string | null;
 }
 
-@Entity('webhook_attempt')
-@Unique('webhook_attempt_number_unique', ['deliveryId', 'attemptNumber'])
+/**
+ * One try of a delivery, partitioned by its delivery's month (delivery_created_at): a delivery and
+ * its attempts leave together. No foreign key to the delivery (a partition of a referenced table
+ * cannot be dropped); an attempt is written only by the statement that updates its delivery.
+ */
+@Entity('webhook_attempt', { synchronize: false })
+@Unique('webhook_attempt_number_unique', [
+  'institutionId',
+  'deliveryCreatedAt',
+  'deliveryId',
+  'attemptNumber',
+])
 export class WebhookAttempt {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('timestamptz', { name: 'delivery_created_at' }) deliveryCreatedAt: Date;
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'delivery_id' }) deliveryId: string;
-  @ManyToOne(() => WebhookDelivery, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'delivery_id' })
-  delivery?: WebhookDelivery;
   @Column('int', { name: 'attempt_number' }) attemptNumber: number;
   @Column('text') trigger: 'automatic' | 'manual';
   @Column('text', { nullable: true }) url: string | null;
@@ -98,10 +109,23 @@ export class WebhookAttempt {
   /** The headers sent, signatures shortened (null for an interrupted attempt). */
   @Column('jsonb', { name: 'request_headers', nullable: true })
   requestHeaders: Record<string, string> | null;
-  /** The delivery's tenant and creation time, the key of the coming partitions (null before they were written). */
-  @Column('uuid', { name: 'institution_id', nullable: true }) institutionId: string | null;
-  @Column('timestamptz', { name: 'delivery_created_at', nullable: true })
-  deliveryCreatedAt: Date | null;
+}
+
+/**
+ * Every delivery's tenant and month by id (not partitioned, never dropped by retention): a read by
+ * delivery id names the month (the queue job carries only the id), and the one delivery per
+ * redemption and event, which has no time bound. Written by the webhook_delivery_key_insert
+ * trigger for every insert into webhook_delivery.
+ */
+@Entity('webhook_delivery_key')
+@Unique('webhook_delivery_key_event_unique', ['institutionId', 'redemptionId', 'event'])
+@Index('webhook_delivery_key_id_idx', ['id'])
+export class WebhookDeliveryKey {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('uuid') id: string;
+  @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
+  @Column('uuid', { name: 'redemption_id', nullable: true }) redemptionId: string | null;
+  @Column('text') event: WebhookEventType;
 }
 
 /** A bulk redelivery of the failed deliveries created in [since, until), paced by the worker. */

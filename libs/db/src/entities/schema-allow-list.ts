@@ -59,7 +59,7 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     kind: 'index',
     name: 'webhook_delivery_offer_idx',
     definition:
-      "CREATE INDEX webhook_delivery_offer_idx ON webhook_delivery USING btree (institution_id, ((payload ->> 'offer_id'::text)), created_at DESC, id DESC)",
+      "CREATE INDEX webhook_delivery_offer_idx ON ONLY webhook_delivery USING btree (institution_id, ((payload ->> 'offer_id'::text)), created_at DESC, id DESC)",
     why: `an expression key (deliveries searched by the payload's offer) and ${DESC}`,
   },
   ...(
@@ -78,18 +78,13 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
       ['api_key_institution_idx', 'api_key', 'institution_id, created_at DESC'],
       ['security_event_report_idx', 'security_event', 'institution_id, created_at DESC, id DESC'],
       [
-        'webhook_delivery_report_idx',
-        'webhook_delivery',
-        'institution_id, created_at DESC, id DESC',
-      ],
-      [
         'webhook_delivery_status_idx',
-        'webhook_delivery',
+        'ONLY webhook_delivery',
         'institution_id, status, created_at DESC, id DESC',
       ],
       [
         'webhook_delivery_event_idx',
-        'webhook_delivery',
+        'ONLY webhook_delivery',
         'institution_id, event, created_at DESC, id DESC',
       ],
       ['inbox_message_report_idx', 'inbox_message', 'institution_id, created_at DESC, id DESC'],
@@ -180,6 +175,17 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     why: 'notifies webhook_outbox at commit so that the worker’s relay enqueues new deliveries at once',
   },
   { kind: 'function', name: 'webhook_outbox_notify', why: 'the outbox trigger’s function' },
+  {
+    kind: 'trigger',
+    name: 'webhook_delivery_key_insert',
+    table: 'webhook_delivery',
+    why: 'writes every delivery’s webhook_delivery_key row and skips a second delivery of one redemption and event (the unique key a partitioned table cannot hold without the month), whatever code or SQL inserts it',
+  },
+  {
+    kind: 'function',
+    name: 'webhook_delivery_key_insert',
+    why: 'the delivery key trigger’s function',
+  },
   ...(
     [
       ['api_key_auth_changed', 'api_key'],
@@ -268,5 +274,15 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     kind: 'partitioned-table',
     name: 'engagement_event',
     why: 'monthly partitions of occurred_at, created ahead by the worker and dropped whole by retention (libs/core/src/data-lifecycle); each partition is created WITH (parallel_workers = 0): the funnel reads index ranges of a few edge hours, where a parallel plan only adds start-up time',
+  },
+  {
+    kind: 'partitioned-table',
+    name: 'webhook_delivery',
+    why: 'monthly partitions of created_at, created ahead by the worker and dropped whole by retention once no delivery in them is pending (libs/core/src/data-lifecycle)',
+  },
+  {
+    kind: 'partitioned-table',
+    name: 'webhook_attempt',
+    why: 'monthly partitions of delivery_created_at (its delivery’s month), created and dropped with webhook_delivery’s',
   },
 ];

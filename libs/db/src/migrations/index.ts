@@ -46,6 +46,7 @@ import { OfferVersions1795722655360 } from './1795722655360-offer-versions';
 import { TenantKeys1795723001389 } from './1795723001389-tenant-keys';
 import { OfferBudget1795723153146 } from './1795723153146-offer-budget';
 import { InstitutionSso1795724226060 } from './1795724226060-institution-sso';
+import { WebhookPartitions1795724862067 } from './1795724862067-webhook-partitions';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -99,4 +100,5 @@ export const MIGRATIONS = [
   TenantKeys1795723001389,
   OfferBudget1795723153146,
   InstitutionSso1795724226060,
+  WebhookPartitions1795724862067,
 ];
