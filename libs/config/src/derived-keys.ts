@@ -6,7 +6,8 @@ import { hkdfSync } from 'crypto';
  * HKDF-SHA256 with an empty salt and `info = "plo/v1/<purpose>"`, 32 bytes. docs/operations.md
  * lists the purposes.
  */
-export type KeyPurpose = 'secrets-encryption' | 'cursor-mac' | 'csrf-mac' | `holdout/${string}`;
+export type KeyPurpose =
+  'secrets-encryption' | 'cursor-mac' | 'csrf-mac' | 'sso-flight' | `holdout/${string}`;
 
 export function deriveKey(secretsKey: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), `plo/v1/${purpose}`, 32));
@@ -25,12 +26,15 @@ export class KeyRing {
   readonly secretsEncryption: Buffer;
   readonly cursorMac: Buffer;
   readonly csrfMac: Buffer;
+  /** Seals a single sign-on in flight (state, nonce, PKCE verifier) in its browser's cookie. */
+  readonly ssoFlight: Buffer;
   private legacyMacsUntil = 0;
 
   constructor(readonly legacy: Buffer) {
     this.secretsEncryption = deriveKey(legacy, 'secrets-encryption');
     this.cursorMac = deriveKey(legacy, 'cursor-mac');
     this.csrfMac = deriveKey(legacy, 'csrf-mac');
+    this.ssoFlight = deriveKey(legacy, 'sso-flight');
   }
 
   /** Starts the grace of legacy MACs: accepted until upgradedAt + LEGACY_MAC_GRACE_MS. */

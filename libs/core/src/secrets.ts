@@ -33,7 +33,7 @@ export function encryptWithKey(plaintext: string, key: Buffer): string {
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
 }
 
-function decryptWithKey(stored: string, key: Buffer): string | null {
+export function decryptWithKey(stored: string, key: Buffer): string | null {
   checkKey(key);
   const raw = Buffer.from(stored, 'base64');
   if (raw.length < IV_BYTES + TAG_BYTES) return null;

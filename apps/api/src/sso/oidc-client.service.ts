@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { AppConfig } from '@app/config';
-import { decryptSecret, encryptSecret } from '@app/core';
+import { decryptWithKey, encryptWithKey } from '@app/core';
 import { ApiError } from '../common/api-error';
 
 /** One OpenID Connect client: the provider's issuer and our client there. */
@@ -13,7 +13,7 @@ export interface OidcClientSettings {
 
 /**
  * What a sign-in in flight keeps between its start and the provider's redirect back, sealed
- * (AES-GCM under the secrets key) in a short-lived cookie of the browser that started it: that
+ * (AES-256-GCM under the `sso-flight` key) in a short-lived cookie of the browser that started it: that
  * binds the callback to that browser (no login CSRF) and needs no table.
  */
 interface Flight {
@@ -73,7 +73,10 @@ export class OidcClient {
     };
     if (o.loginHint) params.login_hint = o.loginHint;
     const url = oidc.buildAuthorizationUrl(config, params);
-    return { url: url.href, sealed: encryptSecret(JSON.stringify(flight), this.appConfig.keys) };
+    return {
+      url: url.href,
+      sealed: encryptWithKey(JSON.stringify(flight), this.appConfig.keys.ssoFlight),
+    };
   }
 
   /**
@@ -129,7 +132,9 @@ export class OidcClient {
   private open(sealed: string | undefined): Flight | null {
     if (!sealed) return null;
     try {
-      const f = JSON.parse(decryptSecret(sealed, this.appConfig.keys)) as Flight;
+      const opened = decryptWithKey(sealed, this.appConfig.keys.ssoFlight);
+      if (opened === null) return null;
+      const f = JSON.parse(opened) as Flight;
       return f.expiresAt > Date.now() ? f : null;
     } catch {
       return null;
