@@ -195,6 +195,20 @@ describe('offers: maker–checker', () => {
       .post(`/admin/api/v1/offers/${id}/submit`)
       .set('Authorization', author.auth)
       .expect(200);
+    // The author withdraws it: offer and version back to draft.
+    await http()
+      .patch(`/admin/api/v1/offers/${id}`)
+      .set('Authorization', author.auth)
+      .send({ status: 'draft' })
+      .expect(200)
+      .expect((r) => expect(r.body.status).toBe('draft'));
+    const [withdrawn] = (
+      await http()
+        .get(`/admin/api/v1/offers/${id}/versions`)
+        .set('Authorization', author.auth)
+        .expect(200)
+    ).body.data;
+    expect(withdrawn.status).toBe('draft');
     const entries = await audit(id);
     const reject = entries.find((e) => e.action === 'offer.reject')!;
     expect(reject.before).toMatchObject({ status: 'in_review' });
@@ -202,7 +216,13 @@ describe('offers: maker–checker', () => {
       status: 'draft',
       version: { review_note: 'The reward is too high.' },
     });
-    const update = entries.find((e) => e.action === 'offer.update')!;
+    const update = entries.find(
+      (e) =>
+        e.action === 'offer.update' &&
+        e.after?.cashback_amount === 3 &&
+        e.after?.status === 'draft' &&
+        e.before?.status === 'draft',
+    )!;
     expect(update.before).toMatchObject({ cashback_amount: 5 });
     expect(update.after).toMatchObject({ cashback_amount: 3 });
   });

@@ -75,9 +75,12 @@ export class OffersAdminService {
     this.keyset = new Keyset(config.keys, 'admin:offers');
   }
 
-  /** Whether this caller's offers wait for an approver: approval required and a named operator. */
+  /**
+   * Whether this caller's offers wait for an approver: approval required and a named operator
+   * (the break-glass token is exempt; the demo seed, actor `system`, too).
+   */
   private gated(ctx: AuditContext): boolean {
-    return this.config.offerApproval === 'required' && ctx.actor.type !== 'break_glass';
+    return this.config.offerApproval === 'required' && ctx.actor.type === 'operator';
   }
 
   async create(dto: CreateOfferDto, ctx: AuditContext): Promise<AdminOfferDto> {
@@ -331,9 +334,14 @@ export class OffersAdminService {
     const c = row.currency;
     const changes = versionChanges(live ? termsView(live.terms, c) : null, termsView(terms, c));
     if (!LIVE_STATUSES.includes(row.status)) {
-      if (open) await this.versions.revise(m, open, terms, changes, actor);
-      else
+      if (!open) {
         await this.versions.insert(m, { offerId: row.id, status: 'draft', terms, changes, actor });
+        return;
+      }
+      const revised = await this.versions.revise(m, open, terms, changes, actor);
+      // A new offer's version follows it back to draft (PATCH status draft withdraws it).
+      if (row.status === 'draft' && revised.status === 'in_review')
+        await this.versions.setReview(m, revised, 'draft', null);
       return;
     }
     if (live && sameTerms(live.terms, terms, c)) return;
