@@ -9,6 +9,9 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# As the Kubernetes manifests set it: a small young generation keeps peak RSS under 300 MB
+# (docs/performance.md#memory).
+ENV NODE_OPTIONS=--max-semi-space-size=8
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist

@@ -72,6 +72,20 @@ function pool(max = 8) {
 }
 
 /**
+ * The Node.js options production runs the app with: NODE_OPTIONS of its Kubernetes Deployment
+ * (heap limits), so the bench measures memory and GC as deployed.
+ */
+function productionNodeOptions(app) {
+  const YAML = require('yaml');
+  const file = join(root, `deploy/kubernetes/base/${app}-deployment.yaml`);
+  const deployment = YAML.parse(readFileSync(file, 'utf8'));
+  const env = deployment.spec.template.spec.containers[0].env ?? [];
+  const value = env.find((e) => e.name === 'NODE_OPTIONS')?.value;
+  if (!value) throw new Error(`${file}: no NODE_OPTIONS`);
+  return value;
+}
+
+/**
  * Starts dist/apps/<app>/main.js and waits until it answers (api) or logs ready (worker). Its
  * stdout and stderr go to a file (as production hands them to a collector), so the bench process
  * does not buffer them; `logFile` says where.
@@ -91,7 +105,7 @@ async function startApp(app, { port = 3900, env = {}, nodeArgs = [] } = {}) {
     [...prof, ...nodeArgs, join(root, `dist/apps/${app}/main.js`)],
     {
       cwd: root,
-      env: benchEnv({ PORT: String(port), ...env }),
+      env: benchEnv({ PORT: String(port), NODE_OPTIONS: productionNodeOptions(app), ...env }),
       stdio: ['ignore', fd, fd],
     },
   );

@@ -1,4 +1,4 @@
-import { createHmac } from 'crypto';
+import { hmacSha256 } from './hmac';
 import { safeEqual } from './signing';
 
 /**
@@ -32,8 +32,5 @@ export function decodeCursor(secret: Buffer, scope: string, cursor: string): Cur
 }
 
 function mac(secret: Buffer, scope: string, body: string): string {
-  return createHmac('sha256', secret)
-    .update(`cursor:${scope}:${body}`)
-    .digest('base64url')
-    .slice(0, 22);
+  return hmacSha256(secret, `cursor:${scope}:${body}`).toString('base64url').slice(0, 22);
 }

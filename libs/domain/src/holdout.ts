@@ -1,4 +1,4 @@
-import { createHmac } from 'crypto';
+import { hmacSha256 } from './hmac';
 import { parseDecimal } from './money';
 
 /**
@@ -37,10 +37,7 @@ export function holdoutPercentOf(bps: number): number {
  * reproducible by the bank once it has its key.
  */
 export function holdoutBucket(key: Buffer, offerId: string, cardholderToken: string): number {
-  const mac = createHmac('sha256', key)
-    .update(offerId.toLowerCase(), 'utf8')
-    .update(cardholderToken, 'utf8')
-    .digest();
+  const mac = hmacSha256(key, offerId.toLowerCase(), cardholderToken);
   return Number(mac.readBigUInt64BE(0) % HOLDOUT_BUCKETS);
 }
 

@@ -5,6 +5,7 @@ export * from './erasure';
 export * from './pii';
 export * from './api-key';
 export * from './signing';
+export * from './hmac';
 export * from './settlement-state';
 export * from './record-statuses';
 export * from './accounts';

@@ -1,7 +1,8 @@
-import { createHmac, timingSafeEqual } from 'crypto';
+import { timingSafeEqual } from 'crypto';
+import { hmacSha256 } from './hmac';
 
 export function hmacSha256Hex(key: string | Buffer, data: string | Buffer): string {
-  return createHmac('sha256', key).update(data).digest('hex');
+  return hmacSha256(key, data).toString('hex');
 }
 
 /** Constant-time comparison of two strings (false on different lengths). */

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes } from 'crypto';
+import { randomBytes } from 'crypto';
+import { hmacSha256 } from './hmac';
 
 /**
  * Webhook signing. Two header families, over the same bytes:
@@ -45,9 +46,7 @@ export function generateWebhookSecret(): string {
 }
 
 function hmacHex(secret: string, ...parts: Buffer[]): string {
-  const h = createHmac('sha256', Buffer.from(secret, 'utf8'));
-  for (const p of parts) h.update(p);
-  return h.digest('hex');
+  return hmacSha256(secret, ...parts).toString('hex');
 }
 
 /** V1: `sha256=<hex>` over the raw body. */
@@ -88,10 +87,9 @@ export function standardWebhookSignature(
   id: string,
   timestampSec: number,
 ): string {
-  const mac = createHmac('sha256', standardWebhookKey(secret))
-    .update(`${id}.${timestampSec}.`, 'utf8')
-    .update(rawBody)
-    .digest('base64');
+  const mac = hmacSha256(standardWebhookKey(secret), `${id}.${timestampSec}.`, rawBody).toString(
+    'base64',
+  );
   return `v1,${mac}`;
 }
 

@@ -1,6 +1,5 @@
-import { createHmac } from 'crypto';
 import type { KeyRing } from '@app/config';
-import { safeEqual } from '@app/domain';
+import { hmacSha256, safeEqual } from '@app/domain';
 
 /**
  * The X-CSRF-Token of a cookie session (the portal's and the operators' console): a MAC of the
@@ -8,7 +7,7 @@ import { safeEqual } from '@app/domain';
  * the cookie.
  */
 export function csrfFor(keys: KeyRing, sessionToken: string, key = keys.csrfMac): string {
-  return createHmac('sha256', key).update(`csrf:${sessionToken}`).digest('base64url');
+  return hmacSha256(key, `csrf:${sessionToken}`).toString('base64url');
 }
 
 /** Also accepts, for 24 h after the upgrade, a token MACed with SECRETS_KEY itself (an open tab's). */
