@@ -25,7 +25,9 @@ async function main() {
     }
   }
   if (process.env.BENCH_QUICK === '1' && names.some((n) => n !== 'production' && n !== 'mixed'))
-    console.log('--quick shortens the production and mixed benches only; the named benches run in full');
+    console.log(
+      '--quick shortens the production and mixed benches only; the named benches run in full',
+    );
   for (const name of names) {
     console.log(`\n### bench ${name}`);
     await require(join(__dirname, `${name}.bench.js`)).run();
