@@ -3,8 +3,12 @@
 // count is given. `node bench/profile-summary.js <file.cpuprofile> [requests]`.
 const { readFileSync } = require('fs');
 
-function owner(url) {
-  if (!url) return '(V8: GC, compiler, idle, program)';
+const V8_ENTRIES = new Set(['(garbage collector)', '(program)', '(idle)', '(root)']);
+
+function owner(url, functionName) {
+  if (V8_ENTRIES.has(functionName)) return 'V8 (GC, program)';
+  // Native bindings carry no url: socket writes (writev, writeUtf8String), hashing, …
+  if (!url) return 'native bindings';
   if (url.startsWith('node:')) return 'node internals';
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1];
@@ -35,7 +39,7 @@ function summarize(file, requests, window) {
     const f = byId.get(id).callFrame;
     if (f.functionName === '(idle)') continue;
     total += us;
-    const o = owner(f.url);
+    const o = owner(f.url, f.functionName);
     byOwner.set(o, (byOwner.get(o) ?? 0) + us);
     const name = `${f.functionName || '(anonymous)'} ${o === 'our code (dist bundle)' ? '' : `[${o}]`}`;
     byFn.set(name, (byFn.get(name) ?? 0) + us);
