@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 
 // Served by the api under /portal; in development (`npm run dev`, or `npm run dev -w portal`)
-// Vite proxies the portal API to the api on PORT (3000 by default).
+// Vite proxies the portal and admin APIs to the api on PORT (3000 by default).
 const apiPort = process.env.PORT ?? '3000';
 
 export default defineConfig({
@@ -31,5 +31,12 @@ export default defineConfig({
       },
     },
   },
-  server: { proxy: { '/portal/api': `http://localhost:${apiPort}` } },
+  // The console (/portal/console) calls the admin API, the widget preview loads the widget.
+  server: {
+    proxy: {
+      '/portal/api': `http://localhost:${apiPort}`,
+      '/admin/api': `http://localhost:${apiPort}`,
+      '/widget/v1': `http://localhost:${apiPort}`,
+    },
+  },
 });

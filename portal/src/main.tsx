@@ -35,6 +35,8 @@ const StatementPage = lazy(() =>
 const UploadsPage = lazy(() => import('./pages/uploads').then((m) => ({ default: m.UploadsPage })));
 const WebhookPage = lazy(() => import('./pages/webhook').then((m) => ({ default: m.WebhookPage })));
 const WidgetPage = lazy(() => import('./pages/widget').then((m) => ({ default: m.WidgetPage })));
+// The operator console: its own session (admin API cookie) and pages, one chunk loaded on visit.
+const ConsoleApp = lazy(() => import('./console/app').then((m) => ({ default: m.ConsoleApp })));
 
 type Session = Schemas['SessionViewDto'];
 type Area = keyof Session['user']['access'];
@@ -332,7 +334,17 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <BrowserRouter basename="/portal">
-        <App />
+        <Routes>
+          <Route
+            path="/console/*"
+            element={
+              <Suspense fallback={<Loading label="Loading the console…" />}>
+                <ConsoleApp />
+              </Suspense>
+            }
+          />
+          <Route path="*" element={<App />} />
+        </Routes>
       </BrowserRouter>
     </QueryClientProvider>
   </StrictMode>,

@@ -299,7 +299,11 @@ export async function shot(p: Page, name: string) {
   mkdirSync(shots, { recursive: true });
   const file = join(shots, `${name}.png`);
   await p.screenshot({ path: file, fullPage: true });
-  if (process.env.UPDATE_DOC_SCREENSHOTS === '1' && DOC_SHOTS.has(name)) {
+  // Every console page (desktop and phone) is in docs/operators.md's set.
+  if (
+    process.env.UPDATE_DOC_SCREENSHOTS === '1' &&
+    (DOC_SHOTS.has(name) || name.startsWith('console-'))
+  ) {
     mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true });
     copyFileSync(file, join(root, 'docs', 'screenshots', `portal-${name}.png`));
   }

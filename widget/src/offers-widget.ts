@@ -54,6 +54,7 @@ export class OffersWidget extends LitElement {
     theme: { type: String },
     limit: { type: Number },
     apiBase: { type: String, attribute: 'api-base' },
+    previewOffers: { attribute: false },
     phase: { state: true },
     offers: { state: true },
     adds: { state: true },
@@ -67,6 +68,11 @@ export class OffersWidget extends LitElement {
   declare theme?: 'light' | 'dark' | 'auto';
   declare limit?: number;
   declare apiBase?: string;
+  /**
+   * Offers to show as they are, without a session or a request (the operator console's preview
+   * of an offer being written); adding one says the preview is read-only.
+   */
+  declare previewOffers?: Offer[];
   declare phase: Phase;
   declare offers: Offer[];
   declare adds: Map<string, AddState>;
@@ -107,7 +113,8 @@ export class OffersWidget extends LitElement {
       changed.has('sessionToken') ||
       changed.has('locale') ||
       changed.has('limit') ||
-      changed.has('apiBase')
+      changed.has('apiBase') ||
+      changed.has('previewOffers')
     )
       void this.load();
   }
@@ -156,6 +163,12 @@ export class OffersWidget extends LitElement {
 
   private async load(): Promise<void> {
     this.controller?.abort();
+    if (this.previewOffers) {
+      this.offers = this.previewOffers;
+      this.adds = new Map();
+      this.phase = 'ready';
+      return;
+    }
     if (!this.sessionToken) {
       this.phase = 'loading';
       return;
@@ -204,6 +217,8 @@ export class OffersWidget extends LitElement {
   private async add(offer: Offer): Promise<void> {
     const current = this.adds.get(offer.id)?.kind;
     if (offer.added || current === 'pending' || current === 'added') return;
+    if (this.previewOffers)
+      return this.setAdd(offer.id, { kind: 'error', code: 'preview_read_only' });
     this.setAdd(offer.id, { kind: 'pending' });
     try {
       const res = await this.request(`offers/${encodeURIComponent(offer.id)}/add`, {

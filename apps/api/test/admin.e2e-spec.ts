@@ -317,6 +317,48 @@ describe('admin API', () => {
       expect(list.body.data.map((m: { id: string }) => m.id)).toEqual([res.body.id]);
     });
 
+    it('searches by a part of the name in any case, or by an identifier’s exact value (q)', async () => {
+      const tag = uniq()
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '');
+      const acceptor = uniq('CA-SEARCH');
+      const bakery = await post('/admin/api/v1/merchants', {
+        name: `Blue Bakery ${tag}`,
+        category: 'bakeries',
+        identifiers: [{ type: 'card_acceptor', value: acceptor }],
+      }).expect(201);
+      const florist = await post('/admin/api/v1/merchants', {
+        name: `Rose Florist ${tag}`,
+        category: 'florists',
+      }).expect(201);
+      const search = async (q: string) =>
+        (
+          await api.http
+            .get('/admin/api/v1/merchants')
+            .query({ q, limit: 100 })
+            .set('Authorization', op)
+            .expect(200)
+        ).body.data.map((m: { id: string }) => m.id);
+      expect(await search(`BAKERY ${tag.toUpperCase()}`)).toEqual([bakery.body.id]);
+      expect((await search(tag)).sort()).toEqual([bakery.body.id, florist.body.id].sort());
+      expect(await search(acceptor)).toEqual([bakery.body.id]);
+      // An identifier matches whole, never in part.
+      expect(await search(acceptor.slice(0, -2))).toEqual([]);
+      // With the category too: both filters apply.
+      const both = await api.http
+        .get('/admin/api/v1/merchants')
+        .query({ q: tag, category: 'florists' })
+        .set('Authorization', op)
+        .expect(200);
+      expect(both.body.data.map((m: { id: string }) => m.id)).toEqual([florist.body.id]);
+      const bad = await api.http
+        .get('/admin/api/v1/merchants')
+        .query({ q: 'x'.repeat(201) })
+        .set('Authorization', op)
+        .expect(400);
+      expect(bad.body.details.map((d: { field: string }) => d.field)).toContain('q');
+    });
+
     it('409 identifier_taken when an identifier already maps to a merchant', async () => {
       const value = uniq('CA');
       await post('/admin/api/v1/merchants', {

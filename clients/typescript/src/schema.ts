@@ -446,7 +446,7 @@ export interface paths {
         };
         /**
          * List merchants, newest first (keyset paged)
-         * @description Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged.
+         * @description Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged. `category` keeps one category; `q` searches: a part of the name (any case) or the exact value of one of its identifiers.
          */
         get: operations["adminListMerchants"];
         put?: never;
@@ -10131,6 +10131,8 @@ export interface operations {
                 limit?: number;
                 /** @description Example: `groceries`. */
                 category?: string;
+                /** @description A part of the name (case-insensitive) or the exact value of an identifier (e.g. a card acceptor id), 1-200 characters Example: `grocer`. */
+                q?: string;
             };
             header?: {
                 /** @description With the console session cookie: required on every write (from login or GET /admin/api/v1/auth/me) */

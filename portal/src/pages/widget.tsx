@@ -3,12 +3,11 @@ import { useEffect, useRef, useState } from 'react';
 import { client, errorMessage, ok, Schemas } from '../api';
 import { keys, queries } from '../queries';
 import { CopyButton, Notice, PageHeader, QueryState } from '../ui';
+import { useWidgetScript } from '../widget-script';
 
 type Settings = Schemas['WidgetSettingsDto'];
 type Theme = Schemas['WidgetThemeDto'];
 
-/** The widget's own script, served by this service: the preview loads it from here. */
-const SCRIPT_PATH = '/widget/v1/offers-widget.js';
 const LOCALES = ['en', 'es', 'pt-BR'] as const;
 const THEME_VARS: [keyof Theme, string][] = [
   ['accent', '--offers-accent'],
@@ -21,27 +20,6 @@ const THEME_VARS: [keyof Theme, string][] = [
 export const embedSnippet = (scriptUrl: string, locale: string) =>
   `<script type="module" src="${scriptUrl}"></script>\n` +
   `<offers-widget session-token="cs_…" locale="${locale}"></offers-widget>`;
-
-/** Loads the widget's module once per page (a custom element defines itself once). */
-function useWidgetScript(): boolean {
-  const [ready, setReady] = useState(() => !!customElements.get('offers-widget'));
-  useEffect(() => {
-    if (ready) return;
-    let s = document.querySelector<HTMLScriptElement>(`script[src="${SCRIPT_PATH}"]`);
-    if (!s) {
-      s = document.createElement('script');
-      s.type = 'module';
-      s.src = SCRIPT_PATH;
-      document.head.append(s);
-    }
-    let live = true;
-    void customElements.whenDefined('offers-widget').then(() => live && setReady(true));
-    return () => {
-      live = false;
-    };
-  }, [ready]);
-  return ready;
-}
 
 export function WidgetPage({ canManage }: { canManage: boolean }) {
   const settings = useQuery(queries.widget());

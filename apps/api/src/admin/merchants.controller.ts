@@ -50,11 +50,11 @@ export class MerchantsController {
     operationId: 'adminListMerchants',
     summary: 'List merchants, newest first (keyset paged)',
     description:
-      'Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged.',
+      'Every merchant with its identifiers (card acceptor, Pix key, UPI VPA, CoDi, PSP merchant id). Keyset paged. `category` keeps one category; `q` searches: a part of the name (any case) or the exact value of one of its identifiers.',
   })
   @ApiPageResponse(MerchantDto)
   list(@Query() q: MerchantListQuery) {
-    return this.merchants.list(q.limit ?? 100, q.cursor, q.category);
+    return this.merchants.list(q.limit ?? 100, q.cursor, { category: q.category, q: q.q });
   }
 
   @Get(':id')

@@ -51,6 +51,16 @@ export class MerchantListQuery extends PageQuery {
   @IsOptional()
   @Matches(/^[a-z][a-z0-9_]{0,49}$/, { message: 'must be a lowercase category code' })
   category?: string;
+
+  @ApiPropertyOptional({
+    example: 'grocer',
+    description:
+      'A part of the name (case-insensitive) or the exact value of an identifier (e.g. a card acceptor id), 1-200 characters',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  q?: string;
 }
 
 export class MerchantIdentifierDto {

@@ -54,15 +54,27 @@ export class MerchantsRepository {
     return rows[0];
   }
 
+  /**
+   * A page of merchants: of a category, and matching a search (`q`: a part of the name, any case,
+   * or an identifier's exact value), when given.
+   */
   listPage(
-    category: string | undefined,
+    filter: { category?: string; q?: string },
     after: KeysetAfter | null,
     limit: number,
   ): Promise<MerchantRow[]> {
-    const page = keysetSql({ alias: 'm', after, limit, params: [category ?? null] });
+    const page = keysetSql({
+      alias: 'm',
+      after,
+      limit,
+      params: [filter.category ?? null, filter.q ?? null],
+    });
     return this.db.query(
       `${SELECT}, ${page.cursor} FROM merchant m
-        WHERE ($1::text IS NULL OR m.category = $1) ${page.and}
+        WHERE ($1::text IS NULL OR m.category = $1)
+          AND ($2::text IS NULL OR strpos(lower(m.name), lower($2)) > 0
+               OR EXISTS (SELECT 1 FROM merchant_identifier i WHERE i.merchant_id = m.id AND i.value = $2))
+          ${page.and}
         ${page.orderLimit}`,
       page.params,
     );

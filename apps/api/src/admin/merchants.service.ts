@@ -70,8 +70,12 @@ export class MerchantsService {
     return toDto(row);
   }
 
-  async list(limit: number, cursor?: string, category?: string): Promise<Page<MerchantDto>> {
-    const rows = await this.repo.listPage(category, this.keyset.decode(cursor), limit);
+  async list(
+    limit: number,
+    cursor: string | undefined,
+    filter: { category?: string; q?: string },
+  ): Promise<Page<MerchantDto>> {
+    const rows = await this.repo.listPage(filter, this.keyset.decode(cursor), limit);
     return this.keyset.page(rows, limit, toDto);
   }
 }
