@@ -7,7 +7,7 @@ import { Link, useLocation, useParams } from 'react-router';
 import { errorMessage } from '../api';
 import { LiftReport } from '../pages/offers';
 import { Dialog, Empty, money, Notice, PageHeader, QueryState, Table, Time } from '../ui';
-import { admin, adminCall } from './api';
+import { admin, adminCall, type Schemas } from './api';
 import { OfferPreview } from './preview';
 import {
   auditPage,
@@ -49,14 +49,7 @@ const REASONS: Record<string, string> = {
   goal_counts_at_clearing: 'counts at clearing',
 };
 
-interface Version {
-  number: number;
-  status: string;
-  created_by: unknown;
-  approved_by: unknown;
-  approved_at: string | null;
-  changes: { field: string; from: unknown; to: unknown }[];
-}
+type Version = Schemas['OfferVersionDto'];
 
 const show = (v: unknown) =>
   v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -140,12 +133,15 @@ function Actions({ o }: { o: Offer }) {
     onSuccess: (label) => {
       setDone(label);
       setRejecting(false);
+      setNote('');
       void qc.invalidateQueries({ queryKey: ck.offers });
       void qc.invalidateQueries({ queryKey: ['console', 'offer-extra', o.id] });
     },
   });
-  const post = (verb: string, body?: unknown) => () =>
-    adminCall('POST', `/offers/${o.id}/${verb}`, body ?? {});
+  const path = { params: { path: { id: o.id } } };
+  const submit = () => admin.POST('/admin/api/v1/offers/{id}/submit', path);
+  const approve = () => admin.POST('/admin/api/v1/offers/{id}/approve', path);
+  const reject = () => admin.POST('/admin/api/v1/offers/{id}/reject', { ...path, body: { note } });
   const status = (s: string) => () => adminCall('PATCH', `/offers/${o.id}`, { status: s });
   const button = (label: string, call: () => Promise<unknown>, kind = '') => (
     <button
@@ -157,31 +153,37 @@ function Actions({ o }: { o: Offer }) {
       {label}
     </button>
   );
+  // What waits for review: the draft or submitted offer itself, or a live offer's pending version.
+  const pending = o.pending_version;
+  const reviewState = pending ? pending.status : o.status;
+  const live = ['active', 'paused', 'ended'].includes(o.status);
   return (
     <div className="stack">
+      {pending && (
+        <p className="alert info" data-testid="pending-version">
+          Version {pending.number} ({pending.status === 'in_review' ? 'in review' : 'draft'}, by{' '}
+          {who(pending.changed_by)}) waits for approval; the live version keeps paying.
+        </p>
+      )}
       <div className="actions">
-        {mayAuthor && ['draft'].includes(o.status) && (
+        {mayAuthor && o.status !== 'ended' && (
           <Link className="button secondary-link" to={`/console/offers/${o.id}/edit`}>
             Edit
           </Link>
         )}
-        {mayAuthor && ['active', 'paused'].includes(o.status) && (
-          <Link className="button secondary-link" to={`/console/offers/${o.id}/edit`}>
-            Edit
-          </Link>
-        )}
-        {mayAuthor && o.status === 'draft' && button('Submit for review', post('submit'))}
-        {mayApprove && o.status === 'in_review' && button('Approve', post('approve'))}
-        {mayApprove && o.status === 'in_review' && (
+        {mayAuthor && reviewState === 'draft' && button('Submit for review', submit)}
+        {mayApprove && reviewState === 'in_review' && button('Approve', approve)}
+        {mayApprove && reviewState === 'in_review' && (
           <button type="button" className="secondary" onClick={() => setRejecting(true)}>
             Reject…
           </button>
         )}
-        {mayApprove && o.status === 'active' && button('Pause', status('paused'), 'secondary')}
-        {mayApprove && o.status === 'paused' && button('Resume', status('active'))}
         {mayApprove &&
-          ['active', 'paused'].includes(o.status) &&
-          button('End', status('ended'), 'danger')}
+          live &&
+          o.status === 'active' &&
+          button('Pause', status('paused'), 'secondary')}
+        {mayApprove && o.status === 'paused' && button('Resume', status('active'))}
+        {mayApprove && live && o.status !== 'ended' && button('End', status('ended'), 'danger')}
       </div>
       {act.isError && (
         <p role="alert" className="alert error">
@@ -197,13 +199,18 @@ function Actions({ o }: { o: Offer }) {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            act.mutate({ label: 'Reject', call: post('reject', { note }) });
+            act.mutate({ label: 'Reject', call: reject });
           }}
         >
           <label>
             Note for the author
             <textarea rows={3} required value={note} onChange={(e) => setNote(e.target.value)} />
           </label>
+          {act.isError && (
+            <p role="alert" className="error">
+              {errorMessage(act.error)}
+            </p>
+          )}
           <div className="actions">
             <button type="submit" disabled={act.isPending}>
               Reject
@@ -218,15 +225,6 @@ function Actions({ o }: { o: Offer }) {
   );
 }
 
-interface SimEvaluation {
-  offer_id: string;
-  outcome: string;
-  reasons: string[];
-  cashback_amount?: number;
-  institution_payout_amount?: number;
-  currency?: string;
-}
-
 /** POST /offers/{id}/simulate: the purchase judged by this version as if active, the cardholder enrolled. */
 function TryPurchase({ o }: { o: Offer }) {
   const institutions = useInstitutions();
@@ -235,20 +233,25 @@ function TryPurchase({ o }: { o: Offer }) {
   );
   const [institution, setInstitution] = useState('');
   const [amount, setAmount] = useState(String(Math.max(o.min_spend, 1) * 2));
-  const [at, setAt] = useState(() => new Date().toISOString().slice(0, 16));
+  // A minute ago in the browser's zone (a datetime-local value; the API refuses the future).
+  const [at, setAt] = useState(() => {
+    const d = new Date(Date.now() - 60_000);
+    return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  });
   const [cardholder, setCardholder] = useState('console-try');
+  const [card, setCard] = useState('card-try');
   const [channel, setChannel] = useState('');
   const [network, setNetwork] = useState('');
   const sim = useMutation({
     mutationFn: async () =>
       (
-        await adminCall<{ evaluations?: SimEvaluation[]; matched?: boolean }>(
-          'POST',
-          `/offers/${o.id}/simulate`,
-          {
+        await admin.POST('/admin/api/v1/offers/{id}/simulate', {
+          params: { path: { id: o.id } },
+          body: {
             institution_id: institution || choices[0]?.id,
             purchase: {
               cardholder_token: cardholder,
+              card_token: card,
               merchant_id: o.merchant_id,
               amount: Number(amount),
               currency: o.currency,
@@ -258,16 +261,17 @@ function TryPurchase({ o }: { o: Offer }) {
               ...(network ? { network } : {}),
             },
           },
-        )
-      ).body,
+        })
+      ).data!,
   });
-  const ev = sim.data?.evaluations?.find((e) => e.offer_id === o.id) ?? sim.data?.evaluations?.[0];
+  const ev = sim.data?.evaluation;
   return (
     <section className="card" aria-labelledby="try-title">
       <h2 id="try-title">Try a purchase</h2>
       <p className="muted small">
-        Judged by this version through the matching rules, as if it were active and the cardholder
-        had added it. Nothing is stored.
+        Judged by the version being written (the draft or pending one) through the matching rules,
+        as if it were active and the cardholder had added it. A purchase cannot be in the future.
+        Nothing is stored.
       </p>
       <form
         className="grid3"
@@ -303,6 +307,10 @@ function TryPurchase({ o }: { o: Offer }) {
         <label>
           Cardholder token
           <input value={cardholder} onChange={(e) => setCardholder(e.target.value)} />
+        </label>
+        <label>
+          Card token
+          <input value={card} onChange={(e) => setCard(e.target.value)} />
         </label>
         <label>
           Channel
@@ -353,9 +361,13 @@ function TryPurchase({ o }: { o: Offer }) {
 function Versions({ o }: { o: Offer }) {
   const versions = useQuery({
     queryKey: ['console', 'offer-extra', o.id, 'versions'],
-    queryFn: async () =>
-      (await adminCall<{ data: Version[] }>('GET', `/offers/${o.id}/versions`)).body.data,
-    retry: false,
+    queryFn: async ({ signal }) =>
+      (
+        await admin.GET('/admin/api/v1/offers/{id}/versions', {
+          params: { path: { id: o.id } },
+          signal,
+        })
+      ).data!.data as Version[],
   });
   return (
     <section className="card" aria-labelledby="versions-title">
@@ -381,6 +393,9 @@ function Versions({ o }: { o: Offer }) {
                       </>
                     ) : null}
                   </p>
+                  {x.review_note && (
+                    <p className="alert warning small">Sent back: {x.review_note}</p>
+                  )}
                   {x.changes.length ? (
                     <Table columns={['Field', 'Before', 'After']}>
                       {x.changes.map((c) => (
