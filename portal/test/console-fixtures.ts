@@ -37,7 +37,7 @@ export async function signIn(page: Page, op: Operator, totpSecret?: string) {
   await page.goto('/portal/console/');
   await page.getByLabel('E-mail').fill(op.email);
   await page.getByLabel('Password').fill(op.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   if (totpSecret) {
     await page.getByRole('heading', { name: 'Second factor' }).waitFor();
     // The next step's code: the current one may have been spent by the enrolment (each works once).

@@ -1,8 +1,17 @@
 /**
- * The sign-in page's place for single sign-on (issue 28, item 6: OpenID Connect for operators).
- * Until the identity provider is configured for the console it renders nothing; the SSO button
- * goes here, below the password form.
+ * The sign-in page's single sign-on (docs/operators.md, "Single sign-on"): below the password
+ * form, the identity provider's button. Where the service has no provider configured the button
+ * answers with the API's `sso_not_configured` message.
  */
+import { OperatorSsoButton } from '../sso';
+
 export function SsoSignIn() {
-  return null;
+  return (
+    <section aria-labelledby="console-sso-title" className="stack sso">
+      <h2 id="console-sso-title" className="small muted">
+        Or use your organisation’s identity provider
+      </h2>
+      <OperatorSsoButton returnTo="/portal/console" />
+    </section>
+  );
 }
