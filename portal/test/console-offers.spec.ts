@@ -31,6 +31,26 @@ test('console: an author writes a percent offer with a weekday rule and a holdou
   await page.getByLabel('Category').fill('bakeries');
   await page.getByRole('button', { name: 'Add merchant' }).click();
   await page.getByRole('heading', { name: `Blue Bakery ${tag}` }).waitFor();
+  // More identifiers from a CSV file: a report per line (one taken by another merchant, one of
+  // an unknown type, two added).
+  await page.getByLabel('CSV file', { exact: true }).setInputFiles({
+    name: 'ids.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(
+      `type,value\npix_key,bakery-${tag}@pix.example\r\n\ncard_acceptor,${bank.acceptor}\niban,XX00\nupi_vpa,bakery-${tag}@upi\n`,
+    ),
+  });
+  const report = page.getByTestId('import-report');
+  await expect(page.getByRole('status').filter({ hasText: 'lines added' })).toHaveText(
+    '2 of 4 lines added, 2 refused.',
+  );
+  await expect(report.getByRole('row', { name: /^4 card_acceptor/ })).toContainText(/already/i);
+  await expect(report.getByRole('row', { name: /^5 iban/ })).toContainText('type');
+  await expect(report.getByRole('row', { name: /^6 upi_vpa/ })).toContainText('Added');
+  await expect(page.getByRole('region', { name: 'Identifiers', exact: true })).toContainText(
+    `bakery-${tag}@upi`,
+  );
+  await checkPage(page, 'merchant', () => report.getByRole('row').first().waitFor());
   await go(page, 'Merchants');
   await page.getByLabel('Search merchants').fill(acceptor);
   await page.getByRole('button', { name: 'Search' }).click();

@@ -262,11 +262,8 @@ export function MerchantPage() {
                 </div>
               </form>
             )}
-            <p className="muted small">
-              Importing identifiers from a CSV file is not in the console yet: add them here or with{' '}
-              <code>POST /admin/api/v1/merchants/{'{id}'}/identifiers</code>.
-            </p>
           </section>
+          {mayEdit && <ImportIdentifiers merchantId={m.id} />}
           <section className="card" aria-labelledby="m-offers-title">
             <h2 id="m-offers-title">Offers</h2>
             <QueryState
@@ -293,5 +290,104 @@ export function MerchantPage() {
         </>
       )}
     </QueryState>
+  );
+}
+
+interface ImportRow {
+  line: number;
+  type: string;
+  value: string;
+  result: 'added' | 'refused';
+  message?: string;
+}
+
+/** The rows of a `type,value` CSV (a header line naming them is skipped; blank lines too). */
+function parseIdentifiers(text: string): { line: number; type: string; value: string }[] {
+  const out: { line: number; type: string; value: string }[] = [];
+  text.split(/\r\n|\r|\n/).forEach((raw, i) => {
+    if (!raw.trim()) return;
+    const [type = '', ...rest] = raw.split(',');
+    const value = rest
+      .join(',')
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (i === 0 && type.trim().toLowerCase() === 'type') return;
+    out.push({ line: i + 1, type: type.trim(), value });
+  });
+  return out;
+}
+
+/**
+ * Identifiers from a CSV file (`type,value` per line), each added through the same route as the
+ * form above, one at a time; the report says per line what was added and what the API refused.
+ */
+function ImportIdentifiers({ merchantId }: { merchantId: string }) {
+  const qc = useQueryClient();
+  const [report, setReport] = useState<ImportRow[] | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function run(file: File) {
+    setBusy(true);
+    const rows: ImportRow[] = [];
+    for (const r of parseIdentifiers(await file.text())) {
+      try {
+        await admin.POST('/admin/api/v1/merchants/{id}/identifiers', {
+          params: { path: { id: merchantId } },
+          body: { type: r.type as IdType, value: r.value },
+        });
+        rows.push({ ...r, result: 'added' });
+      } catch (e) {
+        rows.push({ ...r, result: 'refused', message: errorMessage(e) });
+      }
+      setReport([...rows]);
+    }
+    setReport([...rows]);
+    setBusy(false);
+    void qc.invalidateQueries({ queryKey: ck.merchants });
+  }
+  const added = report?.filter((r) => r.result === 'added').length ?? 0;
+  return (
+    <section className="card" aria-labelledby="import-title">
+      <h2 id="import-title">Import identifiers from a CSV file</h2>
+      <p className="muted small">
+        One identifier per line: <code>type,value</code> (a first line <code>type,value</code> is
+        skipped). Types: {TYPES.join(', ')}.
+      </p>
+      <label>
+        CSV file
+        <input
+          type="file"
+          accept=".csv,text/csv"
+          disabled={busy}
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            if (f) void run(f);
+            e.target.value = '';
+          }}
+        />
+      </label>
+      {report && (
+        <>
+          <p role="status" className={`alert ${added === report.length ? 'success' : 'warning'}`}>
+            {busy ? 'Importing… ' : ''}
+            {added} of {report.length} line{report.length === 1 ? '' : 's'} added
+            {report.length - added ? `, ${report.length - added} refused` : ''}.
+          </p>
+          <Table columns={['Line', 'Type', 'Value', 'Result']} data-testid="import-report">
+            {report.map((r) => (
+              <tr key={r.line}>
+                <td data-label="Line">{r.line}</td>
+                <td data-label="Type">{r.type}</td>
+                <td data-label="Value" className="wrap-any">
+                  <code>{r.value}</code>
+                </td>
+                <td data-label="Result">
+                  {r.result === 'added' ? 'Added' : <span className="error">{r.message}</span>}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      )}
+    </section>
   );
 }
