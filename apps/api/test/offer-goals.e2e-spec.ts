@@ -42,14 +42,14 @@ describe('goal offers', () => {
     ...over,
   });
 
-  const processed = (id: string) =>
+  const processed = (id: string, timeoutMs = 30_000) =>
     eventually(
       async () => {
         const [t] = await ctx.db.query(`SELECT status FROM transaction WHERE id = $1`, [id]);
         return t && t.status !== 'received' ? (t.status as string) : null;
       },
       `transaction ${id} processed`,
-      30_000,
+      timeoutMs,
     );
 
   /** Posts a transaction and waits until the worker processed it; answers its id and ref. */
@@ -668,7 +668,11 @@ describe('goal offers', () => {
         return res.body.id as string;
       }),
     );
-    for (const id of ids) await processed(id);
+    // Past the relay's grace (MATCH_RELAY_GRACE_MS, 30 s): in a loaded CI run on 7f2fe67 one of
+    // the 30 was still `received` after 30 s and only the relay would have taken it. Why it was
+    // left (a chunk skipping a row another holds, or a lost wake-up) is open; this test is about
+    // the goal completing exactly once, which the relay's re-run must keep too.
+    for (const id of ids) await processed(id, 45_000);
     expect(await ledger(offer)).toMatchObject({
       redemptions: 1,
       entries: 1,
