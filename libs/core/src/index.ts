@@ -46,4 +46,3 @@ export * from './audit/audit-log.repository';
 export * from './audit/audit-trail.service';
 export * from './operators/operators-core.module';
 export * from './operators/operators.repository';
-export * from './ingestion/cardholder-activity';
