@@ -11,9 +11,9 @@ interface Check {
   table: string;
   name: string;
   where: string;
-  kind: 'range' | 'index';
+  kind: 'range' | 'index' | 'key';
   sql: string;
-  params: (c: { institution: string; now: number }) => unknown[];
+  params: (c: { institution: string; now: number; delivery?: string }) => unknown[];
   range?: (c: { now: number }) => [Date, Date];
 }
 // The script is plain Node (it runs without a build): required, not imported.
@@ -59,5 +59,19 @@ describe('scripts/explain-check.js (partition pruning of the service’s stateme
     ]);
     expect(unbounded.problem).toMatch(/not pruned/);
     expect(unindexed.problem).toMatch(/no index serves it/);
+  });
+
+  it('fails a statement by delivery id that does not name the delivery’s month', async () => {
+    const [byIdAlone] = await explain.runChecks(db, [
+      {
+        table: 'webhook_delivery',
+        name: 'by id alone',
+        where: 'test',
+        kind: 'key',
+        sql: `SELECT 1 FROM webhook_delivery d WHERE d.id = $1`,
+        params: (c) => [c.delivery],
+      },
+    ]);
+    expect(byIdAlone.problem).toMatch(/not the delivery’s month alone: not pruned/);
   });
 });

@@ -85,13 +85,15 @@ const CLAIM_SQL = `
 WITH req AS (
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::uuid[]) AS r(id, series, attempt, token)
 ), k AS MATERIALIZED (
-  ${deliveryKeys('$1::uuid[]')}
+  ${deliveryKeys('$1::uuid[]')} ORDER BY k.id
 ), cur AS (
-  SELECT d.id, d.institution_id, d.created_at, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token,
-         d.lease_until, d.lease_started_at, d.lease_url, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired
-    FROM k JOIN webhook_delivery d ON ${ON_KEY}
-   ORDER BY d.id
-     FOR UPDATE OF d
+  -- One delivery per key row (a nested loop, so each probe runs in its month alone), locked in id order.
+  SELECT d.*, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired
+    FROM k CROSS JOIN LATERAL (
+      SELECT d.id, d.institution_id, d.created_at, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token,
+             d.lease_until, d.lease_started_at, d.lease_url
+        FROM webhook_delivery d WHERE ${ON_KEY}
+         FOR UPDATE) d
 ), claimed AS (
   UPDATE webhook_delivery d
      SET lease_token = req.token,
