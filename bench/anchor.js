@@ -26,7 +26,7 @@ const COLUMNS = [
 ];
 const INSERT = `INSERT INTO anchor_transaction (${COLUMNS.join(',')})
   VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(',')})
-  ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`;
+  ON CONFLICT DO NOTHING RETURNING id`;
 const REQUIRED = ['cardholder_token', 'merchant_identifier', 'amount', 'transaction_ref'];
 
 // The api's per-cardholder feed statement, the very text it runs.

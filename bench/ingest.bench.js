@@ -121,7 +121,7 @@ function multiRowInsert(institutionId, events) {
     return `(${vals.map((_, i) => `$${base + i + 1}`).join(',')})`;
   });
   return {
-    text: `INSERT INTO transaction (${COLUMNS.join(',')}) VALUES ${tuples.join(',')} ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`,
+    text: `INSERT INTO transaction (${COLUMNS.join(',')}) VALUES ${tuples.join(',')} ON CONFLICT DO NOTHING RETURNING id`,
     values: params,
   };
 }
@@ -526,7 +526,7 @@ function bareServer() {
         const e = JSON.parse(Buffer.concat(chunks).toString());
         const r = await db.query(
           `INSERT INTO transaction (${COLUMNS.join(',')}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(',')})
-           ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`,
+           ON CONFLICT DO NOTHING RETURNING id`,
           rowValues(e.institution_id, e).map((v, i) => (i === 16 ? 'api' : v)),
         );
         res

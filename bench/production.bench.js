@@ -509,7 +509,7 @@ async function unnestBatch(db, institutionId, prefix) {
                                      merchant_identifier, merchant_identifier_type, mcc, network, amount, transacted_at, kind, source)
      SELECT $1, * , 'purchase', 'batch' FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                                                     $8::text[], $9::text[], $10::numeric[], $11::timestamptz[])
-     ON CONFLICT (institution_id, transaction_ref) DO NOTHING RETURNING id`,
+     ON CONFLICT DO NOTHING RETURNING id`,
     [
       institutionId,
       col((e) => e.transaction_ref),

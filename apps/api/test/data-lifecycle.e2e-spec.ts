@@ -113,7 +113,8 @@ describe('partitions and retention', () => {
     const wanted = partitionsWanted(TABLE, later, keep);
     const missing = wanted.filter((p) => !before.has(p.name));
     expect(missing.map((p) => p.name)).toContain(partitionsAhead(TABLE, later)[2].name);
-    // The webhook tables' months are created by the same run (webhook-partitions.e2e-spec.ts).
+    // The webhook tables' and transactions' months are created by the same run (webhook-partitions
+    // and transaction-partitions e2e).
     const created: string[] = [];
     try {
       created.push(...(await lifecycle.upkeep(later)));
@@ -276,13 +277,19 @@ describe('partitions and retention', () => {
       'webhook_attempts',
       'webhook_deliveries',
     ]);
-    expect(byClass.transactions).toEqual({
-      class: 'transactions',
-      setting: { value: 25, unit: 'months' },
-      partitioned: false,
-      oldest_kept_at: null,
-      partitions: [],
-      next_drop: null,
+    const transactions = byClass.transactions;
+    expect(transactions.setting).toEqual({ value: 25, unit: 'months' });
+    expect(transactions.partitioned).toBe(true);
+    const month = partitionOf('transaction', new Date());
+    expect(transactions.partitions).toContainEqual({
+      name: month.name,
+      from: month.from.toISOString(),
+      to: month.to.toISOString(),
+    });
+    expect(transactions.oldest_kept_at).toBe(transactions.partitions[0].from);
+    expect(transactions.next_drop).toEqual({
+      partition: transactions.partitions[0].name,
+      at: addMonths(new Date(transactions.partitions[0].to), 25).toISOString(),
     });
     expect(byClass.webhook_attempts.setting).toEqual({ value: 90, unit: 'days' });
     const events = byClass.engagement_events;

@@ -1,5 +1,32 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createWorld, startApi, TestApi, uniq, World } from '@app/testing';
+import {
+  DataLifecycleService,
+  PartitionMover,
+  PartitionsRepository,
+  TransactionStore,
+} from '@app/core';
+import { dataSourceOptions, MIGRATIONS } from '@app/db';
+import {
+  addMonths,
+  DAY_MS,
+  monthOf,
+  partitionOf,
+  partitionsAhead,
+  partitionsWanted,
+  TransactionEvent,
+} from '@app/domain';
+import {
+  apiAndWorker,
+  clockPast,
+  createWorld,
+  eventually,
+  startApi,
+  TEST_DATABASE_URL,
+  TestApi,
+  uniq,
+  World,
+} from '@app/testing';
 
 /**
  * The transaction table's idempotency key and what lets a month of transactions leave
@@ -96,5 +123,356 @@ describe('transactions: the idempotency key and money records without a foreign 
         WHERE table_name = 'redemption' AND column_name IN ('transaction_ref', 'transacted_at', 'purchase_amount')`,
     );
     expect(n).toBe(3);
+  });
+});
+
+/**
+ * transaction partitioned by month of received_at: partitions ahead, a reference duplicate across
+ * months, and retention dropping a month under money records that keep reading right.
+ */
+describe('transactions: monthly partitions and retention', () => {
+  const t = apiAndWorker();
+  let w: World;
+  const TABLE = 'transaction';
+
+  beforeAll(async () => {
+    w = await createWorld(t.api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
+  });
+
+  const body = (overrides: Record<string, unknown> = {}) => ({
+    cardholder_token: `chk_${uniq()}`,
+    card_token: `ctk_${uniq()}`,
+    merchant_identifier: w.merchants[0].identifiers[0].value,
+    merchant_identifier_type: 'card_acceptor',
+    amount: 25,
+    transaction_ref: uniq('ref-'),
+    transacted_at: new Date().toISOString(),
+    ...overrides,
+  });
+  const post = (b: Record<string, unknown>) =>
+    t.api.http.post('/api/v1/transactions').set('Authorization', w.auth).send(b);
+  const decided = (id: string) =>
+    eventually(
+      async () =>
+        (
+          await t.db.query(
+            `SELECT status FROM transaction_key k JOIN transaction x ON x.id = k.transaction_id AND x.received_at = k.received_at WHERE k.transaction_id = $1`,
+            [id],
+          )
+        )[0]?.status !== 'received',
+      'decided',
+    );
+  /** Moves a stored transaction (and its key) to `at`: its row changes partition. */
+  async function receivedAt(id: string, at: Date): Promise<void> {
+    await t.db.query(`UPDATE transaction SET received_at = $2 WHERE id = $1`, [id, at]);
+    await t.db.query(`UPDATE transaction_key SET received_at = $2 WHERE transaction_id = $1`, [
+      id,
+      at,
+    ]);
+  }
+
+  it('is partitioned by month of received_at with (institution_id, received_at, id); every month kept through two ahead exists', async () => {
+    const [{ key }] = await t.db.query(`SELECT pg_get_partkeydef('transaction'::regclass) AS key`);
+    expect(key).toBe('RANGE (received_at)');
+    const [{ def }] = await t.db.query(
+      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'transaction_pkey'`,
+    );
+    expect(def).toBe('PRIMARY KEY (institution_id, received_at, id)');
+    const names = (await new PartitionsRepository(t.db).list(TABLE)).map((p) => p.name);
+    expect(names).toEqual(
+      expect.arrayContaining(
+        partitionsWanted(TABLE, new Date(), { value: 25, unit: 'months' }).map((p) => p.name),
+      ),
+    );
+    // A run months on creates the months then wanted.
+    const later = addMonths(monthOf(new Date()), 3);
+    const lifecycle = t.api.app.get(DataLifecycleService, { strict: false });
+    const created = await lifecycle.upkeep(later);
+    expect(created).toContain(partitionsAhead(TABLE, later)[2].name);
+    for (const name of created.filter((n) => n.startsWith('transaction_p')))
+      await t.db.query(`DROP TABLE ${name}`);
+  });
+
+  it('a reference stored in an earlier month is a duplicate this month; a second row of it is refused', async () => {
+    const b = body();
+    const first = await post(b).expect(202);
+    await decided(first.body.id);
+    const lastMonth = addMonths(monthOf(new Date()), -1);
+    await receivedAt(first.body.id, new Date(lastMonth.getTime() + 3_600_000));
+    const [{ p }] = await t.db.query(
+      `SELECT tableoid::regclass::text AS p FROM transaction WHERE id = $1`,
+      [first.body.id],
+    );
+    expect(p).toBe(partitionOf(TABLE, lastMonth).name);
+    const again = await post({ ...b, amount: 99 }).expect(200);
+    expect(again.body).toMatchObject({ id: first.body.id, status: 'duplicate' });
+    await expect(
+      t.db.query(
+        `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, amount, transacted_at, source)
+         VALUES ($1, $2, 'chk_x', 1, now(), 'api')`,
+        [w.institution.id, b.transaction_ref],
+      ),
+    ).rejects.toThrow(/transaction_key_pkey/);
+  });
+
+  it('retention drops the oldest month under its money records: reporting and statements read the same, its reference stays a duplicate, a refund of it reverses nothing', async () => {
+    const token = `chk_${uniq()}`;
+    const enrolled = await t.api.http
+      .post(`/api/v1/offers/${w.offers[0].id}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token })
+      .expect(201);
+    const [{ added_at }] = await t.db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
+      enrolled.body.cardholder_offer_id,
+    ]);
+    await clockPast(added_at, 'the enrollment');
+    const b = body({ cardholder_token: token });
+    const res = await post(b).expect(202);
+    await decided(res.body.id);
+    await t.api.http
+      .post('/admin/api/v1/settlements/run')
+      .set('Authorization', t.op())
+      .send({ as_of: new Date(Date.now() + 365 * DAY_MS).toISOString() })
+      .expect(200);
+    const [red] = await t.db.query(
+      `SELECT id, status, transaction_ref, transacted_at, purchase_amount FROM redemption WHERE transaction_id = $1`,
+      [res.body.id],
+    );
+    expect(red).toMatchObject({ status: 'settled', transaction_ref: b.transaction_ref });
+
+    const get = (path: string) => t.api.http.get(path).set('Authorization', w.auth).expect(200);
+    const reporting = async () =>
+      (await get('/api/v1/reporting/redemptions?limit=100')).body.data.find(
+        (r: { id: string }) => r.id === red.id,
+      );
+    const day = new Date().toISOString().slice(0, 10);
+    const statements = async () =>
+      (await get(`/api/v1/statements?granularity=day&from=${day}&to=${day}`)).body.data;
+    const movements = async () =>
+      t.db.query(
+        `SELECT type, amount, transaction_ref FROM statement_movement WHERE redemption_id = $1 ORDER BY booked_at`,
+        [red.id],
+      );
+    const before = {
+      reporting: await reporting(),
+      statements: await statements(),
+      movements: await movements(),
+    };
+    expect(before.reporting).toBeDefined();
+
+    // The purchase's month: 26 months ago, past the 25 kept; retention drops it whole.
+    const old = partitionOf(TABLE, addMonths(monthOf(new Date()), -26));
+    await new PartitionsRepository(t.db).create(TABLE, old);
+    await receivedAt(res.body.id, new Date(old.from.getTime() + 3_600_000));
+    const lifecycle = t.api.app.get(DataLifecycleService, { strict: false });
+    const { dropped } = await lifecycle.retain();
+    expect(dropped).toContain(old.name);
+    expect(
+      (await t.db.query(`SELECT 1 FROM transaction WHERE id = $1`, [res.body.id])).length,
+    ).toBe(0);
+
+    // Money records and what reads them are unchanged.
+    const [after] = await t.db.query(
+      `SELECT id, status, transaction_ref, transacted_at, purchase_amount FROM redemption WHERE id = $1`,
+      [red.id],
+    );
+    expect(after).toEqual(red);
+    expect(await reporting()).toEqual(before.reporting);
+    expect(await statements()).toEqual(before.statements);
+    expect(await movements()).toEqual(before.movements);
+    // The lookup no longer finds it; its reference is still a duplicate.
+    await t.api.http
+      .get(`/api/v1/transactions/${encodeURIComponent(b.transaction_ref)}`)
+      .set('Authorization', w.auth)
+      .expect(404);
+    expect((await post(b).expect(200)).body).toMatchObject({
+      id: res.body.id,
+      status: 'duplicate',
+    });
+
+    // A refund of the dropped purchase: simulate finds no original; stored, it reverses nothing.
+    const refund = body({
+      cardholder_token: token,
+      transaction_type: 'refund',
+      original_transaction_ref: b.transaction_ref,
+    });
+    const sim = await t.api.http
+      .post('/api/v1/transactions/simulate')
+      .set('Authorization', w.auth)
+      .send(refund)
+      .expect(200);
+    expect(sim.body.refund).toMatchObject({ original_found: false, would_reverse: false });
+    const rf = await post(refund).expect(202);
+    await decided(rf.body.id);
+    expect(
+      (await t.db.query(`SELECT status FROM redemption WHERE id = $1`, [red.id]))[0].status,
+    ).toBe('settled');
+    expect(await movements()).toEqual(before.movements);
+    expect(await statements()).toEqual(before.statements);
+  });
+});
+
+describe('partitioning an existing install’s transactions', () => {
+  it('the upgrade keeps the old table live; the copy, stopped and resumed while both versions write and update, switches losing and doubling nothing', async () => {
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = `/${url.pathname.slice(1)}_tx_partition_move`;
+    const name = url.pathname.slice(1);
+    const admin = new Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+
+    // The release before this work: no key table, redemptions with a foreign key.
+    const before = MIGRATIONS.findIndex((m) => m.name.startsWith('TransactionKeys'));
+    const old = await new DataSource(
+      dataSourceOptions(url.toString(), { migrations: MIGRATIONS.slice(0, before) }),
+    ).initialize();
+    await old.runMigrations();
+    const [{ id: inst }] = await old.query(
+      `INSERT INTO institution (name, plan) VALUES ('Old Bank', 'growth') RETURNING id`,
+    );
+    /**
+     * The previous release's insert (ON CONFLICT on the reference's unique key, which the old
+     * table keeps until the switch); `plain`: the insert of a row without its key after it (SQL by
+     * hand; the release before the switch writes keys itself, through TransactionStore).
+     */
+    const oldInsert = (db: DataSource, at: Date, n: number, status = 'unmatched', plain = false) =>
+      db.query(
+        `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, amount, transacted_at,
+                                  received_at, source, status)
+         SELECT $1, 'old-' || gen_random_uuid(), 'chk_old', 10, $2, $2, 'api', $4 FROM generate_series(1, $3)
+         ${plain ? '' : 'ON CONFLICT (institution_id, transaction_ref) DO NOTHING'}`,
+        [inst, at, n, status],
+      );
+    const now = Date.now();
+    for (const [monthsAgo, n] of [
+      [20, 100],
+      [2, 300],
+      [1, 500],
+      [0, 600],
+    ] as const)
+      await oldInsert(old, new Date(now - monthsAgo * 31 * DAY_MS), n);
+    const seeded: string[] = (await old.query(`SELECT id FROM transaction ORDER BY id`)).map(
+      (r: { id: string }) => r.id,
+    );
+    expect(seeded).toHaveLength(1500);
+    await old.destroy();
+
+    const ds = await new DataSource(dataSourceOptions(url.toString())).initialize();
+    try {
+      await ds.runMigrations();
+      const count = (sql: string) => ds.query(sql).then(([r]) => Number(r.n));
+      // The old table is still the live one; its rows have their keys; the copy is empty.
+      expect(await count(`SELECT count(*) AS n FROM transaction`)).toBe(1500);
+      expect(await count(`SELECT count(*) AS n FROM transaction_key`)).toBe(1500);
+      expect(await count(`SELECT count(*) AS n FROM transaction_partitioned`)).toBe(0);
+
+      // The previous release, still running until the deploy ends, writes to the old table.
+      await oldInsert(ds, new Date(), 7, 'received');
+      expect(await count(`SELECT count(*) AS n FROM transaction_partitioned`)).toBe(7);
+      const repo = new PartitionsRepository(ds);
+      const store = new TransactionStore(ds);
+      // A copy stopped after its first batch (as if killed)...
+      await expect(
+        new PartitionMover(repo).moveAll(100, () => {
+          throw new Error('stopped');
+        }),
+      ).rejects.toThrow('stopped');
+      // 107 less those of the 7 the batch read again (in id order, skipped: already copied).
+      expect(
+        await count(`SELECT count(*) AS n FROM transaction_partitioned`),
+      ).toBeGreaterThanOrEqual(100);
+      // ...then resumed while the service inserts (with its keys, and a row without one) and
+      // matching updates statuses (the release running the move writes keys itself: the previous
+      // one's ON CONFLICT on the reference has no unique key to name once switched).
+      let writing = true;
+      let written = 0;
+      let updated = 0;
+      const writer = (async () => {
+        while (writing || written === 0) {
+          await store.insert(
+            Array.from({ length: 20 }, () => ({
+              institutionId: inst,
+              event: {
+                transactionRef: uniq('new-'),
+                cardholderToken: 'chk_new',
+                institutionId: null,
+                instrumentToken: 'ctk_new',
+                instrumentType: null,
+                merchantIdentifier: null,
+                merchantIdentifierType: null,
+                merchantId: null,
+                mcc: null,
+                merchantDescriptor: null,
+                network: null,
+                amount: '12',
+                currency: null,
+                transactedAt: new Date().toISOString(),
+                kind: 'purchase',
+                originalTransactionRef: null,
+              } satisfies TransactionEvent,
+            })),
+            'api',
+          );
+          await oldInsert(ds, new Date(), 5, 'received', true);
+          written += 25;
+        }
+      })();
+      const updater = (async () => {
+        while (writing || updated === 0) {
+          const rows = await ds.query(
+            `UPDATE transaction SET status = 'matched', processed_at = now()
+              WHERE id IN (SELECT id FROM transaction WHERE status <> 'matched' ORDER BY id LIMIT 50 FOR UPDATE)
+              RETURNING id`,
+          );
+          updated += rows[0].length ?? 0;
+        }
+      })();
+      const reports = await new PartitionMover(repo).moveAll(200);
+      writing = false;
+      await writer;
+      await updater;
+
+      expect(reports).toEqual([expect.objectContaining({ table: 'transaction', finished: true })]);
+      expect(await count(`SELECT count(to_regclass('transaction_partitioned')) AS n`)).toBe(0);
+      expect(await count(`SELECT count(to_regclass('transaction_unpartitioned')) AS n`)).toBe(0);
+      const [{ key }] = await ds.query(`SELECT pg_get_partkeydef('transaction'::regclass) AS key`);
+      expect(key).toBe('RANGE (received_at)');
+      expect(await count(`SELECT count(*) AS n FROM transaction`)).toBe(1507 + written);
+      expect(await count(`SELECT count(DISTINCT id) AS n FROM transaction`)).toBe(1507 + written);
+      expect(await count(`SELECT count(*) AS n FROM transaction_key`)).toBe(1507 + written);
+      const [{ n: kept }] = await ds.query(
+        `SELECT count(*)::int AS n FROM transaction WHERE id = ANY($1::uuid[])`,
+        [seeded],
+      );
+      expect(kept).toBe(1500);
+      // Every update reached the copy: a matched row in the old table is matched here.
+      expect(updated).toBeGreaterThan(0);
+      expect(
+        await count(
+          `SELECT count(*) AS n FROM transaction WHERE status = 'matched' AND processed_at IS NULL`,
+        ),
+      ).toBe(0);
+      // The long-ago month got its partition; keys lead to their row's month.
+      expect((await repo.list('transaction')).map((p) => p.name)).toContain(
+        partitionOf('transaction', new Date(now - 20 * 31 * DAY_MS)).name,
+      );
+      expect(
+        await count(
+          `SELECT count(*) AS n FROM transaction_key k JOIN transaction t
+               ON t.institution_id = k.institution_id AND t.received_at = k.received_at AND t.id = k.transaction_id`,
+        ),
+      ).toBe(1507 + written);
+      // After the switch a row inserted without its key still gets one (the trigger moved).
+      await oldInsert(ds, new Date(), 3, 'unmatched', true);
+      expect(await count(`SELECT count(*) AS n FROM transaction_key`)).toBe(1507 + written + 3);
+      expect(await new PartitionMover(repo).moveAll(200)).toEqual([]);
+    } finally {
+      await ds.destroy();
+    }
   });
 });

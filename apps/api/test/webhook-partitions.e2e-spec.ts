@@ -313,7 +313,8 @@ describe('moving an existing install’s webhook rows into partitions', () => {
       const reports = await new PartitionMover(repo).moveAll(40);
       writing = false;
       await writer;
-      expect(reports).toEqual([
+      // This earlier release's transactions are copied by the same run (transaction-partitions e2e).
+      expect(reports.filter((r) => r.table !== 'transaction')).toEqual([
         expect.objectContaining({
           table: 'webhook_delivery',
           moved: seeded.length - pendingIds.length - 50,

@@ -74,6 +74,8 @@ async function movePartitions(ds: DataSource, args: string[]): Promise<void> {
   for (const r of reports)
     process.stdout.write(
       `${r.table}: moved ${r.moved} row(s) in ${r.seconds.toFixed(1)} s (${r.rowsPerSecond} rows/s)` +
-        (r.finished ? ', old table dropped\n' : ', rows left (held by another mover): run again\n'),
+        (r.finished
+          ? ', old table dropped\n'
+          : ', not finished (rows held by another mover, or the switch’s lock not granted): run again\n'),
     );
 }

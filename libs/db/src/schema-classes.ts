@@ -141,9 +141,7 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
  * (so this list shrinks as migrations land and cannot rot).
  */
 export const AWAITING_KEYS: Record<string, string> = {
-  // Partitioned by time with keys (institution_id, <time>, id) by the data-lifecycle work; money
-  // records lose their foreign keys to transaction there (a partition may be dropped under them).
-  transaction: 'awaiting its partitioning migration',
+  // None left: transaction, the last, was partitioned with (institution_id, received_at, id).
 };
 
 export interface CatalogConstraint {

@@ -19,7 +19,7 @@ export type DataClass = (typeof DATA_CLASSES)[number]['name'];
  * delivery's month): its months are created, moved and dropped with the leader's, never alone.
  */
 export const PARTITIONED_TABLES: readonly {
-  table: 'engagement_event' | 'webhook_delivery' | 'webhook_attempt';
+  table: 'engagement_event' | 'webhook_delivery' | 'webhook_attempt' | 'transaction';
   key: string;
   class: DataClass;
   follows?: 'webhook_delivery';
@@ -32,6 +32,9 @@ export const PARTITIONED_TABLES: readonly {
     class: 'webhook_attempts',
     follows: 'webhook_delivery',
   },
+  // received_at, not transacted_at: the service stamps it, so every insert has its month
+  // (docs/retention.md); transaction_key keeps the reference's idempotency past retention.
+  { table: 'transaction', key: 'received_at', class: 'transactions' },
 ];
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]['table'];
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { BY_KEY } from '@app/core';
 import type { TransactionStatus, TransactionTypeValue } from '@app/domain';
 
 /** A stored transaction as the lookup answers it. */
@@ -16,7 +17,8 @@ export interface TransactionLookupRow {
 }
 
 /**
- * GET /api/v1/transactions/{transaction_ref}: one indexed read (transaction_ref_unique), with the
+ * GET /api/v1/transactions/{transaction_ref}: the key (transaction_key) gives the row's month, then
+ * one partition's primary key (a row its month's retention removed is not found), with the
  * merchant matching stored on the row and the purchase's redemption (redemption_transaction_unique).
  */
 @Injectable()
@@ -30,10 +32,11 @@ export class TransactionLookupRepository {
     const rows: TransactionLookupRow[] = await this.db.query(
       `SELECT t.id, t.transaction_ref, t.kind, t.status, m.id AS merchant_id, m.name AS merchant_name,
               r.id AS redemption_id, t.transacted_at, t.received_at
-         FROM transaction t
+         FROM transaction_key k
+         JOIN transaction t ON ${BY_KEY('t', 'k')}
          LEFT JOIN merchant m ON m.id = t.merchant_id
          LEFT JOIN redemption r ON r.transaction_id = t.id
-        WHERE t.institution_id = $1 AND t.transaction_ref = $2`,
+        WHERE k.institution_id = $1 AND k.transaction_ref = $2`,
       [institutionId, transactionRef],
     );
     return rows[0];

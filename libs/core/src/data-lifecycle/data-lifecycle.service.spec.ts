@@ -15,6 +15,7 @@ class FakePartitions {
   runs = new Map<number, { created: string[]; dropped: string[]; kept: KeptPartition[] }>();
 
   isPartitioned = (table: string) => Promise.resolve(this.partitioned.has(table));
+  hasCopy = () => Promise.resolve(false);
   list = (table: string) =>
     Promise.resolve(
       [...this.partitions.values()]

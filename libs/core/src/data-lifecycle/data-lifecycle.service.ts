@@ -15,7 +15,7 @@ import {
   RetentionSetting,
 } from '@app/domain';
 import { dataLifecycleRuns, partitionChanges } from '../metrics';
-import { PartitionsRepository } from './partitions.repository';
+import { copyName, PartitionsRepository } from './partitions.repository';
 
 /** The log line of a partition kept past its setting, by reason. */
 const KEPT_WHY: Record<KeptPartition['reason'], string> = {
@@ -115,9 +115,15 @@ export class DataLifecycleService {
   async upkeep(now = new Date()): Promise<string[]> {
     const created: string[] = [];
     for (const { table, class: dataClass } of PARTITIONED_TABLES) {
-      if (!(await this.partitions.isPartitioned(table))) continue;
+      // Before its switch, a copied table's partitions hang under its copy (transaction).
+      const parent = (await this.partitions.isPartitioned(table))
+        ? table
+        : (await this.partitions.hasCopy(table))
+          ? copyName(table)
+          : null;
+      if (!parent) continue;
       for (const p of partitionsWanted(table, now, this.setting(dataClass)))
-        if (await this.partitions.create(table, p)) {
+        if (await this.partitions.create(parent, p)) {
           created.push(p.name);
           partitionChanges().inc({ table, action: 'created' });
         }

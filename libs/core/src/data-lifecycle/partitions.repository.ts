@@ -25,6 +25,14 @@ const MOVE_SQL: Partial<Record<PartitionedTable, (old: string) => string>> = {
   webhook_delivery: () => `SELECT webhook_delivery_move($1, false) AS moved`,
 };
 
+/** The columns the copy of a copied table carries (transaction: copyBatch, finishCopy). */
+const COPIED_COLUMNS: Partial<Record<PartitionedTable, string>> = {
+  transaction: `id, institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
+    merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor, network, amount,
+    currency, transacted_at, received_at, source, kind, original_transaction_ref, status, processed_at, channel,
+    match_error, match_failed_at, history`,
+};
+
 /** What else goes when a table's old copy is dropped (its followers' old copies, the move function). */
 const DROPPED_WITH_OLD: Partial<Record<PartitionedTable, string>> = {
   webhook_delivery:
@@ -42,6 +50,12 @@ const KEEP_WHILE: Partial<Record<PartitionedTable, { where: string; reason: 'pen
 
 /** The old table of a partitioned one, renamed aside by its migration until its rows have moved. */
 export const unpartitionedName = (table: PartitionedTable) => `${table}_unpartitioned`;
+
+/**
+ * The partitioned copy of a table whose rows are copied before it takes the table's name (the
+ * old table stays live meanwhile: transaction, docs/retention.md).
+ */
+export const copyName = (table: PartitionedTable) => `${table}_partitioned`;
 
 /** Names go into DDL: only plain lower-case identifiers (ours) pass. */
 function ident(name: string): string {
@@ -219,6 +233,90 @@ export class PartitionsRepository {
         limit,
       ]);
       return moved;
+    });
+  }
+
+  // ------------------------------------------------------------------ copy, then switch
+
+  /** Whether `table` still has a partitioned copy waiting for its rows (the old table is live). */
+  async hasCopy(table: PartitionedTable): Promise<boolean> {
+    const [row] = await this.db.query<{ e: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS e`, [
+      copyName(table),
+    ]);
+    return row.e;
+  }
+
+  /** The live (old) table's rows and the range of their partition key (one scan). */
+  async liveRange(
+    table: PartitionedTable,
+    key: string,
+  ): Promise<{ rows: number; first: Date | null; last: Date | null }> {
+    const [r] = await this.db.query<{ rows: string; first: Date | null; last: Date | null }[]>(
+      `SELECT count(*) AS rows, min(${ident(key)}) AS first, max(${ident(key)}) AS last FROM ${ident(table)}`,
+    );
+    return { rows: Number(r.rows), first: r.first, last: r.last };
+  }
+
+  /**
+   * Copies up to `limit` rows of the live table after id `after` (its primary key's order) into
+   * the partitioned copy, each locked FOR SHARE while copied: an update running meanwhile waits,
+   * then its trigger updates the copy; one that committed before is read as it is now. Rows the
+   * triggers already copied are skipped (ON CONFLICT DO NOTHING). Answers the last id read (null
+   * when none is left) and the rows copied.
+   */
+  async copyBatch(
+    table: PartitionedTable,
+    after: string | null,
+    limit: number,
+  ): Promise<{ last: string | null; copied: number }> {
+    const columns = COPIED_COLUMNS[table]!;
+    const [r] = await this.db.query<{ last: string | null; copied: number }[]>(
+      `WITH b AS (
+         SELECT ${columns} FROM ${ident(table)}
+          WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT $2 FOR SHARE),
+       ins AS (
+         INSERT INTO ${ident(copyName(table))} (${columns}) SELECT ${columns} FROM b
+         ON CONFLICT DO NOTHING RETURNING 1)
+       SELECT (SELECT id FROM b ORDER BY id DESC LIMIT 1)::text AS last,
+              (SELECT count(*)::int FROM ins) AS copied`,
+      [after, limit],
+    );
+    return r;
+  }
+
+  /**
+   * The switch (the migration's transaction_partition_switch): the old table aside, the copy
+   * under the table's name. Its exclusive lock waits at most 5 s (false: try again).
+   */
+  async switchCopy(): Promise<boolean> {
+    try {
+      return await this.db.transaction(async (m) => {
+        await m.query(`SELECT set_config('lock_timeout', $1, true)`, [DDL_LOCK_TIMEOUT]);
+        const [r] = await m.query<{ s: boolean }[]>(`SELECT transaction_partition_switch() AS s`);
+        return r.s;
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code !== '55P03') throw e; // lock_not_available
+      return false;
+    }
+  }
+
+  /**
+   * After the switch: copies any row of the old table that has no copy (none when the triggers and
+   * the batches did their work; answered), then drops the old table.
+   */
+  async finishCopy(table: PartitionedTable): Promise<number> {
+    const old = ident(unpartitionedName(table));
+    const columns = COPIED_COLUMNS[table]!;
+    return this.db.transaction(async (m) => {
+      const [{ n }] = await m.query<{ n: number }[]>(
+        `WITH ins AS (
+           INSERT INTO ${ident(table)} (${columns}) SELECT ${columns} FROM ${old}
+           ON CONFLICT DO NOTHING RETURNING 1)
+         SELECT count(*)::int AS n FROM ins`,
+      );
+      await m.query(`DROP TABLE ${old}`);
+      return n;
     });
   }
 

@@ -12,6 +12,13 @@ export interface NewTransaction {
 
 const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
 
+/**
+ * A transaction reached through its key (alias `k`, transaction_key): the key gives the row's
+ * month, so PostgreSQL reads one partition (docs/performance.md#transactions).
+ */
+export const BY_KEY = (t: string, k: string) =>
+  `${t}.institution_id = ${k}.institution_id AND ${t}.received_at = ${k}.received_at AND ${t}.id = ${k}.transaction_id`;
+
 const COLUMNS = `institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
   merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
   network, amount, currency, transacted_at, kind, original_transaction_ref, channel`;
@@ -123,7 +130,8 @@ export class TransactionStore {
               'claim.duplicate_differs:' || t.id
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[])
               AS u(institution_id, transaction_ref, cardholder_token, amount, merchant_identifier)
-         JOIN transaction t ON t.institution_id = u.institution_id AND t.transaction_ref = u.transaction_ref
+         JOIN transaction_key k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref
+         JOIN transaction t ON ${BY_KEY('t', 'k')}
         WHERE t.source = 'claim'
           AND (t.amount <> u.amount OR t.cardholder_token <> u.cardholder_token
                OR t.merchant_identifier IS DISTINCT FROM u.merchant_identifier)
@@ -140,16 +148,19 @@ export class TransactionStore {
     );
   }
 
-  /** The stored ids of (institution, ref) pairs; missing pairs are absent from the map. */
+  /**
+   * The stored ids of (institution, ref) pairs (transaction_key alone: a reference whose row left
+   * with its month still answers its id); missing pairs are absent from the map.
+   */
   async findIds(
     pairs: readonly { institutionId: string; transactionRef: string }[],
   ): Promise<Map<string, string>> {
     if (!pairs.length) return new Map();
     const rows: { id: string; institution_id: string; transaction_ref: string }[] =
       await this.db.query(
-        `SELECT t.id, t.institution_id, t.transaction_ref
+        `SELECT t.transaction_id AS id, t.institution_id, t.transaction_ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, transaction_ref)
-         JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.transaction_ref`,
+         JOIN transaction_key t ON t.institution_id = k.institution_id AND t.transaction_ref = k.transaction_ref`,
         [pairs.map((p) => p.institutionId), pairs.map((p) => p.transactionRef)],
       );
     return new Map(rows.map((r) => [key(r.institution_id, r.transaction_ref), r.id]));

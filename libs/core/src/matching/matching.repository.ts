@@ -13,6 +13,7 @@ import type {
 import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
+import { BY_KEY } from '../ingestion/transaction-store';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -97,15 +98,21 @@ const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
  * seconds per chunk in the bench, growing with the backlog).
  */
 const CLAIM_SQL = rowsSql(`unnest($1::uuid[]) AS ids(id)
+    JOIN transaction_key k ON k.transaction_id = ids.id
     CROSS JOIN LATERAL (
-      SELECT * FROM transaction x WHERE x.id = ids.id AND COALESCE(x.status, '') = 'received' FOR NO KEY UPDATE SKIP LOCKED
+      SELECT * FROM transaction x
+       WHERE ${BY_KEY('x', 'k')} AND COALESCE(x.status, '') = 'received' FOR NO KEY UPDATE SKIP LOCKED
     ) t`);
 
 /** One stored transaction, whatever its status, locked (FOR UPDATE: the claims' re-run waits for a chunk holding it). */
-const STORED_SQL = rowsSql(`(SELECT * FROM transaction x WHERE x.id = $1::uuid FOR UPDATE) t`, {
-  columns: ', t.status',
-  joins: '',
-});
+const STORED_SQL = rowsSql(
+  `(SELECT x.* FROM transaction_key k JOIN transaction x ON ${BY_KEY('x', 'k')}
+     WHERE k.transaction_id = $1::uuid FOR UPDATE OF x) t`,
+  {
+    columns: ', t.status',
+    joins: '',
+  },
+);
 
 /** A transaction event that is not stored (simulate), read as matching would read it once stored. */
 const EVENT_SQL = rowsSql(
@@ -221,7 +228,8 @@ export class MatchingRepository {
   ): Promise<{ id: string; status: string }[]> {
     if (!ids.length) return [];
     return m.query(
-      `SELECT id, status FROM transaction WHERE id = ANY($1::uuid[]) ORDER BY id ${lock ? 'FOR NO KEY UPDATE SKIP LOCKED' : ''}`,
+      `SELECT t.id, t.status FROM transaction_key k JOIN transaction t ON ${BY_KEY('t', 'k')}
+        WHERE k.transaction_id = ANY($1::uuid[]) ORDER BY t.id ${lock ? 'FOR NO KEY UPDATE OF t SKIP LOCKED' : ''}`,
       [ids],
     );
   }
@@ -242,11 +250,12 @@ export class MatchingRepository {
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
               ${REVERSAL_ROW_COLUMNS}, o.min_spend, t.transacted_at, o.terms_from
-         FROM transaction t
+         FROM transaction_key k
+         JOIN transaction t ON ${BY_KEY('t', 'k')}
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
          LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
-        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
+        WHERE k.transaction_id = ANY($1::uuid[]) AND r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
       [purchaseIds, reversibleStatuses],
     );
   }
@@ -535,7 +544,8 @@ export class MatchingRepository {
     await m.query(
       `UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
          FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(id, status, merchant_id)
-        WHERE t.id = d.id`,
+         JOIN transaction_key k ON k.transaction_id = d.id
+        WHERE ${BY_KEY('t', 'k')}`,
       [rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.merchantId)],
     );
   }

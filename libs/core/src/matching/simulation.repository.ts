@@ -7,14 +7,14 @@ import { EntityManager } from 'typeorm';
  */
 @Injectable()
 export class SimulationRepository {
-  /** Whether the reference is already stored (transaction_ref_unique). */
+  /** Whether the reference was ever stored (transaction_key: kept past retention). */
   async isStored(
     m: EntityManager,
     institutionId: string,
     transactionRef: string,
   ): Promise<boolean> {
     const rows: unknown[] = await m.query(
-      `SELECT 1 FROM transaction WHERE institution_id = $1 AND transaction_ref = $2`,
+      `SELECT 1 FROM transaction_key WHERE institution_id = $1 AND transaction_ref = $2`,
       [institutionId, transactionRef],
     );
     return rows.length > 0;

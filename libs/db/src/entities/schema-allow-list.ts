@@ -101,7 +101,7 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     kind: 'index',
     name: 'transaction_match_failed_idx',
     definition:
-      "CREATE INDEX transaction_match_failed_idx ON transaction USING btree (match_failed_at DESC, id DESC) WHERE (status = 'match_failed'::text)",
+      "CREATE INDEX transaction_match_failed_idx ON ONLY transaction USING btree (match_failed_at DESC, id DESC) WHERE (status = 'match_failed'::text)",
     why: DESC,
   },
 
@@ -115,14 +115,14 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     kind: 'index',
     name: 'transaction_purchase_time_idx',
     definition:
-      "CREATE INDEX transaction_purchase_time_idx ON transaction USING btree (institution_id, transacted_at) INCLUDE (cardholder_token) WHERE (kind = ANY (ARRAY['purchase'::text, 'clearing'::text]))",
+      "CREATE INDEX transaction_purchase_time_idx ON ONLY transaction USING btree (institution_id, transacted_at) INCLUDE (cardholder_token) WHERE (kind = ANY (ARRAY['purchase'::text, 'clearing'::text]))",
     why: "an INCLUDE column (the lift report's eligible cardholders, index-only): TypeORM has no INCLUDE",
   },
   {
     kind: 'index',
     name: 'transaction_merchant_purchase_idx',
     definition:
-      "CREATE INDEX transaction_merchant_purchase_idx ON transaction USING btree (institution_id, merchant_id, transacted_at) INCLUDE (cardholder_token, amount, currency, kind, transaction_ref, original_transaction_ref) WHERE (kind = ANY (ARRAY['purchase'::text, 'clearing'::text]))",
+      "CREATE INDEX transaction_merchant_purchase_idx ON ONLY transaction USING btree (institution_id, merchant_id, transacted_at) INCLUDE (cardholder_token, amount, currency, kind, transaction_ref, original_transaction_ref) WHERE (kind = ANY (ARRAY['purchase'::text, 'clearing'::text]))",
     why: "INCLUDE columns (the lift report's purchases at a merchant, index-only): TypeORM has no INCLUDE",
   },
 
@@ -270,6 +270,21 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     why: 'the add’s insert under the cardholder’s advisory lock, in one round trip',
   },
   // ------------------------------------------------------------------ partitioned tables
+  {
+    kind: 'partitioned-table',
+    name: 'transaction',
+    why: 'monthly partitions of received_at, created ahead by the worker and dropped whole by retention (libs/core/src/data-lifecycle); each partition is created WITH (parallel_workers = 0)',
+  },
+  {
+    kind: 'function',
+    name: 'transaction_partition_switch',
+    why: 'the switch of transaction to its partitioned copy, one home for the migration and the move command',
+  },
+  {
+    kind: 'function',
+    name: 'transaction_copy',
+    why: 'the copy triggers’ function: every write to the old transaction table reaches its partitioned copy until the switch',
+  },
   {
     kind: 'partitioned-table',
     name: 'engagement_event',

@@ -6,7 +6,6 @@ import {
   ManyToOne,
   PrimaryColumn,
   PrimaryGeneratedColumn,
-  Unique,
 } from 'typeorm';
 import type { Institution } from './institution.entity';
 import { NOT_SYNCED } from './schema-allow-list';
@@ -23,9 +22,13 @@ import type {
 // Defined in libs/domain (record-statuses.ts); the ingestion imports it from here.
 export type { TransactionSource } from '@app/domain';
 
-/** A posted transaction event. `amount` is the decimal as sent (its currency may be unknown). */
-@Entity('transaction')
-@Unique('transaction_ref_unique', ['institutionId', 'transactionRef'])
+/**
+ * A posted transaction event. `amount` is the decimal as sent (its currency may be unknown).
+ * Partitioned by UTC month of received_at (allow-listed: TypeORM cannot create partitions; the
+ * worker creates them ahead and retention drops them, libs/core/src/data-lifecycle); the key holds
+ * the tenant and the partition key. A reference's uniqueness is transaction_key's (no time bound).
+ */
+@Entity('transaction', { synchronize: false })
 // The relay finds rows committed but never matched (Redis down, crash before enqueue).
 @Index('transaction_unprocessed_idx', ['receivedAt'], { where: "status = 'received'" })
 // Personalization reads a cardholder's history per merchant.
@@ -33,6 +36,9 @@ export type { TransactionSource } from '@app/domain';
 @Index('transaction_refund_of_idx', ['institutionId', 'originalTransactionRef'], {
   where: "kind = 'refund'",
 })
+// Statements not yet written through transaction_key find a row with one probe per month.
+@Index('transaction_ref_idx', ['institutionId', 'transactionRef'])
+@Index('transaction_id_idx', ['id'])
 @Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
 @Index('transaction_purchase_time_idx', ['institutionId', 'transactedAt'], NOT_SYNCED)
 @Index(
@@ -41,8 +47,9 @@ export type { TransactionSource } from '@app/domain';
   NOT_SYNCED,
 )
 export class Transaction {
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @PrimaryColumn('timestamptz', { name: 'received_at', default: () => 'now()' }) receivedAt: Date;
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid', { name: 'institution_id' }) institutionId: string;
   @ManyToOne('Institution')
   @JoinColumn({ name: 'institution_id' })
   institution?: Institution;
@@ -64,7 +71,6 @@ export class Transaction {
   @Column('numeric', { precision: 20, scale: 4, transformer: numeric }) amount: number;
   @Column('char', { length: 3, nullable: true }) currency: string | null;
   @Column('timestamptz', { name: 'transacted_at' }) transactedAt: Date;
-  @Column('timestamptz', { name: 'received_at', default: () => 'now()' }) receivedAt: Date;
   @Column('text') source: TransactionSource;
   @Column('text', { default: 'purchase' }) kind: TransactionTypeValue;
   @Column('text', { name: 'original_transaction_ref', nullable: true }) originalTransactionRef:

@@ -31,10 +31,6 @@ export class TransactionKeys1795722355140 implements MigrationInterface {
         received_at timestamptz NOT NULL,
         CONSTRAINT transaction_key_pkey PRIMARY KEY (institution_id, transaction_ref)
       );
-      INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
-      SELECT institution_id, transaction_ref, id, received_at FROM transaction;
-      CREATE INDEX transaction_key_id_idx ON transaction_key (transaction_id) INCLUDE (institution_id, received_at);
-
       CREATE FUNCTION transaction_key_fill() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
@@ -46,6 +42,11 @@ export class TransactionKeys1795722355140 implements MigrationInterface {
       END $$;
       CREATE TRIGGER transaction_key_fill AFTER INSERT ON transaction
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION transaction_key_fill();
+      -- After the trigger (whose lock holds inserts back until this migration commits), so that
+      -- no row can be written between the backfill's snapshot and the trigger without its key.
+      INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
+      SELECT institution_id, transaction_ref, id, received_at FROM transaction;
+      CREATE INDEX transaction_key_id_idx ON transaction_key (transaction_id) INCLUDE (institution_id, received_at);
 
       ALTER TABLE redemption DROP CONSTRAINT redemption_transaction_id_fkey;
       ALTER TABLE goal_contribution DROP CONSTRAINT goal_contribution_transaction_id_fkey;

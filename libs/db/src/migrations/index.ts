@@ -47,6 +47,7 @@ import { TenantKeys1795723001389 } from './1795723001389-tenant-keys';
 import { OfferBudget1795723153146 } from './1795723153146-offer-budget';
 import { InstitutionSso1795724226060 } from './1795724226060-institution-sso';
 import { WebhookPartitions1795724862067 } from './1795724862067-webhook-partitions';
+import { TransactionPartitions1795725934962 } from './1795725934962-transaction-partitions';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -101,4 +102,5 @@ export const MIGRATIONS = [
   OfferBudget1795723153146,
   InstitutionSso1795724226060,
   WebhookPartitions1795724862067,
+  TransactionPartitions1795725934962,
 ];
