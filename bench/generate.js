@@ -301,6 +301,30 @@ const STEPS = [
     },
   },
   {
+    name: 'cardholder activity',
+    tables: ['cardholder_activity'],
+    applies: (plan) => plan.transactionsPerMonth > 0,
+    /**
+     * The purchase months the transaction store records as it inserts purchases (libs/core
+     * cardholder-activity.ts: one row per institution, cardholder and UTC month with a purchase),
+     * for the purchases this run wrote. Nothing on a schema without the table.
+     */
+    async run(client, plan) {
+      const { rows } = await client.query(
+        `SELECT to_regclass('cardholder_activity') IS NOT NULL AS e`,
+      );
+      if (!rows[0].e) return;
+      await client.query(
+        `INSERT INTO cardholder_activity (institution_id, cardholder_token, month)
+         SELECT DISTINCT institution_id, cardholder_token, date_trunc('month', transacted_at AT TIME ZONE 'UTC')::date
+           FROM transaction
+          WHERE institution_id = ANY($1::uuid[]) AND transaction_ref LIKE $2 AND kind IN ('purchase', 'clearing')
+         ON CONFLICT DO NOTHING`,
+        [plan.institutionIds, `${refPrefix(plan)}%`],
+      );
+    },
+  },
+  {
     name: 'enrollments',
     tables: [], // its indexes stay: the insert's ON CONFLICT needs the unique one
     analyze: ['cardholder_offer'],

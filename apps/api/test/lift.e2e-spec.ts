@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { HoldoutKeys } from '@app/core';
+import { HoldoutKeys, recordActivitySql } from '@app/core';
 import { DAY_MS, inHoldout } from '@app/domain';
 import { createWorld, portalLogin, startApi, TestApi, uniq, World } from '@app/testing';
 
@@ -51,12 +51,16 @@ describe('GET /api/v1/reporting/offers/{id}/lift', () => {
       currency?: string | null;
     }[],
   ) =>
+    // Recorded in cardholder_activity as the transaction store records its inserts.
     db.query(
-      `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, merchant_id, amount, currency,
-                                transacted_at, source, kind, original_transaction_ref, status)
-       SELECT $1, r.ref, r.token, r.merchant, r.amount, r.currency, r.at, 'api', r.kind, r.original, 'unmatched'
-         FROM jsonb_to_recordset($2::jsonb) AS r(ref text, token text, merchant uuid, amount numeric, currency text,
-                                                 at timestamptz, kind text, original text)`,
+      `WITH ins AS (
+         INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, merchant_id, amount, currency,
+                                  transacted_at, source, kind, original_transaction_ref, status)
+         SELECT $1, r.ref, r.token, r.merchant, r.amount, r.currency, r.at, 'api', r.kind, r.original, 'unmatched'
+           FROM jsonb_to_recordset($2::jsonb) AS r(ref text, token text, merchant uuid, amount numeric, currency text,
+                                                   at timestamptz, kind text, original text)
+         RETURNING institution_id, cardholder_token, transacted_at, kind)
+       ${recordActivitySql('ins')}`,
       [
         w.institution.id,
         JSON.stringify(
@@ -128,9 +132,12 @@ describe('GET /api/v1/reporting/offers/{id}/lift', () => {
       { token: H[2], merchant: O, amount: 3, at: at(-80) },
       { token: H[3], merchant: M, amount: 10, at: at(6) },
       { token: H[3], merchant: M, amount: 8, at: at(-5) },
-      // Not eligible: purchases before the pre-period, or after now.
+      // Not eligible: purchases before the pre-period, or after now (the pre-period's month and
+      // the window's hold purchases just outside: the report reads times, not months).
       { token: H[4], merchant: M, amount: 50, at: at(-120) },
+      { token: H[4], merchant: O, amount: 5, at: new Date(at(-90).getTime() - 1000) },
       { token: E[4] + 'x', merchant: M, amount: 50, at: new Date(Date.now() + DAY_MS) },
+      { token: E[4] + 'x', merchant: O, amount: 5, at: new Date(at(-90).getTime() - 1) },
     ]);
     await db.query(
       `INSERT INTO card_chain (institution_id, authorization_ref, state, authorization_amount, clearing_ref, cleared_amount, cleared_at)
@@ -244,6 +251,30 @@ describe('GET /api/v1/reporting/offers/{id}/lift', () => {
     const one = await lift(b, offer).expect(200);
     expect(one.body.groups[groupOf(b)].cardholders).toBe(1);
     expect(one.body.groups[groupOf(b) === 'holdout' ? 'exposed' : 'holdout'].cardholders).toBe(0);
+  });
+
+  it('counts a cardholder by the times of its purchases, to the millisecond, at both ends', async () => {
+    const w = await createWorld(api, {
+      merchants: [{}],
+      offers: [{ starts_at: at(0).toISOString() }],
+    });
+    const M = w.merchants[0].id;
+    const preFrom = at(-90).getTime();
+    const [atStart, beforeStart, beforeNow, afterNow, hold, refund] = [1, 2, 3, 4, 5, 6].map((i) =>
+      uniq(`edge-${i}-`),
+    );
+    await insert(w, [
+      { token: atStart, merchant: M, amount: 1, at: new Date(preFrom) },
+      { token: beforeStart, merchant: M, amount: 1, at: new Date(preFrom - 1) },
+      { token: beforeNow, merchant: M, amount: 1, at: new Date(Date.now() - 60_000) },
+      { token: afterNow, merchant: M, amount: 1, at: new Date(Date.now() + 3_600_000) },
+      // An authorization is only a hold, a refund no purchase: neither makes a cardholder eligible.
+      { token: hold, merchant: M, amount: 1, at: at(1), kind: 'authorization' },
+      { token: refund, merchant: M, amount: 1, at: at(1), kind: 'refund', original: uniq('x-') },
+    ]);
+    const res = await lift(w, w.offers[0].id).expect(200);
+    expect(res.body.groups.exposed.cardholders).toBe(2);
+    expect(res.body.groups.holdout.cardholders).toBe(0);
   });
 
   it('answers null where a figure is undefined, never NaN', async () => {

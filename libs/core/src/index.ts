@@ -46,3 +46,4 @@ export * from './audit/audit-log.repository';
 export * from './audit/audit-trail.service';
 export * from './operators/operators-core.module';
 export * from './operators/operators.repository';
+export * from './ingestion/cardholder-activity';

@@ -32,6 +32,10 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
     class: 'tenant',
     why: 'an institution’s transaction references, the idempotency key kept past retention',
   },
+  cardholder_activity: {
+    class: 'tenant',
+    why: 'the months in which an institution’s cardholders bought (the lift report’s eligible set)',
+  },
   card_chain: { class: 'tenant', why: 'an institution’s authorization chains (card lifecycle)' },
   cardholder_offer: {
     class: 'tenant',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { cursorColumn, KeysetAfter, keysetSql } from '@app/db';
-import { PURCHASE_KINDS } from '@app/domain';
+import { activityMonthSql, PURCHASE_KINDS_SQL } from '@app/core';
 
 /** The offer as the lift report needs it, with the institutions it is offered to. */
 export interface LiftOfferRow {
@@ -64,50 +64,63 @@ export function holdoutMacSql(inner: string, outer: string, offerId: string, tok
 }
 
 /**
- * The holdout bucket of libs/domain/src/holdout.ts from that digest (a column: it is read twice):
- * the first 8 bytes as a signed bigint, read as unsigned modulo 10,000 (2^64 ≡ 1616 mod 10,000).
+ * The holdout bucket of libs/domain/src/holdout.ts from that digest (a column: it is read once per
+ * byte): the first 8 bytes as two unsigned 32-bit halves hi and lo, and u = (hi·2^32 + lo) mod
+ * 10,000 = ((hi mod 10,000)·7296 + lo) mod 10,000 (2^32 ≡ 7296), in bigint without overflow.
+ * Byte arithmetic: a hex text cast to bit(64) costs twice as much over a million cardholders.
  */
 export function holdoutBucketSql(mac: string) {
-  const v = `('x' || encode(substring(${mac} FROM 1 FOR 8), 'hex'))::bit(64)::bigint`;
-  return `((((${v}) % 10000 + 10000) % 10000 + CASE WHEN (${v}) < 0 THEN 1616 ELSE 0 END) % 10000)`;
+  const word = (from: number) =>
+    `((get_byte(${mac}, ${from})::bigint << 24) | (get_byte(${mac}, ${from + 1}) << 16) | (get_byte(${mac}, ${from + 2}) << 8) | get_byte(${mac}, ${from + 3}))`;
+  return `((${word(0)} % 10000 * 7296 + ${word(4)}) % 10000)`;
 }
+
+/** Purchase kinds as literals, so that the planner matches the partial indexes' predicate. */
+const PURCHASES = `t.kind IN (${PURCHASE_KINDS_SQL})`;
+/** The months of the pre-period's start and of the window's end (cardholder_activity's months). */
+const FIRST_MONTH = activityMonthSql('$7::timestamptz');
+const LAST_MONTH = activityMonthSql('$9::timestamptz');
 
 /**
  * Per group (holdout or exposed), over the eligible cardholders of the institutions in $1: count,
  * buyers, net spend at the merchant in the window and its sum of squares, and the same for the
- * pre-period. Eligible: a purchase at the institution in [pre, end) (any merchant). Purchases:
- * plain purchases and a card chain's clearing (the one its chain counted), at the offer's merchant,
- * in the offer's currency or without one, net of every refund stored that names them (a chain's
- * refund may name its authorization). Statistics per cardholder are folded in PostgreSQL; no
- * cardholder row leaves it.
+ * pre-period. Eligible: a purchase at the institution in [pre, end) (any merchant), read from
+ * cardholder_activity's months (a row in a month strictly inside the range proves one; a
+ * cardholder seen only in the two edge months is checked against its purchases' times through
+ * transaction_cardholder_idx). Purchases: plain purchases and a card chain's clearing (the one its
+ * chain counted), at the offer's merchant, in the offer's currency or without one, net of every
+ * refund stored that names them (a chain's refund may name its authorization): a cardholder's net
+ * spend is the sum of its purchases less the sum of their refunds, joined by reference (one read
+ * of the institution's refunds, hashed, rather than an index probe per purchase). Statistics per
+ * cardholder are folded in PostgreSQL; no cardholder row leaves it.
  *
  * $1 institution ids, $2 inner pads, $3 outer pads, $4 offer id (lowercase text), $5 merchant,
  * $6 currency, $7 pre-period start, $8 window start, $9 window end, $10 holdout_bps.
- * Indexes: transaction_purchase_time_idx (eligible), transaction_merchant_purchase_idx (purchases),
+ * Indexes: cardholder_activity_pkey (eligible), transaction_merchant_purchase_idx (purchases),
  * transaction_refund_of_idx (refunds), card_chain_pkey. MATERIALIZED keeps each step as written:
- * the eligible set by a hash over the time index (not a sorted scan of another index), each
- * purchase's refunds and each cardholder's HMAC computed once. An erased cardholder (a pseudonym)
- * keeps the bucket its token had at erasure (erased_holdout_bucket, docs/privacy.md).
+ * the purchases read once, each cardholder's HMAC computed once. An erased cardholder (a
+ * pseudonym) keeps the bucket its token had at erasure (erased_holdout_bucket, docs/privacy.md).
  */
-/** Purchase kinds as literals, so that the planner matches the partial indexes' predicate. */
-const PURCHASES = `t.kind IN (${PURCHASE_KINDS.map((k) => `'${k}'`).join(', ')})`;
-
 const GROUPS_SQL = `
   WITH keys AS (
     SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::bytea[]) AS k(institution_id, inner_pad, outer_pad)
   ),
   eligible AS MATERIALIZED (
-    SELECT DISTINCT t.institution_id, t.cardholder_token
-      FROM transaction t
-     WHERE t.institution_id = ANY($1::uuid[]) AND ${PURCHASES} AND t.transacted_at >= $7 AND t.transacted_at < $9
+    SELECT m.institution_id, m.cardholder_token
+      FROM (SELECT a.institution_id, a.cardholder_token,
+                   bool_or(a.month > ${FIRST_MONTH} AND a.month < ${LAST_MONTH}) AS inside
+              FROM cardholder_activity a
+             WHERE a.institution_id = ANY($1::uuid[]) AND a.month BETWEEN ${FIRST_MONTH} AND ${LAST_MONTH}
+             GROUP BY 1, 2
+             ORDER BY 1, 2) m
+     WHERE m.inside OR EXISTS (
+             SELECT 1 FROM transaction t
+              WHERE t.institution_id = m.institution_id AND t.cardholder_token = m.cardholder_token
+                AND ${PURCHASES} AND t.transacted_at >= $7 AND t.transacted_at < $9)
   ),
   buys AS MATERIALIZED (
-    SELECT t.institution_id, t.cardholder_token, t.transacted_at >= $8 AS in_window,
-           t.amount - coalesce((
-             SELECT sum(r.amount) FROM transaction r
-              WHERE r.institution_id = t.institution_id AND r.kind = 'refund'
-                AND r.original_transaction_ref IN (t.transaction_ref,
-                      CASE WHEN t.kind = 'clearing' THEN t.original_transaction_ref END)), 0) AS net
+    SELECT t.institution_id, t.cardholder_token, t.transacted_at >= $8 AS in_window, t.amount,
+           t.transaction_ref, CASE WHEN t.kind = 'clearing' THEN t.original_transaction_ref END AS authorization_ref
       FROM transaction t
      WHERE t.institution_id = ANY($1::uuid[]) AND t.merchant_id = $5 AND ${PURCHASES}
        AND t.transacted_at >= $7 AND t.transacted_at < $9
@@ -117,11 +130,26 @@ const GROUPS_SQL = `
               WHERE c.institution_id = t.institution_id AND c.authorization_ref = t.original_transaction_ref
                 AND c.clearing_ref = t.transaction_ref))
   ),
+  refunds AS MATERIALIZED (
+    SELECT r.institution_id, r.original_transaction_ref AS ref, r.amount
+      FROM transaction r
+     WHERE r.institution_id = ANY($1::uuid[]) AND r.kind = 'refund'
+  ),
+  netted AS (
+    SELECT b.institution_id, b.cardholder_token, b.in_window, -r.amount AS amount
+      FROM buys b JOIN refunds r ON r.institution_id = b.institution_id AND r.ref = b.transaction_ref
+    UNION ALL
+    SELECT b.institution_id, b.cardholder_token, b.in_window, -r.amount
+      FROM buys b JOIN refunds r ON r.institution_id = b.institution_id AND r.ref = b.authorization_ref
+     WHERE b.authorization_ref IS NOT NULL
+  ),
   per_cardholder AS (
     SELECT institution_id, cardholder_token,
-           coalesce(sum(net) FILTER (WHERE in_window), 0) AS spend,
-           coalesce(sum(net) FILTER (WHERE NOT in_window), 0) AS pre_spend
-      FROM buys
+           coalesce(sum(amount) FILTER (WHERE in_window), 0) AS spend,
+           coalesce(sum(amount) FILTER (WHERE NOT in_window), 0) AS pre_spend
+      FROM (SELECT institution_id, cardholder_token, in_window, amount FROM buys
+            UNION ALL
+            SELECT institution_id, cardholder_token, in_window, amount FROM netted) x
      GROUP BY institution_id, cardholder_token
   ),
   assigned AS MATERIALIZED (
@@ -146,6 +174,12 @@ const GROUPS_SQL = `
     FROM assigned
    GROUP BY 1`;
 
+/**
+ * Memory for each hash of the report's statement (the sums of ~1M cardholders take ~100 MB): a
+ * report is computed at most once a minute per (offer, institutions) and api process.
+ */
+const REPORT_WORK_MEM = '128MB';
+
 /** The lift report's reads (docs/lift.md). */
 @Injectable()
 export class LiftRepository {
@@ -164,23 +198,33 @@ export class LiftRepository {
     return row;
   }
 
+  /**
+   * GROUPS_SQL in a read-only transaction whose work_mem (REPORT_WORK_MEM) lets the cardholder
+   * sums and the refunds be hashed in memory rather than spilled or sorted to disk.
+   */
   groups(
     offer: LiftOfferRow,
     keys: HmacPads[],
     window: { preFrom: Date; from: Date; to: Date },
   ): Promise<GroupRow[]> {
-    return this.db.query(GROUPS_SQL, [
-      keys.map((k) => k.institutionId),
-      keys.map((k) => k.inner),
-      keys.map((k) => k.outer),
-      offer.id.toLowerCase(),
-      offer.merchant_id,
-      offer.currency,
-      window.preFrom,
-      window.from,
-      window.to,
-      offer.holdout_bps,
-    ]);
+    return this.db.transaction(async (m) => {
+      await m.query(`SET TRANSACTION READ ONLY`);
+      await m.query(`SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
+      // The refunds join: CTE row counts are guesses, and a merge join sorts every purchase.
+      await m.query(`SET LOCAL enable_mergejoin = off`);
+      return m.query(GROUPS_SQL, [
+        keys.map((k) => k.institutionId),
+        keys.map((k) => k.inner),
+        keys.map((k) => k.outer),
+        offer.id.toLowerCase(),
+        offer.merchant_id,
+        offer.currency,
+        window.preFrom,
+        window.from,
+        window.to,
+        offer.holdout_bps,
+      ]);
+    });
   }
 
   /** Rewards of the offer's redemptions created in the window, reversed ones excluded (minor units). */

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { TransactionSource } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
 import { CLAIM_MESSAGES } from '../claims/claim-messages';
+import { recordActivitySql } from './cardholder-activity';
 
 /** A validated event and the institution it belongs to (always the API key's or the upload's). */
 export interface NewTransaction {
@@ -33,7 +34,9 @@ const U_COLUMNS = `u(institution_id, transaction_ref, cardholder_token, instrume
 /**
  * The idempotency key first (transaction_key, unique per institution with no time bound: it
  * decides the duplicate, also under concurrent posts of one reference), then the transaction with
- * the key's id and month (received_at, the partition key), for the keys this statement inserted.
+ * the key's id and month (received_at, the partition key), for the keys this statement inserted,
+ * and its purchases recorded in cardholder_activity (the lift report's eligible cardholders): a
+ * reference already stored inserts nothing, so it records nothing.
  */
 const keyed = (insert: string) => `
   WITH u AS (SELECT * FROM ${UNNEST} AS ${U_COLUMNS}),
@@ -41,9 +44,11 @@ const keyed = (insert: string) => `
     INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
     SELECT u.institution_id, u.transaction_ref, gen_random_uuid(), now() FROM u
     ON CONFLICT DO NOTHING
-    RETURNING institution_id, transaction_ref, transaction_id, received_at)
-  ${insert}
-  RETURNING id, institution_id, transaction_ref`;
+    RETURNING institution_id, transaction_ref, transaction_id, received_at),
+  ins AS (${insert}
+    RETURNING id, institution_id, transaction_ref, cardholder_token, transacted_at, kind),
+  activity AS (${recordActivitySql('ins')})
+  SELECT id, institution_id, transaction_ref FROM ins`;
 
 const INSERT_SQL = keyed(`
   INSERT INTO transaction (id, received_at, ${COLUMNS}, source)

@@ -38,6 +38,7 @@ function setUp(
     underLegalHold: async () => options.held ?? false,
     postpone: async (_m: unknown, _id: string, why: string) => void calls.push(`postpone:${why}`),
     transactions: count('transactions', 4),
+    purchaseMonths: count('purchase months', 0),
     enrollments: async () => (calls.push('enrollments'), { enrollments: 1, goalProgress: 1 }),
     redemptions: count('redemptions', 2),
     claims: count('claims', 1),
@@ -98,6 +99,7 @@ describe('CardholderErasureService', () => {
     expect(calls).toEqual([
       'lock',
       'transactions',
+      'purchase months',
       'enrollments',
       'redemptions',
       'claims',

@@ -81,6 +81,7 @@ export class CardholderErasureService {
       const r = replacementsOf(token, pseudonym);
       const erased = noneErased();
       erased.transactions = await this.repo.transactions(m, institutionId, r);
+      await this.repo.purchaseMonths(m, institutionId, r);
       const { enrollments, goalProgress } = await this.repo.enrollments(m, institutionId, r);
       erased.enrollments = enrollments;
       erased.goal_progress = goalProgress;

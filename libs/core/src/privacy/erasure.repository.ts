@@ -231,6 +231,18 @@ export class ErasureRepository {
   }
 
   /**
+   * The cardholder's purchase months (cardholder_activity_pkey), kept under the
+   * pseudonym so that the lift report still counts the cardholder. Not counted in `erased`: the
+   * transactions already count what they summarise.
+   */
+  async purchaseMonths(m: EntityManager, institutionId: string, r: Replacements): Promise<void> {
+    await m.query(
+      `UPDATE cardholder_activity SET cardholder_token = $3 WHERE institution_id = $1 AND cardholder_token = $2`,
+      [institutionId, r.token, r.pseudonym],
+    );
+  }
+
+  /**
    * Enrollments (cardholder_offer_cardholder_idx) with their card's token and goal progress (the
    * open round's progress and spend stay, under the pseudonym). Counts the enrollments and those
    * of goal offers.

@@ -36,7 +36,7 @@ import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
 import { Statement, StatementBook, StatementMovement } from './statement.entity';
-import { CardChain, Transaction, TransactionKey } from './transaction.entity';
+import { CardChain, CardholderActivity, Transaction, TransactionKey } from './transaction.entity';
 import { WidgetSettings } from './widget-settings.entity';
 
 export * from './access.entity';
@@ -83,6 +83,7 @@ export const ENTITIES = [
   Transaction,
   TransactionKey,
   CardChain,
+  CardholderActivity,
   Redemption,
   SettlementEntry,
   SettlementRun,

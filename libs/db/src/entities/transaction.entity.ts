@@ -146,3 +146,23 @@ export class CardChain {
   @Column('timestamptz', { name: 'expires_at', nullable: true }) expiresAt: Date | null;
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt: Date;
 }
+
+/**
+ * The calendar months (UTC) in which a cardholder bought at an institution: one row per month
+ * with at least one purchase of the kinds that can earn (PURCHASE_KINDS). Kept by the transaction
+ * store in the statement that inserts them (insert-only), so the lift report finds its eligible
+ * cardholders here (a few rows each) instead of in every purchase (docs/lift.md). A token here is
+ * erased with the transactions (docs/privacy.md).
+ */
+@Entity('cardholder_activity')
+export class CardholderActivity {
+  // Keyed by cardholder first: the report reads an institution's rows in cardholder order (one
+  // group per cardholder without a hash), the erasure finds a cardholder's months by the key.
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
+  @ManyToOne('Institution')
+  @JoinColumn({ name: 'institution_id' })
+  institution?: Institution;
+  @PrimaryColumn('text', { name: 'cardholder_token' }) cardholderToken: string;
+  /** The month's first day (UTC). */
+  @PrimaryColumn('date') month: string;
+}

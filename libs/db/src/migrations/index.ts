@@ -48,6 +48,7 @@ import { OfferBudget1795723153146 } from './1795723153146-offer-budget';
 import { InstitutionSso1795724226060 } from './1795724226060-institution-sso';
 import { WebhookPartitions1795724862067 } from './1795724862067-webhook-partitions';
 import { TransactionPartitions1795725934962 } from './1795725934962-transaction-partitions';
+import { CardholderActivity1795726967094 } from './1795726967094-cardholder-activity';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -103,4 +104,5 @@ export const MIGRATIONS = [
   InstitutionSso1795724226060,
   WebhookPartitions1795724862067,
   TransactionPartitions1795725934962,
+  CardholderActivity1795726967094,
 ];
