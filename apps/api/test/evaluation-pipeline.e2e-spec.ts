@@ -617,7 +617,7 @@ describe('one evaluation pipeline: simulate answers what matching does', () => {
         await eventually(
           async () => {
             const [w8] = await ctx.db.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF x) t%'`,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%transaction_key%' AND query LIKE '%FOR UPDATE%'`,
             );
             return w8.n > 0 ? true : null;
           },

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BY_KEY } from '@app/core';
+import { throughKeys } from '@app/core';
 import type { TransactionStatus, TransactionTypeValue } from '@app/domain';
 
 /** A stored transaction as the lookup answers it. */
@@ -32,11 +32,9 @@ export class TransactionLookupRepository {
     const rows: TransactionLookupRow[] = await this.db.query(
       `SELECT t.id, t.transaction_ref, t.kind, t.status, m.id AS merchant_id, m.name AS merchant_name,
               r.id AS redemption_id, t.transacted_at, t.received_at
-         FROM transaction_key k
-         JOIN transaction t ON ${BY_KEY('t', 'k')}
+         FROM ${throughKeys('(SELECT * FROM transaction_key WHERE institution_id = $1 AND transaction_ref = $2) k')}
          LEFT JOIN merchant m ON m.id = t.merchant_id
-         LEFT JOIN redemption r ON r.transaction_id = t.id
-        WHERE k.institution_id = $1 AND k.transaction_ref = $2`,
+         LEFT JOIN redemption r ON r.transaction_id = t.id`,
       [institutionId, transactionRef],
     );
     return rows[0];

@@ -14,11 +14,34 @@ export interface NewTransaction {
 const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
 
 /**
- * A transaction reached through its key (alias `k`, transaction_key): the key gives the row's
- * month, so PostgreSQL reads one partition (docs/performance.md#transactions).
+ * Transactions reached through their keys, in an order the planner cannot change: `keys` yields
+ * transaction_key rows as alias `k` (keysOfIds, keysOfRefs or a filtered key table), then one
+ * LATERAL probe per key reads its transaction (alias `t`) in the key's month alone, pruned at run
+ * time (docs/performance.md#transactions). The probe is fenced (its row lock, else OFFSET 0): free
+ * to reorder, the planner joined the probe to the whole key table first, or scanned every month,
+ * and joined the ids last (seconds per matching chunk at 100,000 rows, growing with the table).
+ * `where` narrows the probe (`AND …` on alias x); `lock` locks the row (`FOR … OF x`, SKIP LOCKED).
  */
-export const BY_KEY = (t: string, k: string) =>
-  `${t}.institution_id = ${k}.institution_id AND ${t}.received_at = ${k}.received_at AND ${t}.id = ${k}.transaction_id`;
+export const throughKeys = (keys: string, probe: { where?: string; lock?: string } = {}) => `${keys}
+    CROSS JOIN LATERAL (
+      SELECT x.* FROM transaction x
+       WHERE x.institution_id = k.institution_id AND x.received_at = k.received_at AND x.id = k.transaction_id
+             ${probe.where ?? ''} ${probe.lock ?? 'OFFSET 0'}
+    ) t`;
+
+/**
+ * The keys of the transaction ids of `ids` (a FROM item aliased `ids` with a column `id`, by default
+ * the uuid[] parameter $1), alias `k`; one index probe per id.
+ */
+export const keysOfIds = (ids = 'unnest($1::uuid[]) AS ids(id)') => `${ids}
+    CROSS JOIN LATERAL (SELECT * FROM transaction_key WHERE transaction_id = ids.id OFFSET 0) k`;
+
+/** The keys of the (institution_id, transaction_ref) pairs of `pairs` (alias `k`; one probe per pair). */
+export const keysOfRefs = (pairs: string) => `${pairs}
+    CROSS JOIN LATERAL (
+      SELECT * FROM transaction_key
+       WHERE institution_id = u.institution_id AND transaction_ref = u.transaction_ref OFFSET 0
+    ) k`;
 
 const COLUMNS = `institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
   merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
@@ -133,10 +156,10 @@ export class TransactionStore {
       `INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
        SELECT t.institution_id, 'claim.duplicate_differs', $6::text, replace($7::text, '{ref}', t.transaction_ref),
               'claim.duplicate_differs:' || t.id
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[])
-              AS u(institution_id, transaction_ref, cardholder_token, amount, merchant_identifier)
-         JOIN transaction_key k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref
-         JOIN transaction t ON ${BY_KEY('t', 'k')}
+         FROM ${throughKeys(
+           keysOfRefs(`unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[])
+              AS u(institution_id, transaction_ref, cardholder_token, amount, merchant_identifier)`),
+         )}
         WHERE t.source = 'claim'
           AND (t.amount <> u.amount OR t.cardholder_token <> u.cardholder_token
                OR t.merchant_identifier IS DISTINCT FROM u.merchant_identifier)

@@ -13,7 +13,7 @@ import type {
 import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
-import { BY_KEY } from '../ingestion/transaction-store';
+import { keysOfIds, throughKeys } from '../ingestion/transaction-store';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -97,21 +97,19 @@ const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
  * the planner probed the partial index for every id, scanning the backlog 1,000 times a chunk:
  * seconds per chunk in the bench, growing with the backlog).
  */
-const CLAIM_SQL = rowsSql(`unnest($1::uuid[]) AS ids(id)
-    JOIN transaction_key k ON k.transaction_id = ids.id
-    CROSS JOIN LATERAL (
-      SELECT * FROM transaction x
-       WHERE ${BY_KEY('x', 'k')} AND COALESCE(x.status, '') = 'received' FOR NO KEY UPDATE SKIP LOCKED
-    ) t`);
+const CLAIM_SQL = rowsSql(
+  throughKeys(keysOfIds(), {
+    where: `AND COALESCE(x.status, '') = 'received'`,
+    lock: 'FOR NO KEY UPDATE SKIP LOCKED',
+  }),
+);
 
 /** One stored transaction, whatever its status, locked (FOR UPDATE: the claims' re-run waits for a chunk holding it). */
 const STORED_SQL = rowsSql(
-  `(SELECT x.* FROM transaction_key k JOIN transaction x ON ${BY_KEY('x', 'k')}
-     WHERE k.transaction_id = $1::uuid FOR UPDATE OF x) t`,
-  {
-    columns: ', t.status',
-    joins: '',
-  },
+  throughKeys(`(SELECT * FROM transaction_key WHERE transaction_id = $1::uuid) k`, {
+    lock: 'FOR UPDATE',
+  }),
+  { columns: ', t.status', joins: '' },
 );
 
 /** A transaction event that is not stored (simulate), read as matching would read it once stored. */
@@ -228,8 +226,9 @@ export class MatchingRepository {
   ): Promise<{ id: string; status: string }[]> {
     if (!ids.length) return [];
     return m.query(
-      `SELECT t.id, t.status FROM transaction_key k JOIN transaction t ON ${BY_KEY('t', 'k')}
-        WHERE k.transaction_id = ANY($1::uuid[]) ORDER BY t.id ${lock ? 'FOR NO KEY UPDATE OF t SKIP LOCKED' : ''}`,
+      `SELECT t.id, t.status
+         FROM ${throughKeys(keysOfIds(), lock ? { lock: 'FOR NO KEY UPDATE SKIP LOCKED' } : {})}
+        ORDER BY t.id`,
       [ids],
     );
   }
@@ -250,12 +249,11 @@ export class MatchingRepository {
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
               ${REVERSAL_ROW_COLUMNS}, o.min_spend, t.transacted_at, o.terms_from
-         FROM transaction_key k
-         JOIN transaction t ON ${BY_KEY('t', 'k')}
+         FROM ${throughKeys(keysOfIds())}
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
          LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
-        WHERE k.transaction_id = ANY($1::uuid[]) AND r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
+        WHERE r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
       [purchaseIds, reversibleStatuses],
     );
   }
@@ -542,10 +540,15 @@ export class MatchingRepository {
   ): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(id, status, merchant_id)
-         JOIN transaction_key k ON k.transaction_id = d.id
-        WHERE ${BY_KEY('t', 'k')}`,
+      // Each row through its key: the keys' months bound the statement, so the other months are
+      // pruned when it starts (the planner joins freely within the months left).
+      `WITH d AS MATERIALIZED (
+         SELECT ids.id, ids.status, ids.merchant_id, k.institution_id, k.received_at
+           FROM ${keysOfIds('unnest($1::uuid[], $2::text[], $3::uuid[]) AS ids(id, status, merchant_id)')})
+       UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
+         FROM d
+        WHERE t.institution_id = d.institution_id AND t.received_at = d.received_at AND t.id = d.id
+          AND t.received_at BETWEEN (SELECT min(received_at) FROM d) AND (SELECT max(received_at) FROM d)`,
       [rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.merchantId)],
     );
   }

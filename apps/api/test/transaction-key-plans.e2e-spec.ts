@@ -1,0 +1,181 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { TransactionStore } from '@app/core';
+import { MatchingRepository } from '@app/core/matching/matching.repository';
+import { dataSourceOptions } from '@app/db';
+import { TransactionEvent } from '@app/domain';
+import { apiAndWorker, createWorld, TEST_DATABASE_URL, uniq, World } from '@app/testing';
+import { TransactionLookupRepository } from '../src/transactions/transaction-lookup.repository';
+
+/** A plan node of EXPLAIN (FORMAT JSON), as far as this test reads it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/**
+ * The statements that reach transactions through transaction_key read one key and one month per
+ * transaction whatever the planner's statistics. Without column statistics on transaction_key
+ * (a table filled faster than autovacuum analyzes it) the planner once chose to probe every month
+ * for every key of the table and join the chunk's ids last: seconds per matching chunk at 100,000
+ * rows, and the whole e2e suite's matching stalled behind it.
+ */
+describe('statements through transaction keys, on a key table without statistics', () => {
+  const t = apiAndWorker();
+  let w: World;
+  let db: DataSource;
+  const FILL = 30_000;
+  const IDS = 500;
+  let ids: string[];
+  let refs: string[];
+  /** The month partition every row of the test is in. */
+  let current: string;
+
+  beforeAll(async () => {
+    db = await new DataSource(dataSourceOptions(TEST_DATABASE_URL)).initialize();
+    w = await createWorld(t.api, { merchants: [{}] });
+    const template = await t.api.http
+      .post('/api/v1/transactions')
+      .set('Authorization', w.auth)
+      .send({
+        cardholder_token: `chk_${uniq()}`,
+        card_token: `ctk_${uniq()}`,
+        merchant_identifier: w.merchants[0].identifiers[0].value,
+        merchant_identifier_type: 'card_acceptor',
+        amount: 25,
+        transaction_ref: uniq('ref-'),
+        transacted_at: new Date().toISOString(),
+      })
+      .expect(202);
+    // Copies of the posted row under new ids and references (their keys through the key trigger),
+    // decided already so that no worker takes them.
+    const prefix = uniq('fill-');
+    await db.query(
+      `INSERT INTO transaction
+       SELECT (jsonb_populate_record(NULL::transaction, to_jsonb(x) || jsonb_build_object(
+                 'id', gen_random_uuid(), 'transaction_ref', $2::text || g, 'status', 'unmatched'))).*
+         FROM transaction x, generate_series(1, $3::int) g
+        WHERE x.id = $1`,
+      [template.body.id, prefix, FILL],
+    );
+    const rows: { id: string; transaction_ref: string }[] = await db.query(
+      `SELECT transaction_id AS id, transaction_ref FROM transaction_key
+        WHERE institution_id = $1 AND transaction_ref LIKE $2 || '%' ORDER BY transaction_id LIMIT $3`,
+      [w.institution.id, prefix, IDS],
+    );
+    ids = rows.map((r) => r.id);
+    [{ current }] = await db.query(
+      `SELECT tableoid::regclass::text AS current FROM transaction WHERE id = $1`,
+      [template.body.id],
+    );
+    refs = rows.map((r) => r.transaction_ref);
+    // The key table as autovacuum may leave it for a while: rows counted, no column statistics.
+    await db.query(`DELETE FROM pg_statistic WHERE starelid = 'transaction_key'::regclass`);
+  });
+
+  afterAll(async () => {
+    await db.query(`ANALYZE transaction_key`);
+    await db.destroy();
+  });
+
+  /** The statement `run` sends, then its plan as it executes (in a transaction rolled back). */
+  async function planOf(
+    run: (m: EntityManager & DataSource) => Promise<unknown>,
+  ): Promise<PlanNode[]> {
+    let sent: { sql: string; params: unknown[] } | undefined;
+    const capture = {
+      query: async (sql: string, params: unknown[]) => {
+        sent ??= { sql, params };
+        return [];
+      },
+    } as unknown as EntityManager & DataSource;
+    await run(capture);
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const [{ 'QUERY PLAN': plan }] = await runner.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${sent!.sql}`,
+        sent!.params,
+      );
+      return nodes(plan[0].Plan);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
+
+  /**
+   * Rows read from transaction_key over all loops, the months of transaction read at all, and
+   * those read whole.
+   */
+  const reads = (plan: PlanNode[]) => {
+    const months = plan.filter(
+      (n) => n['Relation Name']?.startsWith('transaction_p') && n['Actual Loops'] > 0,
+    );
+    return {
+      keys: plan
+        .filter((n) => n['Relation Name'] === 'transaction_key')
+        .reduce((s, n) => s + n['Actual Rows'] * n['Actual Loops'], 0),
+      months: [...new Set(months.map((n) => n['Relation Name']))],
+      wholeMonths: months
+        .filter((n) => n['Node Type'] === 'Seq Scan')
+        .map((n) => n['Relation Name']),
+    };
+  };
+
+  const repo = new MatchingRepository();
+  /** Each statement, how it runs, and the keys it may read. */
+  const statements: [string, (m: EntityManager & DataSource) => Promise<unknown>, number][] = [
+    ['matching’s claim of a chunk', (m) => repo.claim(m, ids), IDS],
+    ['matching’s re-run of one stored row', (m) => repo.stored(m, ids[0]), 1],
+    ['the lock of purchases outside the chunk', (m) => repo.lockPurchases(m, ids), IDS],
+    ['the live redemptions of purchases', (m) => repo.liveRedemptionsOf(m, ids, ['pending']), IDS],
+    [
+      'the claimed duplicates of a batch',
+      (m) =>
+        new TransactionStore(m).noteClaimedDuplicates(
+          refs.map((transactionRef) => ({
+            institutionId: w.institution.id,
+            event: {
+              transactionRef,
+              cardholderToken: 'chk_other',
+              amount: '1.00',
+              merchantIdentifier: null,
+            } as unknown as TransactionEvent,
+          })),
+        ),
+      IDS,
+    ],
+    [
+      'the lookup by reference',
+      (m) => new TransactionLookupRepository(m).byRef(w.institution.id, refs[0]),
+      1,
+    ],
+  ];
+
+  it.each(statements)('%s reads one key per transaction and no month whole', async (_, run, n) => {
+    // (Other months may be probed through an index: the refunds of a purchase, by reference.)
+    const { keys, wholeMonths } = reads(await planOf(run));
+    expect(keys).toBeLessThanOrEqual(n);
+    expect(wholeMonths).toEqual([]);
+  });
+
+  // An UPDATE cannot be fenced: its keys bound it to their months, and within them the planner
+  // may join by hash (a month this small is cheaper read whole than probed 500 times).
+  it('the final statuses read one key per transaction and only the keys’ months', async () => {
+    const { keys, months } = reads(
+      await planOf((m) =>
+        repo.setStatuses(
+          m,
+          ids.map((id) => ({ id, status: 'unmatched', merchantId: null })),
+        ),
+      ),
+    );
+    expect(keys).toBeLessThanOrEqual(IDS);
+    expect(months).toEqual([current]);
+  });
+});
