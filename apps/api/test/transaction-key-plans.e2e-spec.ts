@@ -3,7 +3,15 @@ import { TransactionStore } from '@app/core';
 import { MatchingRepository } from '@app/core/matching/matching.repository';
 import { dataSourceOptions } from '@app/db';
 import { TransactionEvent } from '@app/domain';
-import { apiAndWorker, createWorld, TEST_DATABASE_URL, uniq, World } from '@app/testing';
+import {
+  apiAndWorker,
+  clockPast,
+  createWorld,
+  eventually,
+  TEST_DATABASE_URL,
+  uniq,
+  World,
+} from '@app/testing';
 import { TransactionLookupRepository } from '../src/transactions/transaction-lookup.repository';
 
 /** A plan node of EXPLAIN (FORMAT JSON), as far as this test reads it. */
@@ -30,6 +38,7 @@ describe('statements through transaction keys, on a key table without statistics
   let db: DataSource;
   const FILL = 30_000;
   const IDS = 500;
+  const REDEEMED = 2_000;
   let ids: string[];
   let refs: string[];
   /** The month partition every row of the test is in. */
@@ -37,12 +46,26 @@ describe('statements through transaction keys, on a key table without statistics
 
   beforeAll(async () => {
     db = await new DataSource(dataSourceOptions(TEST_DATABASE_URL)).initialize();
-    w = await createWorld(t.api, { merchants: [{}] });
+    w = await createWorld(t.api, {
+      merchants: [{}],
+      offers: [{ min_spend: 20, cashback_amount: 5 }],
+    });
+    // A purchase that earns (its redemption is copied onto the filler below).
+    const token = `chk_${uniq()}`;
+    const enrolled = await t.api.http
+      .post(`/api/v1/offers/${w.offers[0].id}/add`)
+      .set('Authorization', w.auth)
+      .send({ cardholder_token: token })
+      .expect(201);
+    const [{ added_at }] = await db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
+      enrolled.body.cardholder_offer_id,
+    ]);
+    await clockPast(added_at, 'the enrollment');
     const template = await t.api.http
       .post('/api/v1/transactions')
       .set('Authorization', w.auth)
       .send({
-        cardholder_token: `chk_${uniq()}`,
+        cardholder_token: token,
         card_token: `ctk_${uniq()}`,
         merchant_identifier: w.merchants[0].identifiers[0].value,
         merchant_identifier_type: 'card_acceptor',
@@ -61,6 +84,24 @@ describe('statements through transaction keys, on a key table without statistics
          FROM transaction x, generate_series(1, $3::int) g
         WHERE x.id = $1`,
       [template.body.id, prefix, FILL],
+    );
+    const [redemption] = await eventually(async () => {
+      const r = await db.query(`SELECT id FROM redemption WHERE transaction_id = $1`, [
+        template.body.id,
+      ]);
+      return r.length ? r : null;
+    }, 'the template purchase rewarded');
+    // A live redemption for each of the first REDEEMED copies: other tables' rows, a plan may
+    // loop over them (it did: over the suite's redemptions, every time reading the chunk's keys).
+    await db.query(
+      `INSERT INTO redemption
+       SELECT (jsonb_populate_record(NULL::redemption, to_jsonb(r) || jsonb_build_object(
+                 'id', gen_random_uuid(), 'transaction_id', f.id, 'transaction_ref', f.transaction_ref))).*
+         FROM redemption r,
+              (SELECT transaction_id AS id, transaction_ref FROM transaction_key
+                WHERE institution_id = $2 AND transaction_ref LIKE $3 || '%' LIMIT $4) f
+        WHERE r.id = $1`,
+      [redemption.id, w.institution.id, prefix, REDEEMED],
     );
     const rows: { id: string; transaction_ref: string }[] = await db.query(
       `SELECT transaction_id AS id, transaction_ref FROM transaction_key

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { throughKeys } from '@app/core';
+import { withKeyed } from '@app/core';
 import type { TransactionStatus, TransactionTypeValue } from '@app/domain';
 
 /** A stored transaction as the lookup answers it. */
@@ -30,9 +30,10 @@ export class TransactionLookupRepository {
     transactionRef: string,
   ): Promise<TransactionLookupRow | undefined> {
     const rows: TransactionLookupRow[] = await this.db.query(
-      `SELECT t.id, t.transaction_ref, t.kind, t.status, m.id AS merchant_id, m.name AS merchant_name,
+      `${withKeyed('(SELECT * FROM transaction_key WHERE institution_id = $1 AND transaction_ref = $2) k')}
+       SELECT t.id, t.transaction_ref, t.kind, t.status, m.id AS merchant_id, m.name AS merchant_name,
               r.id AS redemption_id, t.transacted_at, t.received_at
-         FROM ${throughKeys('(SELECT * FROM transaction_key WHERE institution_id = $1 AND transaction_ref = $2) k')}
+         FROM t
          LEFT JOIN merchant m ON m.id = t.merchant_id
          LEFT JOIN redemption r ON r.transaction_id = t.id`,
       [institutionId, transactionRef],

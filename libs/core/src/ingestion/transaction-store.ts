@@ -14,20 +14,24 @@ export interface NewTransaction {
 const key = (institutionId: string, ref: string) => `${institutionId}\u0000${ref}`;
 
 /**
- * Transactions reached through their keys, in an order the planner cannot change: `keys` yields
- * transaction_key rows as alias `k` (keysOfIds, keysOfRefs or a filtered key table), then one
- * LATERAL probe per key reads its transaction (alias `t`) in the key's month alone, pruned at run
- * time (docs/performance.md#transactions). The probe is fenced (its row lock, else OFFSET 0): free
- * to reorder, the planner joined the probe to the whole key table first, or scanned every month,
- * and joined the ids last (seconds per matching chunk at 100,000 rows, growing with the table).
- * `where` narrows the probe (`AND …` on alias x); `lock` locks the row (`FOR … OF x`, SKIP LOCKED).
+ * A statement's first step: the transactions reached through their keys, as the CTE `t`, computed
+ * once (MATERIALIZED) whatever the rest of the statement joins to it. `keys` yields transaction_key
+ * rows as alias `k` (keysOfIds, keysOfRefs or a filtered key table); one LATERAL probe per key reads
+ * its transaction in the key's month alone, pruned at run time (docs/performance.md#transactions).
+ * Each step is fenced (OFFSET 0, the probe's row lock, the CTE): free to reorder, the planner
+ * joined the probe to the whole key table first and the ids last, or looped over another table's
+ * rows reading the ids' keys each time (seconds per matching chunk, growing with the tables).
+ * `where` narrows the probe (`AND …` on alias x, which may name the keys' source); `lock` locks
+ * the row (`FOR …`, SKIP LOCKED).
  */
-export const throughKeys = (keys: string, probe: { where?: string; lock?: string } = {}) => `${keys}
+export const withKeyed = (keys: string, probe: { where?: string; lock?: string } = {}) => `
+  WITH t AS MATERIALIZED (
+    SELECT x.* FROM ${keys}
     CROSS JOIN LATERAL (
       SELECT x.* FROM transaction x
        WHERE x.institution_id = k.institution_id AND x.received_at = k.received_at AND x.id = k.transaction_id
              ${probe.where ?? ''} ${probe.lock ?? 'OFFSET 0'}
-    ) t`;
+    ) x)`;
 
 /**
  * The keys of the transaction ids of `ids` (a FROM item aliased `ids` with a column `id`, by default
@@ -153,16 +157,19 @@ export class TransactionStore {
   async noteClaimedDuplicates(rows: readonly NewTransaction[]): Promise<void> {
     if (!rows.length) return;
     await this.db.query(
-      `INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
+      `${withKeyed(
+        keysOfRefs(`unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[])
+           AS u(institution_id, transaction_ref, cardholder_token, amount, merchant_identifier)`),
+        {
+          where: `AND x.source = 'claim'
+                  AND (x.amount <> u.amount OR x.cardholder_token <> u.cardholder_token
+                       OR x.merchant_identifier IS DISTINCT FROM u.merchant_identifier)`,
+        },
+      )}
+       INSERT INTO inbox_message (institution_id, kind, title, body, dedupe_key)
        SELECT t.institution_id, 'claim.duplicate_differs', $6::text, replace($7::text, '{ref}', t.transaction_ref),
               'claim.duplicate_differs:' || t.id
-         FROM ${throughKeys(
-           keysOfRefs(`unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[])
-              AS u(institution_id, transaction_ref, cardholder_token, amount, merchant_identifier)`),
-         )}
-        WHERE t.source = 'claim'
-          AND (t.amount <> u.amount OR t.cardholder_token <> u.cardholder_token
-               OR t.merchant_identifier IS DISTINCT FROM u.merchant_identifier)
+         FROM t
        ON CONFLICT (institution_id, dedupe_key) DO NOTHING`,
       [
         rows.map((r) => r.institutionId),

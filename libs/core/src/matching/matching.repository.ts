@@ -13,7 +13,7 @@ import type {
 import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
-import { keysOfIds, throughKeys } from '../ingestion/transaction-store';
+import { keysOfIds, withKeyed } from '../ingestion/transaction-store';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -97,20 +97,18 @@ const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
  * the planner probed the partial index for every id, scanning the backlog 1,000 times a chunk:
  * seconds per chunk in the bench, growing with the backlog).
  */
-const CLAIM_SQL = rowsSql(
-  throughKeys(keysOfIds(), {
-    where: `AND COALESCE(x.status, '') = 'received'`,
-    lock: 'FOR NO KEY UPDATE SKIP LOCKED',
-  }),
-);
+const CLAIM_SQL = `${withKeyed(keysOfIds(), {
+  where: `AND COALESCE(x.status, '') = 'received'`,
+  lock: 'FOR NO KEY UPDATE SKIP LOCKED',
+})} ${rowsSql('t')}`;
 
 /** One stored transaction, whatever its status, locked (FOR UPDATE: the claims' re-run waits for a chunk holding it). */
-const STORED_SQL = rowsSql(
-  throughKeys(`(SELECT * FROM transaction_key WHERE transaction_id = $1::uuid) k`, {
+const STORED_SQL = `${withKeyed(
+  `(SELECT * FROM transaction_key WHERE transaction_id = $1::uuid) k`,
+  {
     lock: 'FOR UPDATE',
-  }),
-  { columns: ', t.status', joins: '' },
-);
+  },
+)} ${rowsSql('t', { columns: ', t.status', joins: '' })}`;
 
 /** A transaction event that is not stored (simulate), read as matching would read it once stored. */
 const EVENT_SQL = rowsSql(
@@ -226,9 +224,8 @@ export class MatchingRepository {
   ): Promise<{ id: string; status: string }[]> {
     if (!ids.length) return [];
     return m.query(
-      `SELECT t.id, t.status
-         FROM ${throughKeys(keysOfIds(), lock ? { lock: 'FOR NO KEY UPDATE SKIP LOCKED' } : {})}
-        ORDER BY t.id`,
+      `${withKeyed(keysOfIds(), lock ? { lock: 'FOR NO KEY UPDATE SKIP LOCKED' } : {})}
+       SELECT t.id, t.status FROM t ORDER BY t.id`,
       [ids],
     );
   }
@@ -245,11 +242,12 @@ export class MatchingRepository {
     reversibleStatuses: readonly string[],
   ): Promise<ReversalRow[]> {
     return m.query(
-      `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
+      `${withKeyed(keysOfIds())}
+       SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
               ${REVERSAL_ROW_COLUMNS}, o.min_spend, t.transacted_at, o.terms_from
-         FROM ${throughKeys(keysOfIds())}
+         FROM t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
          LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
