@@ -83,11 +83,19 @@ test('offers list and lift view: groups, intervals, pre-period check; the key re
         at: at(start + 5 * DAY + (i % 20) * DAY),
       });
   }
+  // Stored as the service stores purchases: with the cardholder's months in cardholder_activity
+  // (recordActivitySql), which the report reads for its eligible cardholders.
   await sql(
-    `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, merchant_id, amount, currency,
-                              transacted_at, source, kind, status)
-     SELECT $1, r.ref, r.token, r.merchant, r.amount, 'USD', r.at, 'batch', 'purchase', 'unmatched'
-       FROM jsonb_to_recordset($2::jsonb) AS r(ref text, token text, merchant uuid, amount numeric, at timestamptz)`,
+    `WITH ins AS (
+       INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, merchant_id, amount, currency,
+                                transacted_at, source, kind, status)
+       SELECT $1, r.ref, r.token, r.merchant, r.amount, 'USD', r.at, 'batch', 'purchase', 'unmatched'
+         FROM jsonb_to_recordset($2::jsonb) AS r(ref text, token text, merchant uuid, amount numeric, at timestamptz)
+       RETURNING institution_id, cardholder_token, transacted_at)
+     INSERT INTO cardholder_activity (institution_id, cardholder_token, month)
+     SELECT DISTINCT institution_id, cardholder_token, date_trunc('month', transacted_at AT TIME ZONE 'UTC')::date
+       FROM ins
+     ON CONFLICT DO NOTHING`,
     [bank.id, JSON.stringify(rows)],
   );
 
