@@ -6,8 +6,8 @@ import { CardholderErasureService, HoldoutKeys, MatchingService } from '@app/cor
 import { DAY_MS, inHoldout } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import {
-  clockPast,
   createWorld,
+  enrollBeforePurchase,
   failAuditAppends,
   obliterateQueues,
   startApi,
@@ -47,15 +47,7 @@ describe('claims', () => {
     });
 
   async function enroll(w: World, token: string, offer = 0): Promise<void> {
-    const res = await api.http
-      .post(`/api/v1/offers/${w.offers[offer].id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token });
-    expect(res.status).toBe(201);
-    const [{ added_at }] = await db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      res.body.cardholder_offer_id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
+    await enrollBeforePurchase(api, w, token, { offerId: w.offers[offer].id });
   }
 
   /** Posts a transaction (stored `received`: no worker matches it); answers its ref and id. */

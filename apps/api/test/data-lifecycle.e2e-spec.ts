@@ -1,7 +1,6 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DataLifecycleService, PartitionMover, PartitionsRepository } from '@app/core';
-import { dataSourceOptions, MIGRATIONS } from '@app/db';
+import { dataSourceOptions } from '@app/db';
 import {
   addMonths,
   lifecycleTick,
@@ -14,9 +13,9 @@ import {
 import {
   eventually,
   insertRedemptionDelivery,
+  releaseDatabase,
   startApi,
   startWorker,
-  TEST_DATABASE_URL,
   TestApi,
   uniq,
 } from '@app/testing';
@@ -312,21 +311,8 @@ describe('partitions and retention', () => {
 
 describe('moving an existing install’s rows into partitions', () => {
   it('the upgrade renames the old table aside; the move, stopped and resumed while both versions write, loses and doubles nothing', async () => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${url.pathname.slice(1)}_partition_move`;
-    const name = url.pathname.slice(1);
-    const admin = new Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-
     // The current release's database, with events over the last months and one long ago.
-    const before = MIGRATIONS.findIndex((m) => m.name.startsWith('DataLifecycle'));
-    const old = await new DataSource(
-      dataSourceOptions(url.toString(), { migrations: MIGRATIONS.slice(0, before) }),
-    ).initialize();
-    await old.runMigrations();
+    const { url, old } = await releaseDatabase('DataLifecycle', 'partition_move');
     const [{ id: inst }] = await old.query(
       `INSERT INTO institution (name, plan) VALUES ('Old Bank', 'growth') RETURNING id`,
     );

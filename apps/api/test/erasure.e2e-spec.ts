@@ -10,13 +10,13 @@ import type { Redis } from 'ioredis';
 import { createRedis } from '@app/queue';
 import {
   apiAndWorker,
-  clockPast,
   configureWebhook,
   createWorld,
+  enrollBeforePurchase,
   eventually,
   insertRedemptionDelivery,
-  offerBody,
   obliterateQueues,
+  offerBody,
   portalLogin,
   uniq,
   WebhookReceiver,
@@ -81,17 +81,8 @@ describe('cardholder erasure', () => {
   const get = (path: string, world: World = w) =>
     t.api.http.get(path).set('Authorization', world.auth);
 
-  async function enroll(world: World, token: string): Promise<void> {
-    const res = await t.api.http
-      .post(`/api/v1/offers/${world.offers[0].id}/add`)
-      .set('Authorization', world.auth)
-      .send({ cardholder_token: token, card_token: `${token}-card` })
-      .expect(201);
-    const [{ added_at }] = await t.db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      res.body.cardholder_offer_id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
-  }
+  const enroll = (world: World, token: string) =>
+    enrollBeforePurchase(t.api, world, token, { body: { card_token: `${token}-card` } });
 
   /** Posts a purchase and waits until matching has decided it. */
   async function purchase(world: World, token: string, amount = 25): Promise<string> {

@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
-  clockPast,
   createWorld,
+  enrollBeforePurchase,
   eventually,
   startApi,
   startWorker,
@@ -37,17 +37,7 @@ describe('reporting', () => {
 
   /** Enrolls, then posts `count` qualifying purchases in one batch; waits until all are matched. */
   async function purchases(w: World, token: string, count: number, amount = 25): Promise<string[]> {
-    const added = await api.http
-      .post(`/api/v1/offers/${w.offers[0].id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token })
-      .expect((r) => expect([200, 201]).toContain(r.status));
-    const [{ added_at }] = await api.app
-      .get(DataSource)
-      .query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-        added.body.cardholder_offer_id,
-      ]);
-    await clockPast(added_at, 'the enrollment'); // purchases strictly after the enrollment
+    await enrollBeforePurchase(api, w, token, { existing: true });
     const refs = Array.from({ length: count }, () => uniq('ref-'));
     const transactions = refs.map((transaction_ref) => ({
       cardholder_token: token,

@@ -9,8 +9,8 @@ import { addDays, DAY_MS, monthEnd, verifyWebhook, WEBHOOK_BODY_ORDER } from '@a
 import { QUEUES } from '@app/queue';
 import {
   apiAndWorker,
-  clockPast,
   createWorld,
+  enrollBeforePurchase,
   eventually,
   obliterateQueues,
   portalLogin,
@@ -83,15 +83,7 @@ describe('statement.closed webhook', () => {
         'redemption.settled',
       ]);
     const token = `chk_${uniq()}${uniq()}`;
-    const added = await t.api.http
-      .post(`/api/v1/offers/${w.offers[0].id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token })
-      .expect(201);
-    const [{ added_at }] = await t.db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      added.body.cardholder_offer_id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
+    await enrollBeforePurchase(t.api, w, token);
     const tx = await t.api.http
       .post('/api/v1/transactions')
       .set('Authorization', w.auth)

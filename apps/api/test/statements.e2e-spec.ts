@@ -13,10 +13,10 @@ import { dataSourceOptions, MIGRATIONS } from '@app/db';
 import { addDays, DAY_MS, monthEnd } from '@app/domain';
 import {
   apiAndWorker,
-  clockPast,
   createWorld,
-  failAuditAppends,
+  enrollBeforePurchase,
   eventually,
+  failAuditAppends,
   TEST_DATABASE_URL,
   uniq,
   World,
@@ -38,17 +38,7 @@ describe('statements', () => {
   const get = (path: string, world: World = w) =>
     t.api.http.get(path).set('Authorization', world.auth);
 
-  async function enroll(world: World, token: string): Promise<void> {
-    const res = await t.api.http
-      .post(`/api/v1/offers/${world.offers[0].id}/add`)
-      .set('Authorization', world.auth)
-      .send({ cardholder_token: token });
-    expect(res.status).toBe(201);
-    const [{ added_at }] = await t.db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      res.body.cardholder_offer_id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
-  }
+  const enroll = (world: World, token: string) => enrollBeforePurchase(t.api, world, token);
 
   /** Posts a transaction and waits until matching has decided it. */
   async function post(world: World, body: Record<string, unknown>): Promise<string> {

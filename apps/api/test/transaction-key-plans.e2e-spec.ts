@@ -5,8 +5,8 @@ import { dataSourceOptions } from '@app/db';
 import { TransactionEvent } from '@app/domain';
 import {
   apiAndWorker,
-  clockPast,
   createWorld,
+  enrollBeforePurchase,
   eventually,
   TEST_DATABASE_URL,
   uniq,
@@ -52,15 +52,7 @@ describe('statements through transaction keys, on a key table without statistics
     });
     // A purchase that earns (its redemption is copied onto the filler below).
     const token = `chk_${uniq()}`;
-    const enrolled = await t.api.http
-      .post(`/api/v1/offers/${w.offers[0].id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token })
-      .expect(201);
-    const [{ added_at }] = await db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      enrolled.body.cardholder_offer_id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
+    await enrollBeforePurchase(t.api, w, token);
     const template = await t.api.http
       .post('/api/v1/transactions')
       .set('Authorization', w.auth)

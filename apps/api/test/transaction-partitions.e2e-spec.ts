@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   DataLifecycleService,
@@ -6,7 +5,7 @@ import {
   PartitionsRepository,
   TransactionStore,
 } from '@app/core';
-import { dataSourceOptions, MIGRATIONS } from '@app/db';
+import { dataSourceOptions } from '@app/db';
 import {
   addMonths,
   DAY_MS,
@@ -18,11 +17,11 @@ import {
 } from '@app/domain';
 import {
   apiAndWorker,
-  clockPast,
   createWorld,
+  enrollBeforePurchase,
   eventually,
+  releaseDatabase,
   startApi,
-  TEST_DATABASE_URL,
   TestApi,
   uniq,
   World,
@@ -220,15 +219,7 @@ describe('transactions: monthly partitions and retention', () => {
 
   it('retention drops the oldest month under its money records: reporting and statements read the same, its reference stays a duplicate, a refund of it reverses nothing', async () => {
     const token = `chk_${uniq()}`;
-    const enrolled = await t.api.http
-      .post(`/api/v1/offers/${w.offers[0].id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token })
-      .expect(201);
-    const [{ added_at }] = await t.db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      enrolled.body.cardholder_offer_id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
+    await enrollBeforePurchase(t.api, w, token);
     const b = body({ cardholder_token: token });
     const res = await post(b).expect(202);
     await decided(res.body.id);
@@ -317,21 +308,8 @@ describe('transactions: monthly partitions and retention', () => {
 
 describe('partitioning an existing install’s transactions', () => {
   it('the upgrade keeps the old table live; the copy, stopped and resumed while both versions write and update, switches losing and doubling nothing', async () => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${url.pathname.slice(1)}_tx_partition_move`;
-    const name = url.pathname.slice(1);
-    const admin = new Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-
     // The release before this work: no key table, redemptions with a foreign key.
-    const before = MIGRATIONS.findIndex((m) => m.name.startsWith('TransactionKeys'));
-    const old = await new DataSource(
-      dataSourceOptions(url.toString(), { migrations: MIGRATIONS.slice(0, before) }),
-    ).initialize();
-    await old.runMigrations();
+    const { url, old } = await releaseDatabase('TransactionKeys', 'tx_partition_move');
     const [{ id: inst }] = await old.query(
       `INSERT INTO institution (name, plan) VALUES ('Old Bank', 'growth') RETURNING id`,
     );

@@ -25,11 +25,12 @@ import {
   clockPast,
   createWorld,
   DAY,
+  enrollBeforePurchase,
   eventually,
   jobsSettled,
-  TcpProxy,
   startApi,
   startWorker,
+  TcpProxy,
   TestApi,
   uniq,
   World,
@@ -69,22 +70,9 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
 
   // --- helpers -------------------------------------------------------------------------------
 
-  /**
-   * Enrolls through the public API (POST /api/v1/offers/{id}/add); returns once the clock has
-   * passed the enrollment's added_at, so a purchase stamped from now on is strictly after it.
-   */
+  /** Enrolls through the public API; answers the cardholder_offer id once a purchase may follow. */
   async function enroll(w: World, offerId: string, token: string): Promise<string> {
-    const res = await api.http
-      .post(`/api/v1/offers/${offerId}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token });
-    if (res.status !== 201) throw new Error(`enroll: ${res.status} ${JSON.stringify(res.body)}`);
-    const id: string = res.body.cardholder_offer_id;
-    const [{ added_at }] = await db.query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [
-      id,
-    ]);
-    await clockPast(added_at, 'the enrollment');
-    return id;
+    return (await enrollBeforePurchase(api, w, token, { offerId })).cardholder_offer_id;
   }
 
   const matchingQueue = () =>

@@ -1,9 +1,8 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DataLifecycleService, PartitionMover, PartitionsRepository } from '@app/core';
-import { dataSourceOptions, MIGRATIONS } from '@app/db';
+import { dataSourceOptions } from '@app/db';
 import { addMonths, monthOf, partitionOf, partitionsWanted } from '@app/domain';
-import { insertRedemptionDelivery, startApi, TEST_DATABASE_URL, TestApi, uniq } from '@app/testing';
+import { insertRedemptionDelivery, releaseDatabase, startApi, TestApi, uniq } from '@app/testing';
 
 const DAY_MS = 86_400_000;
 const KEEP = { value: 90, unit: 'days' as const };
@@ -234,21 +233,8 @@ describe('webhook partitions and retention', () => {
 
 describe('moving an existing install’s webhook rows into partitions', () => {
   it('the upgrade moves pending deliveries at once; the move, stopped and resumed while the service writes, loses and doubles nothing', async () => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${url.pathname.slice(1)}_webhook_move`;
-    const name = url.pathname.slice(1);
-    const admin = new Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-
     // The current release's database, with deliveries and attempts over the last months.
-    const before = MIGRATIONS.findIndex((m) => m.name.startsWith('WebhookPartitions'));
-    const old = await new DataSource(
-      dataSourceOptions(url.toString(), { migrations: MIGRATIONS.slice(0, before) }),
-    ).initialize();
-    await old.runMigrations();
+    const { url, old } = await releaseDatabase('WebhookPartitions', 'webhook_move');
     const [{ id: inst }] = await old.query(
       `INSERT INTO institution (name, plan) VALUES ('Old Bank', 'growth') RETURNING id`,
     );

@@ -1,6 +1,8 @@
 import { randomUUID } from 'crypto';
 import { DAY_MS, Plan } from '@app/domain';
+import { DataSource } from 'typeorm';
 import type { TestApi } from './test-app';
+import { clockPast } from './wait';
 
 export interface WorldOptions {
   plan?: Plan;
@@ -195,4 +197,33 @@ export async function createOperator(
     token: issued.body.token,
     auth: `Bearer ${issued.body.token}`,
   };
+}
+
+/**
+ * Adds an offer (the world's first by default) for the cardholder, then waits until the clock has
+ * passed the enrollment: only a purchase after it qualifies. `body` adds to the add's body (a
+ * card_token). Answers the add's body. The add must answer 201, or 200 with `existing` (the
+ * cardholder had added it already); anything else throws.
+ */
+export async function enrollBeforePurchase(
+  api: TestApi,
+  w: World,
+  token: string,
+  {
+    offerId = w.offers[0].id,
+    body = {},
+    existing = false,
+  }: { offerId?: string; body?: Record<string, unknown>; existing?: boolean } = {},
+): Promise<{ cardholder_offer_id: string }> {
+  const res = await api.http
+    .post(`/api/v1/offers/${offerId}/add`)
+    .set('Authorization', w.auth)
+    .send({ cardholder_token: token, ...body });
+  if (res.status !== 201 && !(existing && res.status === 200))
+    throw new Error(`add: ${res.status} ${JSON.stringify(res.body)}`);
+  const [{ added_at }] = await api.app
+    .get(DataSource)
+    .query(`SELECT added_at FROM cardholder_offer WHERE id = $1`, [res.body.cardholder_offer_id]);
+  await clockPast(added_at, 'the enrollment');
+  return res.body;
 }

@@ -7,3 +7,4 @@ export * from './webhook-fixtures';
 export * from './smtp-sink';
 export * from './tcp-proxy';
 export * from './audit-fault';
+export * from './release-database';
