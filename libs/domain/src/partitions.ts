@@ -17,12 +17,16 @@ export type DataClass = (typeof DATA_CLASSES)[number]['name'];
  * The tables that are partitioned by month, the column each is partitioned by, and its class. A
  * table that `follows` another is partitioned by its leader's time (webhook attempts by their
  * delivery's month): its months are created, moved and dropped with the leader's, never alone.
+ * `parallel`: a month may be scanned by parallel workers (the lift report reads a month's
+ * purchases whole); the others are read by index ranges, where a parallel plan only adds start-up
+ * time, so their months are created with parallel_workers = 0.
  */
 export const PARTITIONED_TABLES: readonly {
   table: 'engagement_event' | 'webhook_delivery' | 'webhook_attempt' | 'transaction';
   key: string;
   class: DataClass;
   follows?: 'webhook_delivery';
+  parallel?: true;
 }[] = [
   { table: 'engagement_event', key: 'occurred_at', class: 'engagement_events' },
   { table: 'webhook_delivery', key: 'created_at', class: 'webhook_deliveries' },
@@ -34,7 +38,7 @@ export const PARTITIONED_TABLES: readonly {
   },
   // received_at, not transacted_at: the service stamps it, so every insert has its month
   // (docs/retention.md); transaction_key keeps the reference's idempotency past retention.
-  { table: 'transaction', key: 'received_at', class: 'transactions' },
+  { table: 'transaction', key: 'received_at', class: 'transactions', parallel: true },
 ];
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]['table'];
 

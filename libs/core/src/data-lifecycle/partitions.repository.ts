@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { KeptPartition } from '@app/db';
-import type { Partition, PartitionedTable } from '@app/domain';
+import { type Partition, type PartitionedTable, PARTITIONED_TABLES } from '@app/domain';
 
 /** How long partition DDL waits for its lock before giving up until the next run. */
 const DDL_LOCK_TIMEOUT = '5s';
@@ -107,10 +107,14 @@ export class PartitionsRepository {
         p.name,
       ]);
       if (exists.e) return false;
+      // (A copy being filled by the partition move takes its table's setting.)
+      const parallel = PARTITIONED_TABLES.find(
+        (t) => table === t.table || table === copyName(t.table),
+      )?.parallel;
       await m.query(
         `CREATE TABLE IF NOT EXISTS ${ident(p.name)} PARTITION OF ${ident(table)}
            FOR VALUES FROM ('${p.from.toISOString()}') TO ('${p.to.toISOString()}')
-           WITH (parallel_workers = 0)`,
+           ${parallel ? '' : 'WITH (parallel_workers = 0)'}`,
       );
       return true;
     });

@@ -49,6 +49,7 @@ import { InstitutionSso1795724226060 } from './1795724226060-institution-sso';
 import { WebhookPartitions1795724862067 } from './1795724862067-webhook-partitions';
 import { TransactionPartitions1795725934962 } from './1795725934962-transaction-partitions';
 import { CardholderActivity1795726967094 } from './1795726967094-cardholder-activity';
+import { TransactionParallelScans1795728000000 } from './1795728000000-transaction-parallel-scans';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -105,4 +106,5 @@ export const MIGRATIONS = [
   WebhookPartitions1795724862067,
   TransactionPartitions1795725934962,
   CardholderActivity1795726967094,
+  TransactionParallelScans1795728000000,
 ];
