@@ -23,6 +23,7 @@ const {
   dropQueuePrefix,
   benchEnv,
   round,
+  tableBytes,
   sleep,
   OPERATOR_TOKEN,
 } = require('./lib');
@@ -53,16 +54,6 @@ const DAY = 86_400_000;
 
 const load = () => os.loadavg().map(round);
 const ok = (status) => (r) => ({ ok: r.status === status, ms: r.ms });
-
-/** Bytes of a table with its partitions and indexes (pg_partition_tree is empty for a plain table). */
-async function tableBytes(db, table) {
-  const { rows } = await db.query(
-    `SELECT coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(to_regclass($1))),
-                     pg_total_relation_size(to_regclass($1)))::float8 AS bytes`,
-    [table],
-  );
-  return rows[0].bytes;
-}
 
 /** One size: a fresh database, generated history, api and worker, every figure. */
 async function measureSize(size, months) {

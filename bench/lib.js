@@ -411,7 +411,18 @@ async function dropQueuePrefix(prefix) {
   }
 }
 
+/** Bytes of a table with its partitions and indexes (pg_partition_tree is empty for a plain table). */
+async function tableBytes(db, table) {
+  const { rows } = await db.query(
+    `SELECT coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(to_regclass($1))),
+                     pg_total_relation_size(to_regclass($1)))::float8 AS bytes`,
+    [table],
+  );
+  return rows[0].bytes;
+}
+
 module.exports = {
+  tableBytes,
   dropQueuePrefix,
   BENCH_DB,
   cpuTicks,

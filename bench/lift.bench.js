@@ -14,6 +14,7 @@ const {
   saveResults,
   createInstitution,
   round,
+  tableBytes,
 } = require('./lib');
 const { generate } = require('./generate');
 
@@ -131,9 +132,7 @@ async function run() {
         [institution.id, new Date(now - 60 * DAY)],
       )
     ).rows;
-    const [{ bytes }] = (
-      await db.query(`SELECT pg_total_relation_size('transaction')::bigint AS bytes`)
-    ).rows;
+    const bytes = await tableBytes(db, 'transaction');
 
     // Each call below is a fresh computation: the api reuses a result per (offer, institutions),
     // and the two paths ask for two different sets (the institution; every institution).
