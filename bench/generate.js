@@ -346,18 +346,16 @@ const STEPS = [
   },
   {
     name: 'redemptions',
-    tables: ['redemption', 'settlement_entry'],
+    tables: ['redemption'],
     applies: (plan) => rewards(plan),
     /**
      * One redemption for each matched purchase of this run ($5 back on a merchant-funded $6.25),
-     * on the cardholder's enrollment; settled when older than 30 days, else pending. Each with its
-     * settlement entry, as matching writes them (the reporting pages join the two).
+     * on the cardholder's enrollment; settled when older than 30 days, else pending.
      */
     async run(client, plan) {
       const end = plan.end ?? new Date();
       await client.query(
-        `WITH r AS (
-         INSERT INTO redemption (institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
+        `INSERT INTO redemption (institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
                                  institution_payout_amount, status, created_at, settled_at, source, transaction_ref,
                                  transacted_at)
@@ -372,15 +370,7 @@ const STEPS = [
                    FROM cardholder_offer WHERE institution_id = ANY($1::uuid[]) AND offer_id = ANY($4::uuid[])
                   ORDER BY institution_id, cardholder_token, added_at) e
              ON e.institution_id = t.institution_id AND e.cardholder_token = t.cardholder_token
-          WHERE t.institution_id = ANY($1::uuid[]) AND t.status = 'matched' AND t.transaction_ref LIKE $2
-         RETURNING id, institution_id, offer_id, currency, merchant_funded_amount, service_revenue_amount,
-                   institution_payout_amount, status, created_at, settled_at)
-         INSERT INTO settlement_entry (institution_id, redemption_id, offer_id, merchant_id, currency,
-                                       merchant_funded_amount, service_revenue_amount, institution_payout_amount,
-                                       status, created_at, settled_at)
-         SELECT r.institution_id, r.id, r.offer_id, o.merchant_id, r.currency, r.merchant_funded_amount,
-                r.service_revenue_amount, r.institution_payout_amount, r.status, r.created_at, r.settled_at
-           FROM r JOIN offer o ON o.id = r.offer_id`,
+          WHERE t.institution_id = ANY($1::uuid[]) AND t.status = 'matched' AND t.transaction_ref LIKE $2`,
         [plan.institutionIds, `${refPrefix(plan)}%`, end, plan.offerIds],
       );
     },
