@@ -8,6 +8,7 @@ import {
   apiAndWorker,
   createOperator,
   createWorld,
+  enrollBeforePurchase,
   eventually,
   offerBody,
   uniq,
@@ -275,12 +276,8 @@ describe('offers: maker–checker', () => {
         .expect(201)
     ).body.id as string;
     const token = uniq('chk_live_');
-    await http()
-      .post(`/api/v1/offers/${id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token })
-      .expect(201);
-    await new Promise((r) => setTimeout(r, 50));
+    // Enrolled, and the clock past the enrollment: what follows is strictly later.
+    await enrollBeforePurchase(ctx.api, w, token, { offerId: id });
 
     // Texts and priority apply at once; a money edit answers 202 with the live offer.
     const texts = await http()
@@ -395,12 +392,8 @@ describe('offers: maker–checker', () => {
         .expect(201)
     ).body.id as string;
     const token = uniq('chk_ref_');
-    await http()
-      .post(`/api/v1/offers/${id}/add`)
-      .set('Authorization', w.auth)
-      .send({ cardholder_token: token })
-      .expect(201);
-    await new Promise((r) => setTimeout(r, 50));
+    // Enrolled, and the clock past the enrollment: what follows is strictly later.
+    await enrollBeforePurchase(ctx.api, w, token, { offerId: id });
     const send = async (body: Record<string, unknown>) =>
       (
         await http()

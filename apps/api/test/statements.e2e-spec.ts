@@ -279,7 +279,18 @@ describe('statements', () => {
       done = true;
       return r;
     });
-    await new Promise((r) => setTimeout(r, 500));
+    // The close is waiting for this transaction's lock (not merely slow to start).
+    const [{ pid }] = (await c.query('SELECT pg_backend_pid() AS pid')).rows;
+    await eventually(
+      async () =>
+        (
+          await c.query(
+            `SELECT 1 FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))`,
+            [pid],
+          )
+        ).rowCount || null,
+      'the close waiting for the money change',
+    );
     expect(done).toBe(false);
     await c.query('COMMIT');
     await c.end();
