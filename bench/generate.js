@@ -32,6 +32,7 @@ const BYTES = {
   transaction_key: 264, // docs/retention.md
   statement_movement: 450,
   redemption: 420,
+  settlement_entry: 300,
   webhook_delivery: 1_400,
   webhook_attempt: 420,
   engagement_event: 190,
@@ -102,7 +103,7 @@ function estimate(plan) {
     movements,
     bytes:
       transactions * (BYTES.transaction + BYTES.transaction_key) +
-      redemptions * BYTES.redemption +
+      redemptions * (BYTES.redemption + BYTES.settlement_entry) +
       deliveries * (BYTES.webhook_delivery + BYTES.webhook_attempt) +
       events * BYTES.engagement_event +
       movements * BYTES.statement_movement,
@@ -346,16 +347,22 @@ const STEPS = [
   },
   {
     name: 'redemptions',
-    tables: ['redemption'],
+    tables: ['redemption', 'settlement_entry'],
     applies: (plan) => rewards(plan),
     /**
      * One redemption for each matched purchase of this run ($5 back on a merchant-funded $6.25),
-     * on the cardholder's enrollment; settled when older than 30 days, else pending.
+     * on the cardholder's enrollment; settled when older than 30 days, else pending. Each with its
+     * settlement entry, as matching writes them: the reporting pages join the two, and without
+     * entries PostgreSQL plans those pages for a join that finds nothing. Triggers off: the
+     * entries' triggers would book statement movements, which the movements step writes on its
+     * own (with them on, every generated redemption was booked twice).
      */
     async run(client, plan) {
       const end = plan.end ?? new Date();
-      await client.query(
-        `INSERT INTO redemption (institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
+      await withoutTriggers(client, () =>
+        client.query(
+          `WITH r AS (
+         INSERT INTO redemption (institution_id, transaction_id, cardholder_offer_id, offer_id, cardholder_token, currency,
                                  purchase_amount, cashback_amount, merchant_funded_amount, service_revenue_amount,
                                  institution_payout_amount, status, created_at, settled_at, source, transaction_ref,
                                  transacted_at)
@@ -370,8 +377,17 @@ const STEPS = [
                    FROM cardholder_offer WHERE institution_id = ANY($1::uuid[]) AND offer_id = ANY($4::uuid[])
                   ORDER BY institution_id, cardholder_token, added_at) e
              ON e.institution_id = t.institution_id AND e.cardholder_token = t.cardholder_token
-          WHERE t.institution_id = ANY($1::uuid[]) AND t.status = 'matched' AND t.transaction_ref LIKE $2`,
-        [plan.institutionIds, `${refPrefix(plan)}%`, end, plan.offerIds],
+          WHERE t.institution_id = ANY($1::uuid[]) AND t.status = 'matched' AND t.transaction_ref LIKE $2
+         RETURNING id, institution_id, offer_id, currency, merchant_funded_amount, service_revenue_amount,
+                   institution_payout_amount, status, created_at, settled_at)
+         INSERT INTO settlement_entry (institution_id, redemption_id, offer_id, merchant_id, currency,
+                                       merchant_funded_amount, service_revenue_amount, institution_payout_amount,
+                                       status, created_at, settled_at)
+         SELECT r.institution_id, r.id, r.offer_id, o.merchant_id, r.currency, r.merchant_funded_amount,
+                r.service_revenue_amount, r.institution_payout_amount, r.status, r.created_at, r.settled_at
+           FROM r JOIN offer o ON o.id = r.offer_id`,
+          [plan.institutionIds, `${refPrefix(plan)}%`, end, plan.offerIds],
+        ),
       );
     },
   },
