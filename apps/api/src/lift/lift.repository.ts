@@ -85,43 +85,36 @@ const LAST_MONTH = activityMonthSql('$9::timestamptz');
  * Per group (holdout or exposed), over the eligible cardholders of the institutions in $1: count,
  * buyers, net spend at the merchant in the window and its sum of squares, and the same for the
  * pre-period. Eligible: a purchase at the institution in [pre, end) (any merchant), read from
- * cardholder_activity's months (a row in a month strictly inside the range proves one; a
- * cardholder seen only in the two edge months is checked against its purchases' times through
- * transaction_cardholder_idx). Purchases: plain purchases and a card chain's clearing (the one its
- * chain counted), at the offer's merchant, in the offer's currency or without one, net of every
- * refund stored that names them (a chain's refund may name its authorization): a cardholder's net
- * spend is the sum of its purchases less the sum of their refunds, joined by reference (one read
- * of the institution's refunds, hashed, rather than an index probe per purchase). Statistics per
- * cardholder are folded in PostgreSQL; no cardholder row leaves it.
+ * cardholder_activity's months (a row in a month strictly inside the range proves one, and so does
+ * a purchase at the merchant; a cardholder seen only in the two edge months is checked against its
+ * purchases' times through transaction_cardholder_idx). Purchases: plain purchases and a card
+ * chain's clearing (the one its chain counted), at the offer's merchant, in the offer's currency or
+ * without one, net of every refund stored that names them (a chain's refund may name its
+ * authorization): a cardholder's net spend is the sum of its purchases less the sum of their
+ * refunds, joined by reference (one read of the institution's refunds, hashed, rather than an
+ * index probe per purchase). Statistics per cardholder are folded in PostgreSQL; no cardholder row
+ * leaves it.
  *
  * $1 institution ids, $2 inner pads, $3 outer pads, $4 offer id (lowercase text), $5 merchant,
  * $6 currency, $7 pre-period start, $8 window start, $9 window end, $10 holdout_bps.
- * Reads: cardholder_activity_pkey in key order (eligible: grouped as it streams, no sort), the
- * months of purchases and of refunds each scanned once by parallel workers (a month of a bank's
- * transactions holds 10 % of them at a busy merchant: a scan beats 1.5 M index probes), a
- * card_chain_pkey probe per clearing (a join, not EXISTS: a correlated subquery keeps the scan
- * from going parallel). MATERIALIZED keeps each step as written: the purchases read once, each
- * cardholder's HMAC computed once. An erased cardholder (a
- * pseudonym) keeps the bucket its token had at erasure (erased_holdout_bucket, docs/privacy.md).
+ * Amounts are summed as integers of 10⁻⁴ (the column's scale), exact and far cheaper to aggregate
+ * than numeric. One aggregate builds each cardholder's row from its activity months, purchases and
+ * refunds together (one hash of ~1M cardholders, not one for eligibility, one for sums and a join
+ * of the two). Reads: the months of purchases and of refunds each scanned once by parallel workers
+ * (a month of a bank's transactions holds 10 % of them at a busy merchant: a scan beats 1.5 M index
+ * probes), a card_chain_pkey probe per clearing (a join, not EXISTS: a correlated subquery keeps
+ * the scan from going parallel). MATERIALIZED keeps each step as written: the purchases read once;
+ * OFFSET 0 keeps each cardholder's HMAC computed once (the bucket reads it byte by byte). An erased
+ * cardholder (a pseudonym) keeps the bucket its token had at erasure (erased_holdout_bucket,
+ * docs/privacy.md).
  */
 const GROUPS_SQL = `
   WITH keys AS (
     SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::bytea[]) AS k(institution_id, inner_pad, outer_pad)
   ),
-  eligible AS MATERIALIZED (
-    SELECT m.institution_id, m.cardholder_token
-      FROM (SELECT a.institution_id, a.cardholder_token,
-                   bool_or(a.month > ${FIRST_MONTH} AND a.month < ${LAST_MONTH}) AS inside
-              FROM cardholder_activity a
-             WHERE a.institution_id = ANY($1::uuid[]) AND a.month BETWEEN ${FIRST_MONTH} AND ${LAST_MONTH}
-             GROUP BY 1, 2) m
-     WHERE m.inside OR EXISTS (
-             SELECT 1 FROM transaction t
-              WHERE t.institution_id = m.institution_id AND t.cardholder_token = m.cardholder_token
-                AND ${PURCHASES} AND t.transacted_at >= $7 AND t.transacted_at < $9)
-  ),
   buys AS MATERIALIZED (
-    SELECT t.institution_id, t.cardholder_token, t.transacted_at >= $8 AS in_window, t.amount,
+    SELECT t.institution_id, t.cardholder_token, t.transacted_at >= $8 AS in_window,
+           (t.amount * 10000)::bigint AS amount,
            t.transaction_ref, CASE WHEN t.kind = 'clearing' THEN t.original_transaction_ref END AS authorization_ref
       FROM transaction t
       LEFT JOIN card_chain c
@@ -133,46 +126,50 @@ const GROUPS_SQL = `
        AND (t.kind = 'purchase' OR t.original_transaction_ref IS NULL OR c.institution_id IS NOT NULL)
   ),
   refunds AS MATERIALIZED (
-    SELECT r.institution_id, r.original_transaction_ref AS ref, r.amount
+    SELECT r.institution_id, r.original_transaction_ref AS ref, (r.amount * 10000)::bigint AS amount
       FROM transaction r
      WHERE r.institution_id = ANY($1::uuid[]) AND r.kind = 'refund'
   ),
-  netted AS (
-    SELECT b.institution_id, b.cardholder_token, b.in_window, -r.amount AS amount
-      FROM buys b JOIN refunds r ON r.institution_id = b.institution_id AND r.ref = b.transaction_ref
-    UNION ALL
-    SELECT b.institution_id, b.cardholder_token, b.in_window, -r.amount
-      FROM buys b JOIN refunds r ON r.institution_id = b.institution_id AND r.ref = b.authorization_ref
-     WHERE b.authorization_ref IS NOT NULL
-  ),
   per_cardholder AS (
-    SELECT institution_id, cardholder_token,
+    SELECT institution_id, cardholder_token, bool_or(proves) AS proven,
            coalesce(sum(amount) FILTER (WHERE in_window), 0) AS spend,
            coalesce(sum(amount) FILTER (WHERE NOT in_window), 0) AS pre_spend
-      FROM (SELECT institution_id, cardholder_token, in_window, amount FROM buys
+      FROM (SELECT a.institution_id, a.cardholder_token, a.month > ${FIRST_MONTH} AND a.month < ${LAST_MONTH} AS proves,
+                   NULL::boolean AS in_window, 0::bigint AS amount
+              FROM cardholder_activity a
+             WHERE a.institution_id = ANY($1::uuid[]) AND a.month BETWEEN ${FIRST_MONTH} AND ${LAST_MONTH}
             UNION ALL
-            SELECT institution_id, cardholder_token, in_window, amount FROM netted) x
+            SELECT institution_id, cardholder_token, true, in_window, amount FROM buys
+            UNION ALL
+            SELECT b.institution_id, b.cardholder_token, true, b.in_window, -r.amount
+              FROM buys b JOIN refunds r ON r.institution_id = b.institution_id AND r.ref = b.transaction_ref
+            UNION ALL
+            SELECT b.institution_id, b.cardholder_token, true, b.in_window, -r.amount
+              FROM buys b JOIN refunds r ON r.institution_id = b.institution_id AND r.ref = b.authorization_ref
+             WHERE b.authorization_ref IS NOT NULL) x
      GROUP BY institution_id, cardholder_token
   ),
-  assigned AS MATERIALIZED (
+  assigned AS (
     SELECT ${holdoutMacSql('k.inner_pad', 'k.outer_pad', '$4::text', 'e.cardholder_token')} AS mac,
-           h.bucket AS kept_bucket,
-           coalesce(p.spend, 0) AS spend, coalesce(p.pre_spend, 0) AS pre_spend
-      FROM eligible e
+           h.bucket AS kept_bucket, e.spend, e.pre_spend
+      FROM per_cardholder e
       JOIN keys k ON k.institution_id = e.institution_id
-      LEFT JOIN per_cardholder p
-        ON p.institution_id = e.institution_id AND p.cardholder_token = e.cardholder_token
       LEFT JOIN erased_holdout_bucket h
         ON h.institution_id = e.institution_id AND h.cardholder_token = e.cardholder_token
        AND h.offer_id = $4::uuid
+     WHERE e.proven OR EXISTS (
+             SELECT 1 FROM transaction t
+              WHERE t.institution_id = e.institution_id AND t.cardholder_token = e.cardholder_token
+                AND ${PURCHASES} AND t.transacted_at >= $7 AND t.transacted_at < $9)
+    OFFSET 0
   )
   SELECT coalesce(kept_bucket, ${holdoutBucketSql('mac')}) < $10 AS holdout,
          count(*)::int AS cardholders,
          (count(*) FILTER (WHERE spend > 0))::int AS buyers,
-         (sum(spend) * 10000)::numeric(40, 0)::text AS spend_e4,
-         (sum(spend * spend) * 100000000)::numeric(40, 0)::text AS squares_e8,
+         sum(spend)::text AS spend_e4,
+         sum(spend * spend)::text AS squares_e8,
          (count(*) FILTER (WHERE pre_spend > 0))::int AS pre_buyers,
-         (sum(pre_spend) * 10000)::numeric(40, 0)::text AS pre_spend_e4
+         sum(pre_spend)::text AS pre_spend_e4
     FROM assigned
    GROUP BY 1`;
 
