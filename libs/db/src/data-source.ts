@@ -3,19 +3,53 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
+/** The statement texts a direct pool prepares (hot paths), with their names. See `prepared`. */
+const PREPARED = new Map<string, string>();
+
 /**
- * The pool's client: refuses named prepared statements, which a pooler in transaction mode cannot
- * carry (the next statement may run on another server connection, where the name does not
- * exist). Refused everywhere, so the ordinary test suite catches one before a pooler does.
+ * Marks `sql` as a statement a direct connection prepares once and then only binds and executes
+ * (the hot paths' per-request statements): PostgreSQL parses it once per connection, and plans it
+ * once too when its generic plan costs no more than the custom ones (plan_cache_mode auto). Through
+ * a pooler in transaction mode it is sent unnamed, as every other statement is. Returns `sql`.
+ */
+export function prepared(sql: string): string {
+  if (!PREPARED.has(sql)) PREPARED.set(sql, `plo_${PREPARED.size + 1}`);
+  return sql;
+}
+
+function refuseNamed(config: unknown): void {
+  const name = config && typeof config === 'object' && (config as QueryConfig).name;
+  if (name)
+    throw new Error(
+      `named prepared statement "${name}" refused: statements must work through a pooler in transaction mode`,
+    );
+}
+
+/**
+ * The client of a pool behind a pooler in transaction mode: refuses named prepared statements,
+ * which such a pooler cannot carry (the next statement may run on another server connection, where
+ * the name does not exist), and sends the `prepared` statements unnamed.
  */
 export class UnnamedStatementsClient extends Client {
   override query(...args: unknown[]): never {
-    const config = args[0] as QueryConfig | undefined;
-    if (config && typeof config === 'object' && config.name)
-      throw new Error(
-        `named prepared statement "${config.name}" refused: statements must work through a pooler in transaction mode`,
-      );
+    refuseNamed(args[0]);
     return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
+
+/**
+ * The client of a pool with direct connections: names the `prepared` statements (node-postgres
+ * parses one once per connection, then binds it), and refuses every other named statement, as the
+ * pooler's client does, so the ordinary test suite catches a name a pooler would break on.
+ */
+export class PreparingClient extends Client {
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    const name = typeof text === 'string' && args.length <= 2 ? PREPARED.get(text) : undefined;
+    const send = super.query as (...a: unknown[]) => never;
+    if (name) return send.call(this, { name, text, values });
+    refuseNamed(text);
+    return send.apply(this, args);
   }
 }
 
@@ -43,8 +77,9 @@ export function dataSourceOptions(
     extra: {
       max: 20,
       connectionTimeoutMillis: 5_000,
-      Client: UnnamedStatementsClient,
-      ...(via === 'direct' ? { options: '-c jit=off' } : {}),
+      ...(via === 'direct'
+        ? { Client: PreparingClient, options: '-c jit=off' }
+        : { Client: UnnamedStatementsClient }),
     },
     ...extra,
   } as DataSourceOptions;

@@ -1,6 +1,6 @@
 export * from './entities';
 export * from './migrations';
-export { dataSourceOptions } from './data-source';
+export { dataSourceOptions, prepared } from './data-source';
 export * from './migrate';
 export * from './db.module';
 export * from './sql';

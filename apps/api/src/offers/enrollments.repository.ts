@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { returnedRows } from '@app/db';
+import { prepared, returnedRows } from '@app/db';
 import { ENROLLMENT_FACTS_SQL } from './offer-statements';
+
+/** Every add runs these two: prepared once per direct connection. */
+const FACTS = prepared(ENROLLMENT_FACTS_SQL);
+const INSERT_IF_UNCHANGED = prepared(
+  `SELECT enrollment_insert_unchanged($1, $2, $3, $4, $5, $6) AS id`,
+);
 
 /** Everything an add decides on (ENROLLMENT_FACTS_SQL). */
 export interface EnrollmentFactsRow {
@@ -40,11 +46,7 @@ export class EnrollmentsRepository {
     offerId: string,
     m: EntityManager = this.db.manager,
   ): Promise<EnrollmentFactsRow> {
-    const [f]: EnrollmentFactsRow[] = await m.query(ENROLLMENT_FACTS_SQL, [
-      institutionId,
-      token,
-      offerId,
-    ]);
+    const [f]: EnrollmentFactsRow[] = await m.query(FACTS, [institutionId, token, offerId]);
     return f;
   }
 
@@ -60,10 +62,14 @@ export class EnrollmentsRepository {
     cardToken: string | null,
     activeCount: number,
   ): Promise<string | null> {
-    const [row]: { id: string | null }[] = await this.db.query(
-      `SELECT enrollment_insert_unchanged($1, $2, $3, $4, $5, $6) AS id`,
-      [institutionId, token, offerId, cardToken, activeCount, ENROLLMENT_LOCK_TIMEOUT],
-    );
+    const [row]: { id: string | null }[] = await this.db.query(INSERT_IF_UNCHANGED, [
+      institutionId,
+      token,
+      offerId,
+      cardToken,
+      activeCount,
+      ENROLLMENT_LOCK_TIMEOUT,
+    ]);
     return row.id;
   }
 

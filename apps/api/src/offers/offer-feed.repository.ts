@@ -6,7 +6,11 @@ import {
   type SortOrder,
   type StoredQualification,
 } from '@app/domain';
+import { prepared } from '@app/db';
 import { CARDHOLDER_SQL, CATALOGUE_SQL, POPULARITY_SQL } from './offer-statements';
+
+/** Every feed read runs it: prepared once per direct connection. */
+const CARDHOLDER = prepared(CARDHOLDER_SQL);
 
 /** A feed request's own rows (CARDHOLDER_SQL). */
 export interface CardholderRow {
@@ -59,7 +63,7 @@ export class OfferFeedRepository {
     cardholderToken: string,
     personalize: boolean,
   ): Promise<CardholderRow> {
-    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER_SQL, [
+    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER, [
       institutionId,
       cardholderToken,
       personalize,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { TransactionSource } from '@app/db';
+import { prepared, type TransactionSource } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
 import { CLAIM_MESSAGES } from '../claims/claim-messages';
 import { recordActivitySql } from './cardholder-activity';
@@ -77,10 +77,12 @@ const keyed = (insert: string) => `
   activity AS (${recordActivitySql('ins')})
   SELECT id, institution_id, transaction_ref FROM ins`;
 
-const INSERT_SQL = keyed(`
+const INSERT_SQL = prepared(
+  keyed(`
   INSERT INTO transaction (id, received_at, ${COLUMNS}, source)
   SELECT k.transaction_id, k.received_at, u.*, $18::text
-    FROM u JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref`);
+    FROM u JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref`),
+);
 
 /**
  * History rows are final on insert: the merchant is resolved here, as matching would (an existing
@@ -88,7 +90,8 @@ const INSERT_SQL = keyed(`
  * count for audiences and personalization as soon as the batch is answered; their status is
  * `unmatched` (`merchant_unresolved` without a merchant) and they are never queued for matching.
  */
-const INSERT_HISTORY_SQL = keyed(`
+const INSERT_HISTORY_SQL = prepared(
+  keyed(`
   INSERT INTO transaction (id, received_at, ${COLUMNS}, source, history, status, processed_at)
   SELECT k.transaction_id, k.received_at, u.institution_id, u.transaction_ref, u.cardholder_token, u.instrument_token,
          u.instrument_type, u.merchant_identifier, u.merchant_identifier_type, COALESCE(m.id, mi.merchant_id, u.merchant_id),
@@ -98,7 +101,8 @@ const INSERT_HISTORY_SQL = keyed(`
     FROM u
     JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref
     LEFT JOIN merchant m ON m.id = u.merchant_id
-    LEFT JOIN merchant_identifier mi ON mi.type = u.merchant_identifier_type AND mi.value = u.merchant_identifier`);
+    LEFT JOIN merchant_identifier mi ON mi.type = u.merchant_identifier_type AND mi.value = u.merchant_identifier`),
+);
 
 /**
  * The transaction table's write path. One set-based statement per call, whatever the number of
