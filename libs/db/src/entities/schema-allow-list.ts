@@ -123,13 +123,6 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
   },
   {
     kind: 'index',
-    name: 'transaction_purchase_time_idx',
-    definition:
-      "CREATE INDEX transaction_purchase_time_idx ON ONLY transaction USING btree (institution_id, transacted_at) INCLUDE (cardholder_token) WHERE (kind = ANY (ARRAY['purchase'::text, 'clearing'::text]))",
-    why: "an INCLUDE column (the lift report's eligible cardholders, index-only): TypeORM has no INCLUDE",
-  },
-  {
-    kind: 'index',
     name: 'transaction_merchant_purchase_idx',
     definition:
       "CREATE INDEX transaction_merchant_purchase_idx ON ONLY transaction USING btree (institution_id, merchant_id, transacted_at) INCLUDE (cardholder_token, amount, currency, kind, transaction_ref, original_transaction_ref) WHERE (kind = ANY (ARRAY['purchase'::text, 'clearing'::text]))",

@@ -40,7 +40,6 @@ export type { TransactionSource } from '@app/domain';
 @Index('transaction_ref_idx', ['institutionId', 'transactionRef'])
 @Index('transaction_id_idx', ['id'])
 @Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
-@Index('transaction_purchase_time_idx', ['institutionId', 'transactedAt'], NOT_SYNCED)
 @Index(
   'transaction_merchant_purchase_idx',
   ['institutionId', 'merchantId', 'transactedAt'],

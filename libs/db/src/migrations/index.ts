@@ -50,6 +50,7 @@ import { WebhookPartitions1795724862067 } from './1795724862067-webhook-partitio
 import { TransactionPartitions1795725934962 } from './1795725934962-transaction-partitions';
 import { CardholderActivity1795726967094 } from './1795726967094-cardholder-activity';
 import { TransactionParallelScans1795728000000 } from './1795728000000-transaction-parallel-scans';
+import { DropPurchaseTimeIndex1795729000000 } from './1795729000000-drop-purchase-time-index';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -107,4 +108,5 @@ export const MIGRATIONS = [
   TransactionPartitions1795725934962,
   CardholderActivity1795726967094,
   TransactionParallelScans1795728000000,
+  DropPurchaseTimeIndex1795729000000,
 ];
