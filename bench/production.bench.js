@@ -909,7 +909,7 @@ function goalTable(r) {
     '',
     `≤ ${GOALS.cpu_me_us}`,
     cpu(r.me).api <= GOALS.cpu_me_us,
-    `PostgreSQL ${cpu(r.me).postgres} µs, worker ${cpu(r.me).worker} µs per request: the api's own (framework, guard, rate-limit call, log line)`,
+    `PostgreSQL ${cpu(r.me).postgres} µs, worker ${cpu(r.me).worker} µs per request: the rest is the api's own per-request path (profiled in docs/performance.md)`,
   );
   for (const name of ['plain', 'personalized']) {
     const f = r[`feed_${name}`];
@@ -931,7 +931,7 @@ function goalTable(r) {
       ratio(cpu(f).api, cpu(a).anchor),
       `≤ ${GOALS.cpu_feed_us} µs`,
       cpu(f).api <= GOALS.cpu_feed_us,
-      `${fixed}; the feed's own work is the rest (${Math.max(0, cpu(f).api - cpu(r.me).api)} µs: its statement's rows, the page, the response)`,
+      `${fixed}; the other ${Math.max(0, cpu(f).api - cpu(r.me).api)} µs are the feed's own (where they go: the CPU profile in docs/performance.md)`,
     );
   }
   add(
