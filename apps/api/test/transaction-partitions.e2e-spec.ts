@@ -92,6 +92,25 @@ describe('transactions: the idempotency key and money records without a foreign 
     expect(n).toBe(1);
   });
 
+  it('new transactions get time-ordered ids (UUID version 7): each later post’s id sorts after the earlier ones', async () => {
+    // Posts in turn, each answered before the next (a round trip takes well over a millisecond).
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await api.http
+        .post('/api/v1/transactions')
+        .set('Authorization', world.auth)
+        .send(event())
+        .expect(202);
+      ids.push(r.body.id);
+    }
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    // The first 48 bits are the time of the insert, in milliseconds.
+    const ms = parseInt(ids[0].replace(/-/g, '').slice(0, 12), 16);
+    expect(Math.abs(ms - Date.now())).toBeLessThan(60_000);
+  });
+
   it('a row inserted without its key (the previous release, SQL by hand) gets one; a second row of that reference is refused', async () => {
     const ref = uniq('old-');
     const insert = () =>

@@ -69,7 +69,7 @@ const keyed = (insert: string) => `
   WITH u AS (SELECT * FROM ${UNNEST} AS ${U_COLUMNS}),
   k AS (
     INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
-    SELECT u.institution_id, u.transaction_ref, gen_random_uuid(), now() FROM u
+    SELECT u.institution_id, u.transaction_ref, uuid_time_ordered(), now() FROM u
     ON CONFLICT DO NOTHING
     RETURNING institution_id, transaction_ref, transaction_id, received_at),
   ins AS (${insert}

@@ -167,6 +167,11 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
   },
   { kind: 'function', name: 'offer_budget_row', why: 'the budget row trigger’s function' },
   {
+    kind: 'function',
+    name: 'uuid_time_ordered',
+    why: 'time-ordered ids for new transactions (the transaction store’s insert): no entity owns a function',
+  },
+  {
     kind: 'sequence',
     name: 'offer_catalogue_version',
     why: 'the feed’s catalogue version, read with each feed request: no column owns it',

@@ -51,6 +51,7 @@ import { TransactionPartitions1795725934962 } from './1795725934962-transaction-
 import { CardholderActivity1795726967094 } from './1795726967094-cardholder-activity';
 import { TransactionParallelScans1795728000000 } from './1795728000000-transaction-parallel-scans';
 import { DropPurchaseTimeIndex1795729000000 } from './1795729000000-drop-purchase-time-index';
+import { TimeOrderedTransactionIds1795730000000 } from './1795730000000-time-ordered-transaction-ids';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -109,4 +110,5 @@ export const MIGRATIONS = [
   CardholderActivity1795726967094,
   TransactionParallelScans1795728000000,
   DropPurchaseTimeIndex1795729000000,
+  TimeOrderedTransactionIds1795730000000,
 ];
