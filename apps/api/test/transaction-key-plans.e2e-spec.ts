@@ -67,13 +67,15 @@ describe('statements through transaction keys, on a key table without statistics
       })
       .expect(202);
     // Copies of the posted row under new ids and references (their keys through the key trigger),
-    // decided already so that no worker takes them.
+    // decided already so that no worker takes them. The record is built once per row in LATERAL:
+    // `(jsonb_populate_record(…)).*` would build it once per column (30,000 rows took 37 s).
     const prefix = uniq('fill-');
     await db.query(
       `INSERT INTO transaction
-       SELECT (jsonb_populate_record(NULL::transaction, to_jsonb(x) || jsonb_build_object(
-                 'id', gen_random_uuid(), 'transaction_ref', $2::text || g, 'status', 'unmatched'))).*
-         FROM transaction x, generate_series(1, $3::int) g
+       SELECT c.*
+         FROM transaction x, generate_series(1, $3::int) g,
+              LATERAL jsonb_populate_record(NULL::transaction, to_jsonb(x) || jsonb_build_object(
+                 'id', gen_random_uuid(), 'transaction_ref', $2::text || g, 'status', 'unmatched')) c
         WHERE x.id = $1`,
       [template.body.id, prefix, FILL],
     );
@@ -87,11 +89,12 @@ describe('statements through transaction keys, on a key table without statistics
     // loop over them (it did: over the suite's redemptions, every time reading the chunk's keys).
     await db.query(
       `INSERT INTO redemption
-       SELECT (jsonb_populate_record(NULL::redemption, to_jsonb(r) || jsonb_build_object(
-                 'id', gen_random_uuid(), 'transaction_id', f.id, 'transaction_ref', f.transaction_ref))).*
+       SELECT c.*
          FROM redemption r,
               (SELECT transaction_id AS id, transaction_ref FROM transaction_key
-                WHERE institution_id = $2 AND transaction_ref LIKE $3 || '%' LIMIT $4) f
+                WHERE institution_id = $2 AND transaction_ref LIKE $3 || '%' LIMIT $4) f,
+              LATERAL jsonb_populate_record(NULL::redemption, to_jsonb(r) || jsonb_build_object(
+                 'id', gen_random_uuid(), 'transaction_id', f.id, 'transaction_ref', f.transaction_ref)) c
         WHERE r.id = $1`,
       [redemption.id, w.institution.id, prefix, REDEEMED],
     );
