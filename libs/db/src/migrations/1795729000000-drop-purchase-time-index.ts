@@ -9,24 +9,25 @@ const DEFINITION = `(institution_id, transacted_at) INCLUDE (cardholder_token) W
  *
  * On an install whose partition move is still under way (TransactionPartitions: the old table
  * live, its copy beside it), both tables' indexes go, and the switch function, which renames them
- * by name, is rewritten to rename them only if they exist.
+ * by name, loses its two renames of them.
  */
 export class DropPurchaseTimeIndex1795729000000 implements MigrationInterface {
   name = 'DropPurchaseTimeIndex1795729000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // The move's switch renames both tables' indexes by name: its two lines for this one go.
     await q.query(`
       DO $$ BEGIN
         IF to_regprocedure('transaction_partition_switch()') IS NOT NULL THEN
           EXECUTE replace(replace(pg_get_functiondef('transaction_partition_switch()'::regprocedure),
-            'ALTER INDEX transaction_purchase_time_idx RENAME',
-            'ALTER INDEX IF EXISTS transaction_purchase_time_idx RENAME'),
-            'ALTER INDEX transaction_partitioned_purchase_time_idx RENAME',
-            'ALTER INDEX IF EXISTS transaction_partitioned_purchase_time_idx RENAME');
+            'ALTER INDEX transaction_purchase_time_idx RENAME TO transaction_unpartitioned_purchase_time_idx;', ''),
+            'ALTER INDEX transaction_partitioned_purchase_time_idx RENAME TO transaction_purchase_time_idx;', '');
         END IF;
+        IF to_regclass('transaction_partitioned') IS NOT NULL THEN
+          DROP INDEX transaction_partitioned_purchase_time_idx;
+        END IF;
+        DROP INDEX transaction_purchase_time_idx;
       END $$;
-      DROP INDEX IF EXISTS transaction_partitioned_purchase_time_idx;
-      DROP INDEX IF EXISTS transaction_purchase_time_idx;
     `);
   }
 

@@ -24,6 +24,6 @@ export class TimeOrderedTransactionIds1795730000000 implements MigrationInterfac
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION IF EXISTS uuid_time_ordered()`);
+    await q.query(`DROP FUNCTION uuid_time_ordered()`);
   }
 }
