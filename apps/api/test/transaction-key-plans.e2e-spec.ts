@@ -66,6 +66,14 @@ describe('statements through transaction keys, on a key table without statistics
         transacted_at: new Date().toISOString(),
       })
       .expect(202);
+    // Rewarded before the filler goes in: matching of the template must not race 30,000 inserts
+    // into the key table (late in a full run it lost that race past the wait's limit).
+    const [redemption] = await eventually(async () => {
+      const r = await db.query(`SELECT id FROM redemption WHERE transaction_id = $1`, [
+        template.body.id,
+      ]);
+      return r.length ? r : null;
+    }, 'the template purchase rewarded', 30_000);
     // Copies of the posted row under new ids and references (their keys through the key trigger),
     // decided already so that no worker takes them. The record is built once per row in LATERAL:
     // `(jsonb_populate_record(…)).*` would build it once per column (30,000 rows took 37 s).
@@ -79,12 +87,6 @@ describe('statements through transaction keys, on a key table without statistics
         WHERE x.id = $1`,
       [template.body.id, prefix, FILL],
     );
-    const [redemption] = await eventually(async () => {
-      const r = await db.query(`SELECT id FROM redemption WHERE transaction_id = $1`, [
-        template.body.id,
-      ]);
-      return r.length ? r : null;
-    }, 'the template purchase rewarded');
     // A live redemption for each of the first REDEEMED copies: other tables' rows, a plan may
     // loop over them (it did: over the suite's redemptions, every time reading the chunk's keys).
     await db.query(
