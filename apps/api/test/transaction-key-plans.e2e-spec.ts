@@ -68,12 +68,16 @@ describe('statements through transaction keys, on a key table without statistics
       .expect(202);
     // Rewarded before the filler goes in: matching of the template must not race 30,000 inserts
     // into the key table (late in a full run it lost that race past the wait's limit).
-    const [redemption] = await eventually(async () => {
-      const r = await db.query(`SELECT id FROM redemption WHERE transaction_id = $1`, [
-        template.body.id,
-      ]);
-      return r.length ? r : null;
-    }, 'the template purchase rewarded', 30_000);
+    const [redemption] = await eventually(
+      async () => {
+        const r = await db.query(`SELECT id FROM redemption WHERE transaction_id = $1`, [
+          template.body.id,
+        ]);
+        return r.length ? r : null;
+      },
+      'the template purchase rewarded',
+      30_000,
+    );
     // Copies of the posted row under new ids and references (their keys through the key trigger),
     // decided already so that no worker takes them. The record is built once per row in LATERAL:
     // `(jsonb_populate_record(…)).*` would build it once per column (30,000 rows took 37 s).
