@@ -220,9 +220,15 @@ async function measureSize(size, months) {
     ])
       tables[t] = await tableBytes(db, t);
     const millions = c.transactions / 1e6;
+    const { rows: settings } = await db.query(
+      `SELECT name, current_setting(name) AS value FROM pg_settings
+        WHERE name IN ('shared_buffers', 'effective_cache_size', 'work_mem', 'jit', 'autovacuum')
+        ORDER BY name`,
+    );
     return {
       size,
       months,
+      postgres_settings: Object.fromEntries(settings.map((x) => [x.name, x.value])),
       stored: c,
       generated: { ...generated, seconds_total: generateSeconds },
       statements_close_seconds: closeSeconds,
@@ -344,6 +350,14 @@ function markdown(results, table) {
     '',
     `Written by \`npm run bench -- growth\`, ${new Date().toISOString()}, ${os.cpus().length} cores shared with other work (load average: 1, 5 and 15 minutes, before → after each phase).`,
     'Each size is a database of its own filled by `bench/generate.js` (4 institutions, the same volume a month; the larger size has ten times the months), then measured with the built api and worker in production mode. Ratio: largest against smallest, > 1 is worse; goal ≤ 1.25.',
+    ...results
+      .filter((x) => x.postgres_settings)
+      .map(
+        (x) =>
+          `PostgreSQL at ${n(x.size)} tx: ${Object.entries(x.postgres_settings)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}.`,
+      ),
     '',
     `| figure | ${sizes.join(' | ')} | ratio | ≤ 1.25× | load ${sizes.join(' | load ')} |`,
     `|---|${sizes.map(() => '---|').join('')}---|---|${sizes.map(() => '---|').join('')}`,

@@ -96,6 +96,7 @@ async function run() {
     db = pool(2);
   }
   const api = await startApp('api', { port: PORT });
+  let worker = null;
   try {
     const now = Date.now();
     let institution, auth, offer, plan;
@@ -125,6 +126,8 @@ async function run() {
       ({ offer, plan } = await populate(institution, now, db));
     }
     const seedSeconds = round((Date.now() - seeded) / 1000);
+    // Measured as production runs: the worker beside the api (idle but for its schedules).
+    worker = await startApp('worker', { port: PORT + 2 });
     const [{ in_window }] = (
       await db.query(
         `SELECT count(*)::int AS in_window FROM transaction
@@ -164,6 +167,7 @@ async function run() {
     });
   } finally {
     await db.end();
+    await worker?.stop();
     await api.stop();
   }
 }

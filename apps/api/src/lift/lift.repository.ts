@@ -80,6 +80,8 @@ const PURCHASES = `t.kind IN (${PURCHASE_KINDS_SQL})`;
 /** The months of the pre-period's start and of the window's end (cardholder_activity's months). */
 const FIRST_MONTH = activityMonthSql('$7::timestamptz');
 const LAST_MONTH = activityMonthSql('$9::timestamptz');
+/** The cardholders of shard $12 of $11 (a hash of the token; refunds follow their purchases). */
+const SHARD = (token: string) => `abs(hashtext(${token}) % $11::int) = $12::int`;
 
 /**
  * Per group (holdout or exposed), over the eligible cardholders of the institutions in $1: count,
@@ -96,7 +98,8 @@ const LAST_MONTH = activityMonthSql('$9::timestamptz');
  * leaves it.
  *
  * $1 institution ids, $2 inner pads, $3 outer pads, $4 offer id (lowercase text), $5 merchant,
- * $6 currency, $7 pre-period start, $8 window start, $9 window end, $10 holdout_bps.
+ * $6 currency, $7 pre-period start, $8 window start, $9 window end, $10 holdout_bps, $11 shards,
+ * $12 this statement's shard.
  * Amounts are summed as integers of 10⁻⁴ (the column's scale), exact and far cheaper to aggregate
  * than numeric. One aggregate builds each cardholder's row from its activity months, purchases and
  * refunds together (one hash of ~1M cardholders, not one for eligibility, one for sums and a join
@@ -124,6 +127,7 @@ const GROUPS_SQL = `
        AND t.transacted_at >= $7 AND t.transacted_at < $9
        AND (t.currency = $6 OR t.currency IS NULL)
        AND (t.kind = 'purchase' OR t.original_transaction_ref IS NULL OR c.institution_id IS NOT NULL)
+       AND ${SHARD('t.cardholder_token')}
   ),
   refunds AS MATERIALIZED (
     SELECT r.institution_id, r.original_transaction_ref AS ref, (r.amount * 10000)::bigint AS amount
@@ -138,6 +142,7 @@ const GROUPS_SQL = `
                    NULL::boolean AS in_window, 0::bigint AS amount
               FROM cardholder_activity a
              WHERE a.institution_id = ANY($1::uuid[]) AND a.month BETWEEN ${FIRST_MONTH} AND ${LAST_MONTH}
+               AND ${SHARD('a.cardholder_token')}
             UNION ALL
             SELECT institution_id, cardholder_token, true, in_window, amount FROM buys
             UNION ALL
@@ -179,6 +184,13 @@ const GROUPS_SQL = `
  */
 const REPORT_WORK_MEM = '128MB';
 
+/**
+ * Statements a report runs at once, each over its share of the cardholders: PostgreSQL's own
+ * parallel workers split the scans but not the per-cardholder sums and HMACs, which are most of
+ * the work and run in one process after the workers' rows are gathered.
+ */
+const REPORT_SHARDS = 2;
+
 /** The lift report's reads (docs/lift.md). */
 @Injectable()
 export class LiftRepository {
@@ -198,31 +210,50 @@ export class LiftRepository {
   }
 
   /**
-   * GROUPS_SQL in a read-only transaction whose work_mem (REPORT_WORK_MEM) lets the cardholder
-   * sums and the refunds be hashed in memory rather than spilled or sorted to disk.
+   * GROUPS_SQL once per shard (REPORT_SHARDS), the shards at once on their own connections, each
+   * in a read-only transaction on one snapshot (exported by the first, as pg_dump's parallel jobs
+   * share theirs): the figures of every shard are of the same moment. A shard's work_mem
+   * (REPORT_WORK_MEM) lets its cardholder sums and the refunds be hashed in memory rather than
+   * spilled or sorted to disk. Every row returned is one shard's group: the caller sums them.
    */
   groups(
     offer: LiftOfferRow,
     keys: HmacPads[],
     window: { preFrom: Date; from: Date; to: Date },
   ): Promise<GroupRow[]> {
-    return this.db.transaction(async (m) => {
+    const params = [
+      keys.map((k) => k.institutionId),
+      keys.map((k) => k.inner),
+      keys.map((k) => k.outer),
+      offer.id.toLowerCase(),
+      offer.merchant_id,
+      offer.currency,
+      window.preFrom,
+      window.from,
+      window.to,
+      offer.holdout_bps,
+      REPORT_SHARDS,
+    ];
+    const prepare = async (m: EntityManager) => {
       await m.query(`SET TRANSACTION READ ONLY`);
       await m.query(`SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
       // The refunds join: CTE row counts are guesses, and a merge join sorts every purchase.
       await m.query(`SET LOCAL enable_mergejoin = off`);
-      return m.query(GROUPS_SQL, [
-        keys.map((k) => k.institutionId),
-        keys.map((k) => k.inner),
-        keys.map((k) => k.outer),
-        offer.id.toLowerCase(),
-        offer.merchant_id,
-        offer.currency,
-        window.preFrom,
-        window.from,
-        window.to,
-        offer.holdout_bps,
-      ]);
+    };
+    const shard = (m: EntityManager, k: number): Promise<GroupRow[]> =>
+      m.query(GROUPS_SQL, [...params, k]);
+    return this.db.transaction('REPEATABLE READ', async (first) => {
+      await prepare(first);
+      const [{ snapshot }] = await first.query(`SELECT pg_export_snapshot() AS snapshot`);
+      if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`unexpected snapshot id ${snapshot}`);
+      const rest = Array.from({ length: REPORT_SHARDS - 1 }, (_, i) =>
+        this.db.transaction('REPEATABLE READ', async (m) => {
+          await m.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
+          await prepare(m);
+          return shard(m, i + 1);
+        }),
+      );
+      return (await Promise.all([shard(first, 0), ...rest])).flat();
     });
   }
 

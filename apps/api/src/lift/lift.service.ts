@@ -5,6 +5,7 @@ import { HoldoutKeys } from '@app/core';
 import { DAY_MS, GroupStatistics, holdoutPercentOf, liftFigures } from '@app/domain';
 import { SecurityActivityService } from '../auth/security-activity.service';
 import { ApiError } from '../common/api-error';
+import { ConcurrencyLimit } from '../common/concurrency-limit';
 import { Keyset } from '../common/pagination';
 import { HoldoutKeyDto, HoldoutKeyStateDto, LiftReportDto, PortalOfferPageDto } from './lift.dto';
 import { GroupRow, hmacPads, LiftOfferRow, LiftRepository } from './lift.repository';
@@ -14,6 +15,11 @@ export const PRE_PERIOD_DAYS = 90;
 /** A report may be answered again for this long (it says when it was computed: as_of). */
 export const REUSE_MS = 60_000;
 const MAX_CACHED = 1_000;
+/**
+ * Reports computed at once per api process (each holds a connection per shard for seconds, and
+ * more at once would only share the same database cores); the rest wait their turn.
+ */
+const CONCURRENT_REPORTS = 2;
 
 export const LIFT_METHOD =
   "Intent to treat: every cardholder with a purchase at the institution in the window or the 90 days before it, split into the offer's holdout and the exposed rest; 95% intervals by Newcombe's hybrid score (method 10) for the rate difference and Welch's t for the spend difference (docs/lift.md).";
@@ -28,6 +34,7 @@ const HOLDOUT_RULE =
 @Injectable()
 export class LiftService {
   private readonly cache = new Map<string, { at: number; report: Promise<LiftReportDto> }>();
+  private readonly computing = new ConcurrencyLimit(CONCURRENT_REPORTS);
 
   constructor(
     private readonly db: DataSource,
@@ -104,7 +111,7 @@ export class LiftService {
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && now - hit.at < REUSE_MS) return hit.report;
-    const report = this.compute(offerId, institutionId, new Date(now));
+    const report = this.computing.run(() => this.compute(offerId, institutionId, new Date()));
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     this.cache.set(key, { at: now, report });
     report.catch(() => this.cache.delete(key));
@@ -133,8 +140,8 @@ export class LiftService {
       this.repo.rewards(offer.id, institutions, window),
     ]);
     const figures = liftFigures(
-      statistics(rows.find((r) => !r.holdout)),
-      statistics(rows.find((r) => r.holdout)),
+      statistics(rows.filter((r) => !r.holdout)),
+      statistics(rows.filter((r) => r.holdout)),
       {
         institutionPayoutMinor: BigInt(rewards.payout),
         merchantFundedMinor: BigInt(rewards.funded),
@@ -166,15 +173,17 @@ export function windowOf(offer: Pick<LiftOfferRow, 'starts_at' | 'expires_at'>, 
   };
 }
 
-function statistics(r: GroupRow | undefined): GroupStatistics {
-  return r
-    ? {
-        cardholders: r.cardholders,
-        buyers: r.buyers,
-        spendE4: BigInt(r.spend_e4),
-        spendSquaresE8: BigInt(r.squares_e8),
-        preBuyers: r.pre_buyers,
-        preSpendE4: BigInt(r.pre_spend_e4),
-      }
-    : { cardholders: 0, buyers: 0, spendE4: 0n, spendSquaresE8: 0n, preBuyers: 0, preSpendE4: 0n };
+/** One group's statistics: the sum of its rows (one per shard that has cardholders in it). */
+function statistics(rows: GroupRow[]): GroupStatistics {
+  return rows.reduce<GroupStatistics>(
+    (g, r) => ({
+      cardholders: g.cardholders + r.cardholders,
+      buyers: g.buyers + r.buyers,
+      spendE4: g.spendE4 + BigInt(r.spend_e4),
+      spendSquaresE8: g.spendSquaresE8 + BigInt(r.squares_e8),
+      preBuyers: g.preBuyers + r.pre_buyers,
+      preSpendE4: g.preSpendE4 + BigInt(r.pre_spend_e4),
+    }),
+    { cardholders: 0, buyers: 0, spendE4: 0n, spendSquaresE8: 0n, preBuyers: 0, preSpendE4: 0n },
+  );
 }
