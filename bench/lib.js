@@ -422,6 +422,7 @@ async function tableBytes(db, table) {
 }
 
 module.exports = {
+  ensureBuild,
   tableBytes,
   dropQueuePrefix,
   BENCH_DB,

@@ -7,6 +7,7 @@
 // minutes; the report is computed fresh all the same: results are reused in the api's memory only).
 const os = require('os');
 const {
+  ensureBuild,
   resetDatabase,
   pool,
   startApp,
@@ -94,7 +95,7 @@ async function run() {
     await db.end();
     await resetDatabase();
     db = pool(2);
-  }
+  } else ensureBuild(); // the reset builds; a reused population measures the current sources too
   const api = await startApp('api', { port: PORT });
   let worker = null;
   try {
