@@ -149,6 +149,11 @@ const token = (plan, n) => `'${plan.cardholderPrefix ?? 'ch-'}' || (${n})::text`
 
 /** The refs this run writes start with this (so a second run on the same database adds, not collides). */
 const refPrefix = (plan) => `gen-${plan.tag}-`;
+/**
+ * received_at of a row transacted `at`: within a day after it, never after now. Each month's rows
+ * land in their month's partition, as they would in a service that ran through those months.
+ */
+const RECEIVED = (at) => `least(now(), ${at} + random() * interval '1 day')`;
 
 /**
  * Runs `fn` with this session's triggers off (session_replication_role = replica; the bench's
@@ -227,13 +232,14 @@ const STEPS = [
           await withoutTriggers(client, () =>
             client.query(
               `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
-                                      merchant_id, amount, currency, transacted_at, source, kind, status, processed_at)
+                                      merchant_id, amount, currency, transacted_at, received_at, source, kind, status, processed_at)
              SELECT $1, $2 || g, ${token(plan, '1 + (g * 7919) % $3')}, 'card-' || ((g * 7919) % $3), 'card',
                     CASE WHEN $4::uuid IS NOT NULL AND random() < $5 THEN $4::uuid
                          ELSE ($6::uuid[])[1 + floor(random() * array_length($6::uuid[], 1))::int] END,
-                    round((5 + random() * 95)::numeric, 2), $7, $8::timestamptz + random() * ($9::timestamptz - $8::timestamptz),
+                    round((5 + random() * 95)::numeric, 2), $7, at, ${RECEIVED('at')},
                     'batch', 'purchase', CASE WHEN g % 1000 < $11 THEN 'matched' ELSE 'unmatched' END, now()
-               FROM generate_series(1::bigint, $10::bigint) g`,
+               FROM (SELECT g, $8::timestamptz + random() * ($9::timestamptz - $8::timestamptz) AS at
+                       FROM generate_series(1::bigint, $10::bigint) g) s`,
               [
                 inst,
                 `${refPrefix(plan)}${i}-${m}-`,
@@ -266,12 +272,12 @@ const STEPS = [
       await withoutTriggers(client, () =>
         client.query(
           `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
-                                  merchant_id, amount, currency, transacted_at, source, kind, original_transaction_ref,
-                                  status, processed_at)
+                                  merchant_id, amount, currency, transacted_at, received_at, source, kind,
+                                  original_transaction_ref, status, processed_at)
          SELECT institution_id, 'r' || transaction_ref, cardholder_token, instrument_token, instrument_type, merchant_id,
                 round(amount * (0.1 + 0.9 * random())::numeric, 2), currency,
-                transacted_at + random() * interval '5 days', 'batch', 'refund', transaction_ref, 'unmatched', now()
-           FROM transaction
+                x.at, ${RECEIVED('x.at')}, 'batch', 'refund', transaction_ref, 'unmatched', now()
+           FROM transaction, LATERAL (SELECT least(now(), transacted_at + random() * interval '5 days')) x(at)
           WHERE institution_id = ANY($1::uuid[]) AND kind = 'purchase' AND transaction_ref LIKE $3
             AND random() < $2`,
           [plan.institutionIds, plan.refundShare ?? 0.02, `${refPrefix(plan)}%`],

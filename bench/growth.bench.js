@@ -92,6 +92,7 @@ async function measureSize(size, months) {
       databaseUrl: benchEnv().DATABASE_URL,
     });
     const generateSeconds = round((Date.now() - t0) / 1000);
+    const lifecycle = await firstLifecycleRun(db);
 
     // Statements closed through yesterday (as the worker's timer would have, day by day).
     const closeStarted = Date.now();
@@ -232,6 +233,7 @@ async function measureSize(size, months) {
       stored: c,
       generated: { ...generated, seconds_total: generateSeconds },
       statements_close_seconds: closeSeconds,
+      first_lifecycle_run: lifecycle,
       disk: {
         database_bytes: c.database_bytes,
         bytes_per_million_transactions: Math.round(c.database_bytes / millions),
@@ -250,6 +252,40 @@ async function measureSize(size, months) {
     await worker?.stop();
     await api.stop();
     await dropQueuePrefix(benchEnv().QUEUE_PREFIX).catch(() => undefined);
+  }
+}
+
+/**
+ * The worker's first data-lifecycle run on the generated history, before anything is measured:
+ * it drops what retention would have dropped in a service that ran through those months (feed
+ * events past 13 months, webhook rows past 90 days), so the figures are of the steady state and
+ * not of that one run's DDL. Its outcome is recorded with the size's results.
+ */
+async function firstLifecycleRun(db) {
+  const since = new Date();
+  const worker = await startApp('worker', { port: PORT + 2 });
+  try {
+    for (const end = Date.now() + 600_000; Date.now() < end; await sleep(500)) {
+      const { rows } = await db.query(
+        `SELECT dropped_partitions, error, extract(epoch FROM finished_at - started_at) AS seconds
+           FROM data_lifecycle_run WHERE started_at >= $1 AND finished_at IS NOT NULL`,
+        [since],
+      );
+      if (rows.length) {
+        const r = rows[0];
+        console.log(
+          `growth: first data-lifecycle run: ${r.dropped_partitions.length} partition(s) dropped in ${round(Number(r.seconds))} s${r.error ? `, error: ${r.error}` : ''}`,
+        );
+        return {
+          dropped: r.dropped_partitions.length,
+          seconds: round(Number(r.seconds)),
+          error: r.error,
+        };
+      }
+    }
+    throw new Error('no data-lifecycle run within 10 minutes of the worker starting');
+  } finally {
+    await worker.stop();
   }
 }
 

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createWorld, eventually, startApi, TestApi, uniq, World } from '@app/testing';
 import { EngagementRecorder } from '../src/offers/engagement-recorder.service';
+import { HISTORY_DAYS } from '../src/offers/offer-statements';
 
 type Item = { id: string; reason?: { code: string; text: string }; title: string };
 
@@ -183,6 +184,30 @@ describe('GET /api/v1/offers?personalize=true', () => {
     expect(await ranked(w, { cardholder_token: 'ch-scope' })).toEqual([
       [a, 'popular'],
       [b, 'popular'],
+    ]);
+  });
+
+  it(`counts the last ${HISTORY_DAYS} days of purchases, by the time of purchase`, async () => {
+    const w = await world(['books', 'fuel']);
+    const [a, b] = w.offers.map((o) => o.id);
+    // Received today, transacted a day before the window (a late file): not counted; a day inside
+    // it: counted. The other merchant's purchase long ago counts neither.
+    const purchase = (token: string, merchant: number, daysAgo: number) =>
+      db.query(
+        `INSERT INTO transaction (institution_id, transaction_ref, cardholder_token, merchant_id, amount, transacted_at, source, kind, status)
+         VALUES ($1, $2, $3, $4, 25, now() - $5 * interval '1 day', 'api', 'purchase', 'unmatched')`,
+        [w.institution.id, uniq('ref-'), token, w.merchants[merchant].id, daysAgo],
+      );
+    await purchase('ch-window', 1, HISTORY_DAYS + 1);
+    expect(await ranked(w, { cardholder_token: 'ch-window' })).toEqual([
+      [a, 'popular'],
+      [b, 'popular'],
+    ]);
+    await purchase('ch-window', 1, HISTORY_DAYS - 1);
+    await purchase('ch-window', 0, 400);
+    expect(await ranked(w, { cardholder_token: 'ch-window' })).toEqual([
+      [b, 'shopped_here'],
+      [a, 'popular'],
     ]);
   });
 

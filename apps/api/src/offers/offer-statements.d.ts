@@ -1,4 +1,5 @@
 /** The statements of offer-statements.js (see there). */
+export const HISTORY_DAYS: number;
 export const CARDHOLDER_SQL: string;
 export const CATALOGUE_SQL: string;
 export const POPULARITY_SQL: string;

@@ -3,10 +3,19 @@
 // bench/anchor.js) run the very same text; offer-statements.d.ts gives TypeScript their types.
 
 /**
+ * Personalization's history: the cardholder's purchases of the last 90 days. Only those months
+ * are read, not every month the table keeps (25 by default), so a feed read costs the same in a
+ * service's third year as in its first. The received_at bound prunes the partitions (by
+ * received_at): ingestion refuses a transacted_at more than a day after its receipt, so a
+ * purchase transacted in the window was received at most a day before it.
+ */
+const HISTORY_DAYS = 90;
+
+/**
  * One round trip per feed request: the catalogue version, the program, the cardholder's
- * enrollments and (personalized) purchase counts per merchant. Every part is an indexed lookup:
- * program (institution_id unique), cardholder_offer_unique (institution_id, cardholder_token, …),
- * transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). Each enrollment
+ * enrollments and (personalized) purchase counts per merchant over HISTORY_DAYS. Every part is
+ * an indexed lookup: program (institution_id unique), cardholder_offer_unique (institution_id,
+ * cardholder_token, …), transaction_cardholder_idx (institution_id, cardholder_token, merchant_id). Each enrollment
  * carries its goal progress (the open round of a goal offer; 0 for other offers). Purchase counts
  * take plain purchases and cleared card purchases (libs/domain PURCHASE_KINDS). (A fresh sequence
  * shows last_value 1 both before and after its first nextval; is_called tells the two apart.)
@@ -23,6 +32,8 @@ const CARDHOLDER_SQL = `
                      FROM transaction t
                     WHERE t.institution_id = $1 AND t.cardholder_token = $2
                       AND t.merchant_id IS NOT NULL AND t.kind IN ('purchase', 'clearing')
+                      AND t.transacted_at >= now() - interval '${HISTORY_DAYS} days'
+                      AND t.received_at >= now() - interval '${HISTORY_DAYS + 1} days'
                     GROUP BY t.merchant_id) h
              JOIN merchant m ON m.id = h.merchant_id)
          END AS history
@@ -69,4 +80,10 @@ const ENROLLMENT_FACTS_SQL = `
     LEFT JOIN cardholder_offer e
       ON e.institution_id = $1 AND e.cardholder_token = $2 AND e.offer_id = $3 AND e.status <> 'expired'`;
 
-module.exports = { CARDHOLDER_SQL, CATALOGUE_SQL, POPULARITY_SQL, ENROLLMENT_FACTS_SQL };
+module.exports = {
+  HISTORY_DAYS,
+  CARDHOLDER_SQL,
+  CATALOGUE_SQL,
+  POPULARITY_SQL,
+  ENROLLMENT_FACTS_SQL,
+};
