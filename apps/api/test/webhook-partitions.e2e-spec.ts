@@ -2,7 +2,14 @@ import { DataSource } from 'typeorm';
 import { DataLifecycleService, PartitionMover, PartitionsRepository } from '@app/core';
 import { dataSourceOptions } from '@app/db';
 import { addMonths, monthOf, partitionOf, partitionsWanted } from '@app/domain';
-import { insertRedemptionDelivery, releaseDatabase, startApi, TestApi, uniq } from '@app/testing';
+import {
+  eventually,
+  insertRedemptionDelivery,
+  releaseDatabase,
+  startApi,
+  TestApi,
+  uniq,
+} from '@app/testing';
 
 const DAY_MS = 86_400_000;
 const KEEP = { value: 90, unit: 'days' as const };
@@ -192,6 +199,36 @@ describe('webhook partitions and retention', () => {
     const next = await lifecycle.run(new Date());
     expect(next.dropped).toContain(pending.month.name);
     expect(await exists(pending.month.name)).toBe(false);
+  });
+
+  it('a drop waits for a writer that holds the deliveries’ table and then reaches the expired month, without a deadlock', async () => {
+    const inst = await institution();
+    const d = await deliveryIn(inst, 10, 'delivered');
+    // A writer as the webhook relay is mid-transaction: the parent table held, the month not yet.
+    const writer = db.createQueryRunner();
+    await writer.connect();
+    await writer.startTransaction();
+    try {
+      await writer.query(`LOCK TABLE ONLY webhook_delivery IN ROW EXCLUSIVE MODE`);
+      const dropping = partitions.dropUnlessHeld('webhook_delivery', d.month, [
+        partitionOf('webhook_attempt', d.month.from),
+      ]);
+      // The drop is waiting for a lock on the parent (it takes the parent before the month).
+      await eventually(async () => {
+        const [{ n }] = await db.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'webhook_delivery'::regclass`,
+        );
+        return n > 0;
+      }, 'the drop waiting for the deliveries’ table');
+      // The writer reaches the expired month; before, the drop held it and waited for the parent.
+      await writer.query(`LOCK TABLE ${d.month.name} IN ROW EXCLUSIVE MODE`);
+      await writer.commitTransaction();
+      await expect(dropping).resolves.toEqual({ dropped: true });
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await writer.release();
+    }
+    expect(await exists(d.month.name)).toBe(false);
   });
 
   it('a legal hold keeps an expired month of deliveries and attempts', async () => {

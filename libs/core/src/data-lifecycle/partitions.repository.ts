@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { KeptPartition } from '@app/db';
-import { type Partition, type PartitionedTable, PARTITIONED_TABLES } from '@app/domain';
+import {
+  followersOf,
+  type Partition,
+  type PartitionedTable,
+  PARTITIONED_TABLES,
+} from '@app/domain';
 
 /** How long partition DDL waits for its lock before giving up until the next run. */
 const DDL_LOCK_TIMEOUT = '5s';
@@ -124,7 +129,8 @@ export class PartitionsRepository {
    * Drops a partition past retention, with its followers' partitions of the same month, unless an
    * institution under legal hold has rows in any of them or a row of it must stay (a pending
    * delivery: KEEP_WHILE), in one transaction: legal_hold is locked against new holds meanwhile, so a hold placed before
-   * the drop commits is seen. A lock not granted in time keeps the partition until the next run.
+   * the drop commits is seen. The parent tables are locked before the months, in the order every
+   * writer takes them. A lock not granted in time keeps the partition until the next run.
    */
   async dropUnlessHeld(
     table: PartitionedTable,
@@ -135,6 +141,13 @@ export class PartitionsRepository {
       return await this.db.transaction(async (m): Promise<DropOutcome> => {
         await m.query(`SELECT set_config('lock_timeout', $1, true)`, [DDL_LOCK_TIMEOUT]);
         await m.query(`LOCK TABLE legal_hold IN SHARE MODE`);
+        // The parent tables before any month: dropping a partition locks its parent ACCESS
+        // EXCLUSIVE, and every writer takes the parent before the month; taken last, after the
+        // month, it deadlocked with the webhook relay and processor (each holding the parent and
+        // waiting for the month). ONLY: the parent alone, as queries reach the months through it.
+        await m.query(
+          `LOCK TABLE ONLY ${[table, ...followersOf(table)].map(ident).join(', ')} IN ACCESS EXCLUSIVE MODE`,
+        );
         // The followers' months that exist (their rows are held the same way).
         const [{ names }] = await m.query<{ names: string[] }[]>(
           `SELECT COALESCE(array_agg(n), '{}') AS names FROM unnest($1::text[]) n WHERE to_regclass(n) IS NOT NULL`,
