@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { prepared } from '@app/db';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
 
@@ -113,19 +114,19 @@ export class CardLifecycleRepository {
     const institutionIds = sorted.map((k) => k.institutionId);
     const refs = sorted.map((k) => k.authorizationRef);
     await m.query(
-      `INSERT INTO card_chain (institution_id, authorization_ref)
+      prepared(`INSERT INTO card_chain (institution_id, authorization_ref)
        SELECT k.institution_id, k.ref FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(institution_id, ref, n)
         ORDER BY k.n
-       ON CONFLICT (institution_id, authorization_ref) DO UPDATE SET updated_at = now()`,
+       ON CONFLICT (institution_id, authorization_ref) DO UPDATE SET updated_at = now()`),
       [institutionIds, refs],
     );
     return m.query(
-      `SELECT ${CHAIN_COLUMNS}
+      prepared(`SELECT ${CHAIN_COLUMNS}
          FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(institution_id, ref, n)
          JOIN card_chain c ON c.institution_id = k.institution_id AND c.authorization_ref = k.ref
          LEFT JOIN program p ON p.institution_id = c.institution_id
          LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])
-        ORDER BY k.n`,
+        ORDER BY k.n`),
       [institutionIds, refs, liveStatuses],
     );
   }
@@ -141,7 +142,7 @@ export class CardLifecycleRepository {
   ): Promise<LockedChain[]> {
     if (!keys.length) return Promise.resolve([]);
     return m.query(
-      `WITH c AS (
+      prepared(`WITH c AS (
          SELECT k.institution_id, k.authorization_ref, COALESCE(x.state, 'none') AS state, x.clearing_ref,
                 x.rewarded_transaction_id, x.cleared_amount
            FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, authorization_ref)
@@ -150,7 +151,7 @@ export class CardLifecycleRepository {
        SELECT ${CHAIN_COLUMNS}
          FROM c
          LEFT JOIN program p ON p.institution_id = c.institution_id
-         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`),
       [keys.map((k) => k.institutionId), keys.map((k) => k.authorizationRef), liveStatuses],
     );
   }
@@ -165,11 +166,11 @@ export class CardLifecycleRepository {
   ): Promise<{ institutionId: string; authorizationRef: string }[]> {
     if (!refunds.length) return [];
     const rows: { institution_id: string; ref: string }[] = await m.query(
-      `SELECT DISTINCT t.institution_id,
+      prepared(`SELECT DISTINCT t.institution_id,
               CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END AS ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
          JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
-        WHERE t.kind IN ('authorization', 'clearing') AND (t.kind = 'authorization' OR t.original_transaction_ref IS NOT NULL)`,
+        WHERE t.kind IN ('authorization', 'clearing') AND (t.kind = 'authorization' OR t.original_transaction_ref IS NOT NULL)`),
       [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
     );
     return rows.map((r) => ({ institutionId: r.institution_id, authorizationRef: r.ref }));
@@ -190,11 +191,11 @@ export class CardLifecycleRepository {
   ): Promise<Map<string, string>> {
     if (!keys.length) return new Map();
     const rows: { n: string; refunded: string }[] = await m.query(
-      `SELECT k.n::text AS n, (SELECT COALESCE(sum(f.amount), 0) FROM transaction f
+      prepared(`SELECT k.n::text AS n, (SELECT COALESCE(sum(f.amount), 0) FROM transaction f
                         WHERE f.kind = 'refund' AND f.institution_id = k.institution_id
                           AND f.original_transaction_ref IN (k.authorization_ref, k.clearing_ref, k.own_ref))::text AS refunded
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
-                WITH ORDINALITY AS k(institution_id, authorization_ref, clearing_ref, own_ref, n)`,
+                WITH ORDINALITY AS k(institution_id, authorization_ref, clearing_ref, own_ref, n)`),
       [
         keys.map((k) => k.institutionId),
         keys.map((k) => k.authorizationRef),
@@ -216,14 +217,14 @@ export class CardLifecycleRepository {
   ): Promise<ChainRedemptionRow[]> {
     if (!transactionIds.length) return Promise.resolve([]);
     return m.query(
-      `SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
+      prepared(`SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               ${chainRefundedSql}::text AS refunded,
               ${REVERSAL_ROW_COLUMNS}, r.cashback_amount, o.min_spend
          FROM transaction t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
          LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
-        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`,
+        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`),
       [transactionIds, liveStatuses],
     );
   }
@@ -232,7 +233,7 @@ export class CardLifecycleRepository {
   async update(m: EntityManager, rows: ChainUpdate[]): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `UPDATE card_chain c
+      prepared(`UPDATE card_chain c
           SET state = d.state, rewarded_transaction_id = d.rewarded,
               authorization_amount = COALESCE(d.authorization_amount, c.authorization_amount),
               clearing_ref = COALESCE(c.clearing_ref, d.clearing_ref),
@@ -246,7 +247,7 @@ export class CardLifecycleRepository {
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::numeric[], $6::text[], $7::numeric[], $8::timestamptz[])
                 AS d(institution_id, authorization_ref, state, rewarded, authorization_amount, clearing_ref, cleared_amount, authorized_at)
          LEFT JOIN program p ON p.institution_id = d.institution_id
-        WHERE c.institution_id = d.institution_id AND c.authorization_ref = d.authorization_ref`,
+        WHERE c.institution_id = d.institution_id AND c.authorization_ref = d.authorization_ref`),
       [
         rows.map((r) => r.institutionId),
         rows.map((r) => r.authorizationRef),
@@ -271,7 +272,7 @@ export class CardLifecycleRepository {
     liveStatuses: readonly string[],
   ): Promise<LockedChain[]> {
     return m.query(
-      `WITH c AS (
+      prepared(`WITH c AS (
          SELECT * FROM card_chain
           WHERE state = 'authorized' AND expires_at <= $1
           ORDER BY institution_id, authorization_ref
@@ -281,7 +282,7 @@ export class CardLifecycleRepository {
        SELECT ${CHAIN_COLUMNS}
          FROM c
          LEFT JOIN program p ON p.institution_id = c.institution_id
-         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`,
+         LEFT JOIN redemption r ON r.transaction_id = c.rewarded_transaction_id AND r.status = ANY($3::text[])`),
       [at, limit, liveStatuses],
     );
   }

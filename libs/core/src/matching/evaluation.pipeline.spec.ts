@@ -166,6 +166,7 @@ class Store {
 const purchase = (over: Partial<ClaimedRow> = {}): ClaimedRow => ({
   id: 'tx-1',
   institution_id: 'inst',
+  received_at: new Date('2026-05-01T12:00:00Z'),
   transaction_ref: 'ref-1',
   cardholder_token: 'chk',
   kind: 'purchase',

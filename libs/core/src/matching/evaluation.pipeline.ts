@@ -296,6 +296,7 @@ export class EvaluationPipeline {
           id: c.id,
           status: r.statuses.get(c.id)!,
           merchantId: merchantOf.get(c.id) ?? c.merchant_id,
+          receivedAt: c.received_at,
         })),
     );
     await this.repo.applyBudget(m, r.deltas.budget);

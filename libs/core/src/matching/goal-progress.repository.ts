@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { prepared } from '@app/db';
 import type { GoalContribution, GoalState, RoundKey } from '@app/domain';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { refundedSumSql } from './matching.repository';
@@ -58,10 +59,10 @@ export class GoalProgressRepository {
   ): Promise<{ id: string; offer_id: string }[]> {
     if (!purchaseIds.length) return Promise.resolve([]);
     return m.query(
-      `WITH ${COUNTED_IDS}
+      prepared(`WITH ${COUNTED_IDS}
        SELECT DISTINCT co.id, co.offer_id
          FROM counted_ids JOIN goal_contribution g ON g.transaction_id = counted_ids.id
-         JOIN cardholder_offer co ON co.id = g.cardholder_offer_id`,
+         JOIN cardholder_offer co ON co.id = g.cardholder_offer_id`),
       [purchaseIds],
     );
   }
@@ -75,7 +76,7 @@ export class GoalProgressRepository {
   counted(m: EntityManager, purchaseIds: string[]): Promise<CountedRow[]> {
     if (!purchaseIds.length) return Promise.resolve([]);
     return m.query(
-      `WITH ${COUNTED_IDS}
+      prepared(`WITH ${COUNTED_IDS}
        SELECT g.transaction_id, g.cardholder_offer_id, g.round, g.units::text AS units, g.spend::text AS spend,
               o.goal_type, o.goal_target::text AS goal_target, o.min_spend::text AS min_spend, o.currency,
               COALESCE(c.cleared_amount, t.amount)::text AS amount,
@@ -94,7 +95,7 @@ export class GoalProgressRepository {
            SELECT sum(x.units) AS units, sum(x.spend) AS spend FROM goal_contribution x
             WHERE x.cardholder_offer_id = g.cardholder_offer_id AND x.round = g.round) s
         WHERE o.goal_type IS NOT NULL
-        ORDER BY t.transacted_at, g.transaction_id, g.cardholder_offer_id`,
+        ORDER BY t.transacted_at, g.transaction_id, g.cardholder_offer_id`),
       [purchaseIds],
     );
   }
@@ -110,14 +111,14 @@ export class GoalProgressRepository {
   ): Promise<(ReversalRow & { goal_round: number; goal_target: string })[]> {
     if (!rounds.length) return Promise.resolve([]);
     return m.query(
-      `SELECT t.id AS transaction_id, t.amount::text AS amount, '0' AS refunded,
+      prepared(`SELECT t.id AS transaction_id, t.amount::text AS amount, '0' AS refunded,
               ${REVERSAL_ROW_COLUMNS}, o.min_spend,
               COALESCE(r.goal_target, o.goal_target)::text AS goal_target
          FROM unnest($1::uuid[], $2::int[]) AS k(cardholder_offer_id, round)
          JOIN redemption r ON r.cardholder_offer_id = k.cardholder_offer_id AND r.goal_round = k.round
          JOIN transaction t ON t.id = r.transaction_id
          JOIN offer o ON o.id = r.offer_id
-        WHERE r.status = ANY($3::text[])`,
+        WHERE r.status = ANY($3::text[])`),
       [rounds.map((k) => k.enrollmentId), rounds.map((k) => k.round), reversibleStatuses],
     );
   }
@@ -126,12 +127,12 @@ export class GoalProgressRepository {
   async insertContributions(m: EntityManager, rows: GoalContribution[]): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `INSERT INTO goal_contribution (institution_id, transaction_id, cardholder_offer_id, round, units, spend)
+      prepared(`INSERT INTO goal_contribution (institution_id, transaction_id, cardholder_offer_id, round, units, spend)
        SELECT co.institution_id, r.*
          FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[], $5::bigint[])
               AS r(transaction_id, cardholder_offer_id, round, units, spend)
          JOIN cardholder_offer co ON co.id = r.cardholder_offer_id
-       ON CONFLICT (transaction_id, cardholder_offer_id, institution_id) DO NOTHING`,
+       ON CONFLICT (transaction_id, cardholder_offer_id, institution_id) DO NOTHING`),
       [
         rows.map((r) => r.transactionId),
         rows.map((r) => r.enrollmentId),
@@ -149,9 +150,9 @@ export class GoalProgressRepository {
   ): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `UPDATE goal_contribution c SET units = d.units, spend = d.spend
+      prepared(`UPDATE goal_contribution c SET units = d.units, spend = d.spend
          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::bigint[]) AS d(transaction_id, cardholder_offer_id, units, spend)
-        WHERE c.transaction_id = d.transaction_id AND c.cardholder_offer_id = d.cardholder_offer_id`,
+        WHERE c.transaction_id = d.transaction_id AND c.cardholder_offer_id = d.cardholder_offer_id`),
       [
         rows.map((r) => r.transactionId),
         rows.map((r) => r.enrollmentId),
@@ -168,9 +169,9 @@ export class GoalProgressRepository {
   ): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `UPDATE goal_contribution c SET round = d.to_round
+      prepared(`UPDATE goal_contribution c SET round = d.to_round
          FROM unnest($1::uuid[], $2::int[], $3::int[]) AS d(cardholder_offer_id, round, to_round)
-        WHERE c.cardholder_offer_id = d.cardholder_offer_id AND c.round = d.round`,
+        WHERE c.cardholder_offer_id = d.cardholder_offer_id AND c.round = d.round`),
       [rows.map((r) => r.enrollmentId), rows.map((r) => r.round), rows.map((r) => r.to)],
     );
   }
@@ -180,9 +181,9 @@ export class GoalProgressRepository {
     if (!states.size) return;
     const list = [...states];
     await m.query(
-      `UPDATE cardholder_offer c SET goal_round = d.round, goal_progress = d.progress, goal_spend = d.spend, updated_at = now()
+      prepared(`UPDATE cardholder_offer c SET goal_round = d.round, goal_progress = d.progress, goal_spend = d.spend, updated_at = now()
          FROM unnest($1::uuid[], $2::int[], $3::bigint[], $4::bigint[]) AS d(id, round, progress, spend)
-        WHERE c.id = d.id`,
+        WHERE c.id = d.id`),
       [
         list.map(([id]) => id),
         list.map(([, s]) => s.round),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { returnedRows } from '@app/db';
+import { prepared, returnedRows } from '@app/db';
 import { PURCHASE_KINDS } from '@app/domain';
 import type {
   RedemptionSource,
@@ -19,6 +19,8 @@ import { keysOfIds, withKeyed } from '../ingestion/transaction-store';
 export interface ClaimedRow {
   id: string;
   institution_id: string;
+  /** The partition key: the final statuses are written by primary key (setStatuses). */
+  received_at: Date;
   transaction_ref: string;
   cardholder_token: string;
   kind: 'purchase' | 'refund' | LifecycleKind;
@@ -76,7 +78,7 @@ export const REFUND_ORIGINAL = {
  * purchase (partial index of refunds) and the program's service share rate and time zone.
  */
 const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
-  SELECT t.id, t.institution_id, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
+  SELECT t.id, t.institution_id, t.received_at, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
          t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
          CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
            AS refunded,
@@ -97,22 +99,23 @@ const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
  * the planner probed the partial index for every id, scanning the backlog 1,000 times a chunk:
  * seconds per chunk in the bench, growing with the backlog).
  */
-const CLAIM_SQL = `${withKeyed(keysOfIds(), {
-  where: `AND COALESCE(x.status, '') = 'received'`,
-  lock: 'FOR NO KEY UPDATE SKIP LOCKED',
-})} ${rowsSql('t')}`;
+const CLAIM_SQL = prepared(
+  `${withKeyed(keysOfIds(), {
+    where: `AND COALESCE(x.status, '') = 'received'`,
+    lock: 'FOR NO KEY UPDATE SKIP LOCKED',
+  })} ${rowsSql('t')}`,
+);
 
 /** One stored transaction, whatever its status, locked (FOR UPDATE: the claims' re-run waits for a chunk holding it). */
-const STORED_SQL = `${withKeyed(
-  `(SELECT * FROM transaction_key WHERE transaction_id = $1::uuid) k`,
-  {
+const STORED_SQL = prepared(
+  `${withKeyed(`(SELECT * FROM transaction_key WHERE transaction_id = $1::uuid) k`, {
     lock: 'FOR UPDATE',
-  },
-)} ${rowsSql('t', { columns: ', t.status', joins: '' })}`;
+  })} ${rowsSql('t', { columns: ', t.status', joins: '' })}`,
+);
 
 /** A transaction event that is not stored (simulate), read as matching would read it once stored. */
 const EVENT_SQL = rowsSql(
-  `(SELECT $1::uuid AS id, $2::uuid AS institution_id, $3::text AS transaction_ref, $4::text AS cardholder_token,
+  `(SELECT $1::uuid AS id, $2::uuid AS institution_id, now() AS received_at, $3::text AS transaction_ref, $4::text AS cardholder_token,
            $5::text AS kind, $6::numeric AS amount, $7::text AS currency, $8::timestamptz AS transacted_at,
            $9::text AS original_transaction_ref, $10::uuid AS merchant_id, $11::text AS merchant_identifier_type,
            $12::text AS merchant_identifier, $13::text AS network, $14::text AS channel) t`,
@@ -155,13 +158,13 @@ export class MatchingRepository {
     liveStatuses: readonly string[],
   ): Promise<string | null> {
     const rows: { id: string }[] = await m.query(
-      `SELECT r.id FROM transaction t
+      prepared(`SELECT r.id FROM transaction t
          LEFT JOIN card_chain c ON t.kind IN ('authorization', 'clearing', 'authorization_reversal')
               AND c.institution_id = t.institution_id
               AND c.authorization_ref = CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END
          JOIN redemption r ON r.transaction_id IN (t.id, c.rewarded_transaction_id) AND r.status = ANY($2::text[])
         WHERE t.id = $1
-        LIMIT 1`,
+        LIMIT 1`),
       [transactionId, liveStatuses],
     );
     return rows[0]?.id ?? null;
@@ -204,11 +207,11 @@ export class MatchingRepository {
     refunds: ClaimedRow[],
   ): Promise<{ id: string; institution_id: string; transaction_ref: string }[]> {
     return m.query(
-      `SELECT ${REFUND_ORIGINAL.id} AS id, t.institution_id, t.transaction_ref
+      prepared(`SELECT ${REFUND_ORIGINAL.id} AS id, t.institution_id, t.transaction_ref
          FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
          JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
          ${REFUND_ORIGINAL.chainJoin}
-        WHERE ${REFUND_ORIGINAL.kinds}`,
+        WHERE ${REFUND_ORIGINAL.kinds}`),
       [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
     );
   }
@@ -224,8 +227,8 @@ export class MatchingRepository {
   ): Promise<{ id: string; status: string }[]> {
     if (!ids.length) return [];
     return m.query(
-      `${withKeyed(keysOfIds(), lock ? { lock: 'FOR NO KEY UPDATE SKIP LOCKED' } : {})}
-       SELECT t.id, t.status FROM t ORDER BY t.id`,
+      prepared(`${withKeyed(keysOfIds(), lock ? { lock: 'FOR NO KEY UPDATE SKIP LOCKED' } : {})}
+       SELECT t.id, t.status FROM t ORDER BY t.id`),
       [ids],
     );
   }
@@ -242,7 +245,7 @@ export class MatchingRepository {
     reversibleStatuses: readonly string[],
   ): Promise<ReversalRow[]> {
     return m.query(
-      `${withKeyed(keysOfIds())}
+      prepared(`${withKeyed(keysOfIds())}
        SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               (CASE WHEN c.institution_id IS NULL THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')}
                     ELSE ${chainRefundedSql} END)::text AS refunded,
@@ -251,7 +254,7 @@ export class MatchingRepository {
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
          LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
-        WHERE r.status = ANY($2::text[]) AND r.goal_round IS NULL`,
+        WHERE r.status = ANY($2::text[]) AND r.goal_round IS NULL`),
       [purchaseIds, reversibleStatuses],
     );
   }
@@ -263,8 +266,8 @@ export class MatchingRepository {
     lock = true,
   ): Promise<{ redemption_id: string; status: string; institution_payout_amount: string }[]> {
     return m.query(
-      `SELECT redemption_id, status, institution_payout_amount FROM settlement_entry
-        WHERE redemption_id = ANY($1::uuid[]) ORDER BY redemption_id ${lockClause(lock)}`,
+      prepared(`SELECT redemption_id, status, institution_payout_amount FROM settlement_entry
+        WHERE redemption_id = ANY($1::uuid[]) ORDER BY redemption_id ${lockClause(lock)}`),
       [redemptionIds],
     );
   }
@@ -287,14 +290,14 @@ export class MatchingRepository {
     }[]
   > {
     return m.query(
-      `SELECT c.id, c.offer_id, k.institution_id, k.cardholder_token, k.merchant_id
+      prepared(`SELECT c.id, c.offer_id, k.institution_id, k.cardholder_token, k.merchant_id
          FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS k(institution_id, cardholder_token, merchant_id)
          CROSS JOIN LATERAL (
            SELECT co.id, co.offer_id
              FROM cardholder_offer co JOIN offer o ON o.id = co.offer_id
             WHERE co.institution_id = k.institution_id AND co.cardholder_token = k.cardholder_token
               AND co.status = 'active' AND o.merchant_id = k.merchant_id
-            LIMIT 1000) c`,
+            LIMIT 1000) c`),
       [
         keys.map((p) => p.institution_id),
         keys.map((p) => p.cardholder_token),
@@ -321,12 +324,12 @@ export class MatchingRepository {
   ): Promise<{ id: string; last: Date | null }[]> {
     if (!keys.length) return Promise.resolve([]);
     return m.query(
-      `SELECT k.id, (SELECT max(t.transacted_at) FROM transaction t
+      prepared(`SELECT k.id, (SELECT max(t.transacted_at) FROM transaction t
                       WHERE t.institution_id = k.institution_id AND t.cardholder_token = k.cardholder_token
                         AND t.merchant_id = k.merchant_id AND t.kind = ANY($6::text[])
                         AND t.transacted_at < k.transacted_at) AS last
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[])
-           AS k(id, institution_id, cardholder_token, merchant_id, transacted_at)`,
+           AS k(id, institution_id, cardholder_token, merchant_id, transacted_at)`),
       [
         keys.map((k) => k.id),
         keys.map((k) => k.institution_id),
@@ -348,12 +351,14 @@ export class MatchingRepository {
   async lockOffers(m: EntityManager, ids: string[], lock = true): Promise<Map<string, OfferTerms>> {
     if (!ids.length) return new Map();
     const unlimited: OfferRow[] = await m.query(
-      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o ${OFFER_BUDGET_JOIN} WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
+      prepared(
+        `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o ${OFFER_BUDGET_JOIN} WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NULL`,
+      ),
       [ids],
     );
     const limited: OfferRow[] = await m.query(
-      `SELECT ${OFFER_TERMS_COLUMNS} FROM offer o ${OFFER_BUDGET_JOIN}
-        WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id ${lockClause(lock)}${lock ? ' OF b' : ''}`,
+      prepared(`SELECT ${OFFER_TERMS_COLUMNS} FROM offer o ${OFFER_BUDGET_JOIN}
+        WHERE o.id = ANY($1::uuid[]) AND o.budget_total IS NOT NULL ORDER BY o.id ${lockClause(lock)}${lock ? ' OF b' : ''}`),
       [ids],
     );
     return new Map([...unlimited, ...limited].map((r) => [r.id, toOfferTerms(r)]));
@@ -376,9 +381,9 @@ export class MatchingRepository {
       goal_progress: string;
       goal_spend: string;
     }[] = await m.query(
-      `SELECT id, offer_id, status, redemption_count, added_at, goal_round, goal_progress, goal_spend
+      prepared(`SELECT id, offer_id, status, redemption_count, added_at, goal_round, goal_progress, goal_spend
          FROM cardholder_offer
-        WHERE id = ANY($1::uuid[]) ORDER BY id ${lockClause(lock)}`,
+        WHERE id = ANY($1::uuid[]) ORDER BY id ${lockClause(lock)}`),
       [ids],
     );
     return new Map(
@@ -413,13 +418,13 @@ export class MatchingRepository {
     if (!changed.length) return;
     const rows = returnedRows<{ id: string }>(
       await m.query(
-        `WITH locked AS (SELECT offer_id FROM offer_budget WHERE offer_id = ANY($1::uuid[]) ORDER BY offer_id FOR NO KEY UPDATE)
+        prepared(`WITH locked AS (SELECT offer_id FROM offer_budget WHERE offer_id = ANY($1::uuid[]) ORDER BY offer_id FOR NO KEY UPDATE)
          UPDATE offer_budget b SET budget_used = b.budget_used + d.delta
            FROM unnest($1::uuid[], $2::bigint[]) AS d(id, delta), locked, offer o
           WHERE b.offer_id = d.id AND locked.offer_id = d.id AND o.id = d.id
             AND b.budget_used + d.delta >= 0
             AND (d.delta <= 0 OR o.budget_total IS NULL OR b.budget_used + d.delta <= o.budget_total)
-        RETURNING b.offer_id AS id`,
+        RETURNING b.offer_id AS id`),
         [changed.map(([id]) => id), changed.map(([, d]) => d)],
       ),
     );
@@ -434,9 +439,9 @@ export class MatchingRepository {
     if (!updates.size) return;
     const list = [...updates];
     await m.query(
-      `UPDATE cardholder_offer c SET redemption_count = c.redemption_count + d.delta, status = d.status, updated_at = now()
+      prepared(`UPDATE cardholder_offer c SET redemption_count = c.redemption_count + d.delta, status = d.status, updated_at = now()
          FROM unnest($1::uuid[], $2::int[], $3::text[]) AS d(id, delta, status)
-        WHERE c.id = d.id`,
+        WHERE c.id = d.id`),
       [list.map(([id]) => id), list.map(([, u]) => u.delta), list.map(([, u]) => u.status)],
     );
   }
@@ -452,7 +457,7 @@ export class MatchingRepository {
   ): Promise<void> {
     if (!rows.length) return;
     await m.query(
-      `WITH d AS (
+      prepared(`WITH d AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
                               $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bigint[],
                               $16::text[], $18::timestamptz[])
@@ -473,7 +478,7 @@ export class MatchingRepository {
                                      service_revenue_amount, institution_payout_amount)
        SELECT d.id, d.institution_id, d.offer_id, d.merchant_id, d.currency, d.merchant_funded_amount,
               d.service_revenue_amount, d.institution_payout_amount
-         FROM d JOIN r ON r.id = d.id`,
+         FROM d JOIN r ON r.id = d.id`),
       [
         rows.map((r) => r.id),
         rows.map((r) => r.institutionId),
@@ -514,16 +519,16 @@ export class MatchingRepository {
     if (!reversals.length) return;
     const ids = reversals.map((r) => r.redemptionId);
     await m.query(
-      `UPDATE settlement_entry e SET status = 'reversed', reversed_at = now(), clawback_amount = d.clawback
+      prepared(`UPDATE settlement_entry e SET status = 'reversed', reversed_at = now(), clawback_amount = d.clawback
          FROM unnest($1::uuid[], $2::bigint[]) AS d(redemption_id, clawback)
-        WHERE e.redemption_id = d.redemption_id AND e.status = ANY($3::text[])`,
+        WHERE e.redemption_id = d.redemption_id AND e.status = ANY($3::text[])`),
       [ids, reversals.map((r) => r.clawback), from],
     );
     await m.query(
-      `UPDATE redemption r SET status = 'reversed', reversed_at = now(), reversal_reason = d.reason,
+      prepared(`UPDATE redemption r SET status = 'reversed', reversed_at = now(), reversal_reason = d.reason,
               reversal_transaction_ref = d.ref
          FROM unnest($1::uuid[], $2::text[], $3::text[]) AS d(id, reason, ref)
-        WHERE r.id = d.id AND r.status = ANY($4::text[])`,
+        WHERE r.id = d.id AND r.status = ANY($4::text[])`),
       [ids, reversals.map((r) => r.reason), reversals.map((r) => r.transactionRef), from],
     );
   }
@@ -534,20 +539,25 @@ export class MatchingRepository {
    */
   async setStatuses(
     m: EntityManager,
-    rows: { id: string; status: string; merchantId: string | null }[],
+    rows: { id: string; status: string; merchantId: string | null; receivedAt: Date }[],
   ): Promise<void> {
     if (!rows.length) return;
+    // The rows' months as bounds on the partition key (received_at is read with millisecond
+    // precision, so the upper bound is a millisecond past the latest): the planner prunes the
+    // other months before it plans, and plans one or two months' indexes instead of every
+    // month's (about 8 ms a call with two years of months); each row is then found by id there.
+    const times = rows.map((r) => r.receivedAt.getTime());
     await m.query(
-      // Each row through its key: the keys' months bound the statement, so the other months are
-      // pruned when it starts (the planner joins freely within the months left).
-      `WITH d AS MATERIALIZED (
-         SELECT ids.id, ids.status, ids.merchant_id, k.institution_id, k.received_at
-           FROM ${keysOfIds('unnest($1::uuid[], $2::text[], $3::uuid[]) AS ids(id, status, merchant_id)')})
-       UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
-         FROM d
-        WHERE t.institution_id = d.institution_id AND t.received_at = d.received_at AND t.id = d.id
-          AND t.received_at BETWEEN (SELECT min(received_at) FROM d) AND (SELECT max(received_at) FROM d)`,
-      [rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.merchantId)],
+      prepared(`UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(id, status, merchant_id)
+        WHERE t.id = d.id AND t.received_at >= $4::timestamptz AND t.received_at < $5::timestamptz`),
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.status),
+        rows.map((r) => r.merchantId),
+        new Date(Math.min(...times)),
+        new Date(Math.max(...times) + 1),
+      ],
     );
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { prepared } from '@app/db';
 import {
   fromStoredQualification,
   goalOf,
@@ -39,9 +40,9 @@ export class OfferVersionsReader {
     if (!offerIds.length) return byOffer;
     const rows: { offer_id: string; effective_from: Date | null; terms: StoredTerms }[] =
       await m.query(
-        `SELECT offer_id, effective_from, terms FROM offer_version
+        prepared(`SELECT offer_id, effective_from, terms FROM offer_version
           WHERE offer_id = ANY($1::uuid[]) AND status IN ('approved', 'superseded')
-          ORDER BY offer_id, approved_at, number`,
+          ORDER BY offer_id, approved_at, number`),
         [offerIds],
       );
     for (const r of rows) {

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { prepared } from '@app/db';
 import type { WebhookErrorClass } from '@app/domain';
 import { GroupCommitter } from '../group-commit';
 import { byDelivery } from './by-delivery';
@@ -39,7 +40,7 @@ export interface RecordResult {
   status: string | null;
 }
 
-const RECORD_SQL = `
+const RECORD_SQL = prepared(`
 WITH r AS (
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
                        $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[])
@@ -70,7 +71,7 @@ WITH r AS (
 )${alertsSql(16) /* its parameters follow the records' 15 */}
 SELECT id, attempt_count, status,
        (SELECT json_agg(json_build_object('institutionId', institution_id, 'title', title, 'body', body)) FROM pa) AS paused
-  FROM d`;
+  FROM d`);
 
 export class WebhookAttemptsRepository {
   private readonly records: GroupCommitter<AttemptRecord, RecordResult>;
@@ -144,7 +145,7 @@ export class WebhookAttemptsRepository {
     attemptNumber: number,
   ): Promise<boolean> {
     const rows: { id: string }[] = await this.db.query(
-      `WITH d AS (
+      prepared(`WITH d AS (
          UPDATE webhook_delivery d
             SET status = 'delivered', delivered_at = COALESCE(d.delivered_at, now()), next_attempt_at = NULL,
                 status_reason = NULL
@@ -157,7 +158,7 @@ export class WebhookAttemptsRepository {
                 request_headers = $9
           WHERE ${attemptsOfDelivery('a', '$1::uuid')} AND a.attempt_number = $3
        )
-       SELECT id FROM d`,
+       SELECT id FROM d`),
       [
         rec.deliveryId,
         series,

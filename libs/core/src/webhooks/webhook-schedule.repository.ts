@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { returnedRows } from '@app/db';
+import { prepared, returnedRows } from '@app/db';
 import { GroupCommitter } from '../group-commit';
 import { byDelivery } from './by-delivery';
 import { deliveryById, deliveryKeys, ON_KEY } from './delivery-key';
@@ -81,7 +81,7 @@ export interface StepRef {
   nextAttemptAt: Date | null;
 }
 
-const CLAIM_SQL = `
+const CLAIM_SQL = prepared(`
 WITH req AS (
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::uuid[]) AS r(id, series, attempt, token)
 ), k AS MATERIALIZED (
@@ -122,7 +122,7 @@ SELECT req.id, req.series, req.attempt, req.token,
        extract(epoch FROM claimed.granted_until - clock_timestamp()) * 1000 AS lease_left_ms,
        ci.webhook_disabled_at IS NOT NULL AS paused
   FROM req LEFT JOIN cur ON cur.id = req.id LEFT JOIN claimed ON claimed.id = req.id
-  LEFT JOIN institution ci ON ci.id = cur.institution_id`;
+  LEFT JOIN institution ci ON ci.id = cur.institution_id`);
 
 export class WebhookScheduleRepository {
   private readonly claims: GroupCommitter<ClaimRequest, ClaimResult>;
@@ -148,12 +148,12 @@ export class WebhookScheduleRepository {
   async insertDeliveries(m: EntityManager, rows: readonly NewDelivery[]): Promise<string[]> {
     if (!rows.length) return [];
     const created: { id: string }[] = await m.query(
-      `INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
+      prepared(`INSERT INTO webhook_delivery (institution_id, redemption_id, event, payload)
        SELECT x.institution_id, x.redemption_id, x.event, x.payload
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS x(institution_id, redemption_id, event, payload)
          JOIN institution i ON i.id = x.institution_id
         WHERE x.event = 'webhook.test' OR x.event = ANY(i.webhook_event_types)
-       RETURNING id`,
+       RETURNING id`),
       [
         rows.map((r) => r.institutionId),
         rows.map((r) => r.redemptionId),
@@ -193,8 +193,8 @@ export class WebhookScheduleRepository {
    */
   async release(deliveryId: string, token: string): Promise<boolean> {
     const res = await this.db.query(
-      `UPDATE webhook_delivery d SET lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
-        WHERE ${deliveryById('d', '$1::uuid')} AND d.lease_token = $2 RETURNING d.id`,
+      prepared(`UPDATE webhook_delivery d SET lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
+        WHERE ${deliveryById('d', '$1::uuid')} AND d.lease_token = $2 RETURNING d.id`),
       [deliveryId, token],
     );
     return returnedRows(res).length > 0;
@@ -206,12 +206,12 @@ export class WebhookScheduleRepository {
    */
   async skip(deliveryId: string, token: string, reason: string): Promise<boolean> {
     const res = await this.db.query(
-      `UPDATE webhook_delivery d
+      prepared(`UPDATE webhook_delivery d
           SET status = CASE WHEN d.delivered_at IS NOT NULL THEN 'delivered' ELSE 'skipped' END,
               status_reason = CASE WHEN d.delivered_at IS NOT NULL THEN d.status_reason ELSE $3 END,
               next_attempt_at = NULL, lease_token = NULL, lease_until = NULL, lease_started_at = NULL, lease_url = NULL
         WHERE ${deliveryById('d', '$1::uuid')} AND d.lease_token = $2
-        RETURNING d.id`,
+        RETURNING d.id`),
       [deliveryId, token, reason],
     );
     return returnedRows(res).length > 0;
@@ -225,20 +225,22 @@ export class WebhookScheduleRepository {
   async startRedelivery(institutionId: string, id: string): Promise<RedeliveryStart> {
     const rows = returnedRows<{ redelivery_count: number }>(
       await this.db.query(
-        `UPDATE webhook_delivery d
+        prepared(`UPDATE webhook_delivery d
             SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
                 status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
            FROM institution i
           WHERE ${deliveryById('d', '$1::uuid')} AND d.institution_id = $2 AND i.id = d.institution_id
             AND d.status IN ('delivered', 'failed', 'skipped')
             AND i.webhook_url IS NOT NULL AND i.webhook_secret_encrypted IS NOT NULL
-          RETURNING d.redelivery_count`,
+          RETURNING d.redelivery_count`),
         [id, institutionId],
       ),
     );
     if (rows.length) return { kind: 'started', series: rows[0].redelivery_count };
     const [state] = await this.db.query(
-      `SELECT d.status FROM webhook_delivery d WHERE ${deliveryById('d', '$1::uuid')} AND d.institution_id = $2`,
+      prepared(
+        `SELECT d.status FROM webhook_delivery d WHERE ${deliveryById('d', '$1::uuid')} AND d.institution_id = $2`,
+      ),
       [id, institutionId],
     );
     if (!state) return { kind: 'not_found' };
@@ -256,13 +258,13 @@ export class WebhookScheduleRepository {
     if (!ids.length) return [];
     return returnedRows<{ id: string; redelivery_count: number }>(
       await m.query(
-        `WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+        prepared(`WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
          UPDATE webhook_delivery d
             SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
                 status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
            FROM k
           WHERE ${ON_KEY} AND d.status = 'failed'
-          RETURNING d.id, d.redelivery_count`,
+          RETURNING d.id, d.redelivery_count`),
         [ids],
       ),
     );
@@ -272,12 +274,12 @@ export class WebhookScheduleRepository {
   async markEnqueued(steps: StepRef[]): Promise<void> {
     if (!steps.length) return;
     await this.db.query(
-      `WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+      prepared(`WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
        UPDATE webhook_delivery d
           SET enqueued_at = now(), next_attempt_at = COALESCE(d.next_attempt_at, now())
          FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN k ON k.id = r.id
         WHERE ${ON_KEY} AND d.status = 'pending' AND d.enqueued_at IS NULL
-          AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
+          AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`),
       [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
     );
   }
@@ -285,9 +287,9 @@ export class WebhookScheduleRepository {
   /** The queue refused a step (Redis down): leave it to the relay. */
   async markUnqueued(step: StepRef): Promise<void> {
     await this.db.query(
-      `UPDATE webhook_delivery d SET enqueued_at = NULL
+      prepared(`UPDATE webhook_delivery d SET enqueued_at = NULL
         WHERE ${deliveryById('d', '$1::uuid')} AND d.status = 'pending' AND d.redelivery_count = $2
-          AND d.series_attempt_count = $3 - 1`,
+          AND d.series_attempt_count = $3 - 1`),
       [step.id, step.series, step.attempt],
     );
   }
@@ -295,9 +297,9 @@ export class WebhookScheduleRepository {
   /** Outbox: pending deliveries never handed to the queue (the partial index webhook_delivery_unqueued_idx). */
   async unqueued(limit: number, graceMs: number): Promise<StepRef[]> {
     const rows: StepRow[] = await this.db.query(
-      `SELECT id, redelivery_count, series_attempt_count, next_attempt_at FROM webhook_delivery
+      prepared(`SELECT id, redelivery_count, series_attempt_count, next_attempt_at FROM webhook_delivery
         WHERE status = 'pending' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $2::float8 / 1000)
-        ORDER BY created_at LIMIT $1`,
+        ORDER BY created_at LIMIT $1`),
       [limit, graceMs],
     );
     return rows.map(toStep);
@@ -311,13 +313,13 @@ export class WebhookScheduleRepository {
    */
   async overdue(limit: number, lateMs: number): Promise<StepRef[]> {
     const rows: StepRow[] = await this.db.query(
-      `SELECT id, redelivery_count, series_attempt_count, next_attempt_at FROM webhook_delivery
+      prepared(`SELECT id, redelivery_count, series_attempt_count, next_attempt_at FROM webhook_delivery
         WHERE status = 'pending'
           AND next_attempt_at < now() - make_interval(secs => $2::float8 / 1000)
           AND enqueued_at < now() - make_interval(secs => $2::float8 / 1000)
           AND (lease_until IS NULL OR lease_until < now())
           AND NOT EXISTS (SELECT 1 FROM institution i WHERE i.id = webhook_delivery.institution_id AND i.webhook_disabled_at IS NOT NULL)
-        ORDER BY next_attempt_at LIMIT $1`,
+        ORDER BY next_attempt_at LIMIT $1`),
       [limit, lateMs],
     );
     return rows.map(toStep);
@@ -327,10 +329,10 @@ export class WebhookScheduleRepository {
   async touchEnqueued(steps: StepRef[]): Promise<void> {
     if (!steps.length) return;
     await this.db.query(
-      `WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+      prepared(`WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
        UPDATE webhook_delivery d SET enqueued_at = now()
          FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN k ON k.id = r.id
-        WHERE ${ON_KEY} AND d.status = 'pending' AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`,
+        WHERE ${ON_KEY} AND d.status = 'pending' AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`),
       [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
     );
   }
@@ -345,10 +347,10 @@ export class WebhookScheduleRepository {
   ): Promise<(StepRef & { createdAt: Date })[]> {
     const rows = returnedRows<StepRow & { created_at: Date }>(
       await m.query(
-        `UPDATE webhook_delivery d SET next_attempt_at = now(), enqueued_at = now()
+        prepared(`UPDATE webhook_delivery d SET next_attempt_at = now(), enqueued_at = now()
          FROM (SELECT created_at, id FROM webhook_delivery WHERE institution_id = $1 AND status = 'pending') p
         WHERE d.institution_id = $1 AND d.created_at = p.created_at AND d.id = p.id
-        RETURNING d.id, d.redelivery_count, d.series_attempt_count, d.next_attempt_at, d.created_at`,
+        RETURNING d.id, d.redelivery_count, d.series_attempt_count, d.next_attempt_at, d.created_at`),
         [institutionId],
       ),
     );
