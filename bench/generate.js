@@ -296,11 +296,19 @@ const STEPS = [
      * without the key table.
      */
     async run(client, plan) {
-      const { rows } = await client.query(`SELECT to_regclass('transaction_key') IS NOT NULL AS e`);
+      const { rows } = await client.query(
+        `SELECT to_regclass('transaction_key') IS NOT NULL AS e,
+                EXISTS (SELECT 1 FROM information_schema.columns
+                         WHERE table_name = 'transaction_key' AND column_name = 'refund_of') AS refunds`,
+      );
       if (!rows[0].e) return;
+      // A refund's key names what it refunds, as the key trigger writes it (migration RefundKeys).
+      const [column, value] = rows[0].refunds
+        ? [', refund_of', `, CASE WHEN kind = 'refund' THEN original_transaction_ref END`]
+        : ['', ''];
       await client.query(
-        `INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at)
-         SELECT institution_id, transaction_ref, id, received_at FROM transaction
+        `INSERT INTO transaction_key (institution_id, transaction_ref, transaction_id, received_at${column})
+         SELECT institution_id, transaction_ref, id, received_at${value} FROM transaction
           WHERE institution_id = ANY($1::uuid[]) AND (transaction_ref LIKE $2 OR transaction_ref LIKE 'r' || $2)
           ORDER BY 1, 2`,
         [plan.institutionIds, `${refPrefix(plan)}%`],

@@ -18,6 +18,7 @@ import { TransactionLookupRepository } from '../src/transactions/transaction-loo
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   Plans?: PlanNode[];
@@ -41,6 +42,8 @@ describe('statements through transaction keys, on a key table without statistics
   const REDEEMED = 2_000;
   let ids: string[];
   let refs: string[];
+  /** Copies with a live redemption (their refunds are summed when a reversal reads them). */
+  let redeemed: string[];
   /** The month partition every row of the test is in. */
   let current: string;
 
@@ -115,6 +118,14 @@ describe('statements through transaction keys, on a key table without statistics
       [template.body.id],
     );
     refs = rows.map((r) => r.transaction_ref);
+    redeemed = (
+      await db.query(
+        `SELECT r.transaction_id AS id FROM redemption r
+           JOIN transaction_key k ON k.transaction_id = r.transaction_id
+          WHERE k.institution_id = $1 AND k.transaction_ref LIKE $2 || '%' LIMIT 100`,
+        [w.institution.id, prefix],
+      )
+    ).map((r: { id: string }) => r.id);
     // The key table as autovacuum may leave it for a while: rows counted, no column statistics.
     await db.query(`DELETE FROM pg_statistic WHERE starelid = 'transaction_key'::regclass`);
   });
@@ -222,5 +233,45 @@ describe('statements through transaction keys, on a key table without statistics
     );
     expect(keys).toBe(0);
     expect(months).toEqual([current]);
+  });
+
+  // A purchase's refunds are found through their keys (transaction_key_refund_of_idx), then each
+  // refund in its month: before, each purchase probed every month's index of refunds.
+  it('the refunds of purchases are read through their keys, in no other month', async () => {
+    const plan = await planOf((m) => repo.liveRedemptionsOf(m, redeemed, ['pending']));
+    const probes = plan.filter((n) => n['Index Name'] === 'transaction_key_refund_of_idx');
+    expect(probes.reduce((s, n) => s + n['Actual Loops'], 0)).toBe(redeemed.length);
+    expect(reads(plan).months).toEqual([current]);
+  });
+
+  // The key trigger runs after every insert: its test for rows without a key is a probe per row.
+  // As an anti-join it read and hashed the whole key table for a batch (this one's 30,000 keys).
+  it('a batch insert’s key trigger reads the key table by index only', async () => {
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const batch = uniq('trig-');
+      await new TransactionStore(db).insert(
+        Array.from({ length: 1_000 }, (_, i) => ({
+          institutionId: w.institution.id,
+          event: {
+            transactionRef: `${batch}-${i}`,
+            cardholderToken: `chk_${i}`,
+            amount: '10.00',
+            transactedAt: new Date().toISOString(),
+            kind: 'purchase',
+          } as unknown as TransactionEvent,
+        })),
+        'batch',
+        { within: runner.manager },
+      );
+      const [{ scans }] = await runner.query(
+        `SELECT seq_scan AS scans FROM pg_stat_xact_user_tables WHERE relname = 'transaction_key'`,
+      );
+      expect(Number(scans)).toBe(0);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });

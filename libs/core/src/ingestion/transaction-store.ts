@@ -47,6 +47,23 @@ export const keysOfRefs = (pairs: string) => `${pairs}
        WHERE institution_id = u.institution_id AND transaction_ref = u.transaction_ref OFFSET 0
     ) k`;
 
+/**
+ * The sum of the refunds stored that name one of `refs` (`= x` or `IN (…)`, on the references a
+ * refund's original_transaction_ref may hold) at institution `institutionId`, 0 when there are
+ * none (numeric): the refunds' keys by transaction_key_refund_of_idx (the key trigger names on each
+ * refund's key what it refunds), each refund read in its month alone. A month left with retention
+ * takes its refunds with it, as it did when they were read from the months directly.
+ */
+export const refundsSumSql = (institutionId: string, refs: string) => `
+  (SELECT COALESCE(sum(f.amount), 0)
+     FROM transaction_key rk
+     CROSS JOIN LATERAL (
+       SELECT f.amount FROM transaction f
+        WHERE f.institution_id = rk.institution_id AND f.received_at = rk.received_at AND f.id = rk.transaction_id
+          AND f.kind = 'refund' OFFSET 0
+     ) f
+    WHERE rk.institution_id = ${institutionId} AND rk.refund_of ${refs})`;
+
 const COLUMNS = `institution_id, transaction_ref, cardholder_token, instrument_token, instrument_type,
   merchant_identifier, merchant_identifier_type, merchant_id, mcc, merchant_descriptor,
   network, amount, currency, transacted_at, kind, original_transaction_ref, channel`;

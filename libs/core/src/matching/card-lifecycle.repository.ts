@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { prepared } from '@app/db';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
+import { refundsSumSql } from '../ingestion/transaction-store';
 
 /** A chain as locked for a chunk or an expiry pass. */
 export interface LockedChain {
@@ -64,15 +65,12 @@ const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearin
 /**
  * The sum of the refunds of a chain: a refund names the chain's (first) clearing, its
  * authorization, or the chain's record at hand (alias t: the rewarded or counted record, which
- * may be a further clearing) (alias c: card_chain; served by the partial index of refunds).
- * `more`: a further condition on the refunds (alias f), as refundedSumSql takes.
+ * may be a further clearing) (alias c: card_chain), found through the refunds' keys.
  */
-export const chainRefundedSumSql = (
-  more = '',
-) => `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
-   WHERE f.kind = 'refund' AND f.institution_id = c.institution_id
-     AND f.original_transaction_ref IN (c.authorization_ref, c.clearing_ref, t.transaction_ref)${more})`;
-export const chainRefundedSql = chainRefundedSumSql();
+export const chainRefundedSql = refundsSumSql(
+  'c.institution_id',
+  'IN (c.authorization_ref, c.clearing_ref, t.transaction_ref)',
+);
 
 /**
  * The statements of the card lifecycle (docs/transactions.md), each set-based, in the caller's
@@ -191,9 +189,8 @@ export class CardLifecycleRepository {
   ): Promise<Map<string, string>> {
     if (!keys.length) return new Map();
     const rows: { n: string; refunded: string }[] = await m.query(
-      prepared(`SELECT k.n::text AS n, (SELECT COALESCE(sum(f.amount), 0) FROM transaction f
-                        WHERE f.kind = 'refund' AND f.institution_id = k.institution_id
-                          AND f.original_transaction_ref IN (k.authorization_ref, k.clearing_ref, k.own_ref))::text AS refunded
+      prepared(`SELECT k.n::text AS n,
+              ${refundsSumSql('k.institution_id', 'IN (k.authorization_ref, k.clearing_ref, k.own_ref)')}::text AS refunded
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
                 WITH ORDINALITY AS k(institution_id, authorization_ref, clearing_ref, own_ref, n)`),
       [

@@ -13,7 +13,7 @@ import type {
 import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
-import { keysOfIds, withKeyed } from '../ingestion/transaction-store';
+import { keysOfIds, refundsSumSql, withKeyed } from '../ingestion/transaction-store';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -46,14 +46,12 @@ export type { ReversalRow } from './reversal-row';
 
 /**
  * The sum of the refunds stored for a purchase, 0 when there are none (numeric): a refund names its
- * purchase by (institution_id, original_transaction_ref), served by the partial index of refunds.
- * `more` narrows the refunds (an extra `AND …` on alias f). Every statement that nets a purchase
- * uses this one, so the rule cannot drift between matching, reversal and the simulation.
+ * purchase by (institution_id, original_transaction_ref), found through the refunds' keys. Every
+ * statement that nets a purchase uses this one, so the rule cannot drift between matching,
+ * reversal and the simulation.
  */
-export const refundedSumSql = (institutionId: string, transactionRef: string, more = '') =>
-  `(SELECT COALESCE(sum(f.amount), 0) FROM transaction f
-     WHERE f.kind = 'refund' AND f.institution_id = ${institutionId}
-       AND f.original_transaction_ref = ${transactionRef}${more})`;
+export const refundedSumSql = (institutionId: string, transactionRef: string) =>
+  refundsSumSql(institutionId, `= ${transactionRef}`);
 
 /**
  * The record a refund stands for (docs/transactions.md), from `t`, the record it names (same

@@ -93,11 +93,17 @@ export class Transaction {
  */
 @Entity('transaction_key')
 @Index('transaction_key_id_idx', ['transactionId'], NOT_SYNCED)
+// The refunds of a purchase, by the reference they name (refundsOfSql, libs/core ingestion).
+@Index('transaction_key_refund_of_idx', ['institutionId', 'refundOf'], {
+  where: 'refund_of IS NOT NULL',
+})
 export class TransactionKey {
   @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
   @PrimaryColumn('text', { name: 'transaction_ref' }) transactionRef: string;
   @Column('uuid', { name: 'transaction_id' }) transactionId: string;
   @Column('timestamptz', { name: 'received_at' }) receivedAt: Date;
+  /** A refund's original_transaction_ref (set by the key trigger for every refund inserted). */
+  @Column('text', { name: 'refund_of', nullable: true }) refundOf: string | null;
 }
 
 /**

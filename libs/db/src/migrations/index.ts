@@ -52,6 +52,7 @@ import { CardholderActivity1795726967094 } from './1795726967094-cardholder-acti
 import { TransactionParallelScans1795728000000 } from './1795728000000-transaction-parallel-scans';
 import { DropPurchaseTimeIndex1795729000000 } from './1795729000000-drop-purchase-time-index';
 import { TimeOrderedTransactionIds1795730000000 } from './1795730000000-time-ordered-transaction-ids';
+import { RefundKeys1795731000000 } from './1795731000000-refund-keys';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -111,4 +112,5 @@ export const MIGRATIONS = [
   TransactionParallelScans1795728000000,
   DropPurchaseTimeIndex1795729000000,
   TimeOrderedTransactionIds1795730000000,
+  RefundKeys1795731000000,
 ];
