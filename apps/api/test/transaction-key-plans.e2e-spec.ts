@@ -1,6 +1,8 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { TransactionStore } from '@app/core';
-import { MatchingRepository } from '@app/core/matching/matching.repository';
+import { ClaimsRepository } from '@app/core/claims/claims.repository';
+import { CardLifecycleRepository } from '@app/core/matching/card-lifecycle.repository';
+import { ClaimedRow, MatchingRepository } from '@app/core/matching/matching.repository';
 import { dataSourceOptions } from '@app/db';
 import { TransactionEvent } from '@app/domain';
 import {
@@ -202,6 +204,32 @@ describe('statements through transaction keys, on a key table without statistics
           })),
         ),
       IDS,
+    ],
+    [
+      'the purchases that refunds name',
+      (m) =>
+        repo.purchasesOfRefunds(
+          m,
+          refs.map(
+            (ref) =>
+              ({ institution_id: w.institution.id, original_transaction_ref: ref }) as ClaimedRow,
+          ),
+        ),
+      IDS,
+    ],
+    [
+      'the card chains that refunds name',
+      (m) =>
+        new CardLifecycleRepository().chainsOfRefunds(
+          m,
+          refs.map((ref) => ({ institution_id: w.institution.id, original_transaction_ref: ref })),
+        ),
+      IDS,
+    ],
+    [
+      'a claim’s lock of its stored purchase',
+      (m) => new ClaimsRepository(m).lockTransaction(m, w.institution.id, refs[0]),
+      1,
     ],
     [
       'the lookup by reference',

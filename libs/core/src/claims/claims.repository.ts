@@ -10,6 +10,7 @@ import {
   type RewardOn,
   type TransactionTypeValue,
 } from '@app/domain';
+import { withKeyed } from '../ingestion/transaction-store';
 
 /** A claim as stored, with its keyset position. */
 export interface ClaimRow {
@@ -110,9 +111,10 @@ export class ClaimsRepository {
     transactionRef: string,
   ): Promise<ClaimedTransaction | undefined> {
     const rows: ClaimedTransaction[] = await m.query(
-      `SELECT t.id, t.kind, t.history, t.cardholder_token, t.transacted_at,
+      `${withKeyed('(SELECT * FROM transaction_key WHERE institution_id = $1 AND transaction_ref = $2) k', { lock: 'FOR UPDATE' })}
+       SELECT t.id, t.kind, t.history, t.cardholder_token, t.transacted_at,
               COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on
-         FROM (SELECT * FROM transaction x WHERE x.institution_id = $1 AND x.transaction_ref = $2 FOR UPDATE) t
+         FROM t
          LEFT JOIN program p ON p.institution_id = t.institution_id`,
       [institutionId, transactionRef],
     );

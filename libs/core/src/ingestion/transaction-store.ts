@@ -48,6 +48,25 @@ export const keysOfRefs = (pairs: string) => `${pairs}
     ) k`;
 
 /**
+ * A scalar subquery over the transaction stored under (`institutionId`, `ref`), found through its
+ * key and read in its month alone: `select` over alias `alias` (the row), `where` narrowing it
+ * (`AND …` on the alias); no row when the reference is not stored.
+ */
+export const storedByRefSql = (
+  alias: string,
+  institutionId: string,
+  ref: string,
+  select: string,
+  where = '',
+) => `(SELECT ${select} FROM transaction_key ${alias}_k
+    CROSS JOIN LATERAL (
+      SELECT ${alias}.* FROM transaction ${alias}
+       WHERE ${alias}.institution_id = ${alias}_k.institution_id AND ${alias}.received_at = ${alias}_k.received_at
+         AND ${alias}.id = ${alias}_k.transaction_id ${where} OFFSET 0
+    ) ${alias}
+   WHERE ${alias}_k.institution_id = ${institutionId} AND ${alias}_k.transaction_ref = ${ref})`;
+
+/**
  * The sum of the refunds stored that name one of `refs` (`= x` or `IN (…)`, on the references a
  * refund's original_transaction_ref may hold) at institution `institutionId`, 0 when there are
  * none (numeric): the refunds' keys by transaction_key_refund_of_idx (the key trigger names on each

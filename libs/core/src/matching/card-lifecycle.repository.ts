@@ -3,7 +3,12 @@ import { EntityManager } from 'typeorm';
 import { prepared } from '@app/db';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
-import { refundsSumSql } from '../ingestion/transaction-store';
+import {
+  keysOfRefs,
+  refundsSumSql,
+  storedByRefSql,
+  withKeyed,
+} from '../ingestion/transaction-store';
 
 /** A chain as locked for a chunk or an expiry pass. */
 export interface LockedChain {
@@ -49,17 +54,14 @@ export type ChainRedemptionRow = ReversalRow & { cashback_amount: string };
  * clearing): a clearing or void naming it joins no chain (unique (institution_id, transaction_ref)).
  */
 const namesOtherSql = (institutionId: string, ref: string) =>
-  `EXISTS (SELECT 1 FROM transaction o
-            WHERE o.institution_id = ${institutionId} AND o.transaction_ref = ${ref}
-              AND o.kind <> 'authorization')`;
+  `EXISTS ${storedByRefSql('o', institutionId, ref, '1', `AND o.kind <> 'authorization'`)}`;
 
 const CHAIN_COLUMNS = `c.institution_id, c.authorization_ref, c.state, c.clearing_ref, c.rewarded_transaction_id,
   c.cleared_amount::text AS cleared_amount, r.id AS live_redemption_id, r.goal_round AS live_goal_round,
   COALESCE(p.reward_on, '${LIFECYCLE_DEFAULTS.rewardOn}') AS reward_on,
   COALESCE(p.authorization_expiry_days, ${LIFECYCLE_DEFAULTS.authorizationExpiryDays})::int AS authorization_expiry_days,
-  (SELECT a.merchant_id FROM transaction a
-    WHERE a.institution_id = c.institution_id AND a.transaction_ref = c.authorization_ref
-      AND a.kind = 'authorization') AS authorization_merchant_id,
+  ${storedByRefSql('a', 'c.institution_id', 'c.authorization_ref', 'a.merchant_id', `AND a.kind = 'authorization'`)}
+    AS authorization_merchant_id,
   ${namesOtherSql('c.institution_id', 'c.authorization_ref')} AS names_other`;
 
 /**
@@ -164,10 +166,10 @@ export class CardLifecycleRepository {
   ): Promise<{ institutionId: string; authorizationRef: string }[]> {
     if (!refunds.length) return [];
     const rows: { institution_id: string; ref: string }[] = await m.query(
-      prepared(`SELECT DISTINCT t.institution_id,
+      prepared(`${withKeyed(keysOfRefs('unnest($1::uuid[], $2::text[]) AS u(institution_id, transaction_ref)'))}
+       SELECT DISTINCT t.institution_id,
               CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END AS ref
-         FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
-         JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
+         FROM t
         WHERE t.kind IN ('authorization', 'clearing') AND (t.kind = 'authorization' OR t.original_transaction_ref IS NOT NULL)`),
       [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],
     );

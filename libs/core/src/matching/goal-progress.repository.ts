@@ -10,18 +10,18 @@ import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
  * The transactions whose contributions a refund of the reviewed ids ($1) may change: the ids
  * themselves and, for a card chain's record, the chain's clearing (a chain counts toward goals
  * on its clearing, and a refund may name the chain's authorization). Primary keys, card_chain's
- * (institution_id, authorization_ref) and transaction's (institution_id, transaction_ref).
+ * (institution_id, authorization_ref) and the clearing's key (transaction_key, by reference).
  * Matching and simulate read contributions through it alike.
  */
 export const COUNTED_IDS = `
   counted_ids AS (
     SELECT x.id FROM unnest($1::uuid[]) AS x(id)
     UNION
-    SELECT cl.id FROM unnest($1::uuid[]) AS x(id)
+    SELECT cl.transaction_id FROM unnest($1::uuid[]) AS x(id)
       JOIN transaction a ON a.id = x.id AND a.kind IN ('authorization', 'clearing')
       JOIN card_chain ch ON ch.institution_id = a.institution_id
        AND ch.authorization_ref = CASE WHEN a.kind = 'authorization' THEN a.transaction_ref ELSE a.original_transaction_ref END
-      JOIN transaction cl ON cl.institution_id = ch.institution_id AND cl.transaction_ref = ch.clearing_ref)`;
+      JOIN transaction_key cl ON cl.institution_id = ch.institution_id AND cl.transaction_ref = ch.clearing_ref)`;
 
 /** A purchase counted toward a goal offer's enrollment, with what its refunds need. */
 export interface CountedRow {

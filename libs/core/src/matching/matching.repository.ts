@@ -13,7 +13,7 @@ import type {
 import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
-import { keysOfIds, refundsSumSql, withKeyed } from '../ingestion/transaction-store';
+import { keysOfIds, keysOfRefs, refundsSumSql, withKeyed } from '../ingestion/transaction-store';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -205,9 +205,9 @@ export class MatchingRepository {
     refunds: ClaimedRow[],
   ): Promise<{ id: string; institution_id: string; transaction_ref: string }[]> {
     return m.query(
-      prepared(`SELECT ${REFUND_ORIGINAL.id} AS id, t.institution_id, t.transaction_ref
-         FROM unnest($1::uuid[], $2::text[]) AS k(institution_id, ref)
-         JOIN transaction t ON t.institution_id = k.institution_id AND t.transaction_ref = k.ref
+      prepared(`${withKeyed(keysOfRefs('unnest($1::uuid[], $2::text[]) AS u(institution_id, transaction_ref)'))}
+       SELECT ${REFUND_ORIGINAL.id} AS id, t.institution_id, t.transaction_ref
+         FROM t
          ${REFUND_ORIGINAL.chainJoin}
         WHERE ${REFUND_ORIGINAL.kinds}`),
       [refunds.map((r) => r.institution_id), refunds.map((r) => r.original_transaction_ref)],

@@ -36,8 +36,6 @@ export type { TransactionSource } from '@app/domain';
 @Index('transaction_refund_of_idx', ['institutionId', 'originalTransactionRef'], {
   where: "kind = 'refund'",
 })
-// Statements not yet written through transaction_key find a row with one probe per month.
-@Index('transaction_ref_idx', ['institutionId', 'transactionRef'])
 @Index('transaction_id_idx', ['id'])
 @Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
 @Index(

@@ -53,6 +53,7 @@ import { TransactionParallelScans1795728000000 } from './1795728000000-transacti
 import { DropPurchaseTimeIndex1795729000000 } from './1795729000000-drop-purchase-time-index';
 import { TimeOrderedTransactionIds1795730000000 } from './1795730000000-time-ordered-transaction-ids';
 import { RefundKeys1795731000000 } from './1795731000000-refund-keys';
+import { DropTransactionRefIndex1795732000000 } from './1795732000000-drop-transaction-ref-index';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -113,4 +114,5 @@ export const MIGRATIONS = [
   DropPurchaseTimeIndex1795729000000,
   TimeOrderedTransactionIds1795730000000,
   RefundKeys1795731000000,
+  DropTransactionRefIndex1795732000000,
 ];
