@@ -73,7 +73,7 @@ export const REFUND_ORIGINAL = {
  * needs beside them, one statement whichever entry point reads them (MatchingRepository claim,
  * stored and eventRow): merchant resolution (a sender-resolved merchant_id that exists, else the
  * identifier through merchant_identifier's unique (type, value)), the refunds already stored for a
- * purchase (partial index of refunds) and the program's service share rate and time zone.
+ * purchase (through the refunds' keys) and the program's service share rate and time zone.
  */
 const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
   SELECT t.id, t.institution_id, t.received_at, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
