@@ -34,6 +34,25 @@ export const withKeyed = (keys: string, probe: { where?: string; lock?: string }
     ) x)`;
 
 /**
+ * `alias` is the transaction whose id is `id` (a parameter or column), in its month only: the
+ * key's tenant and month as scalar subqueries, so PostgreSQL prunes to one month when the
+ * statement starts (for an UPDATE, which cannot be fenced like a read).
+ */
+export const transactionByIdSql = (alias: string, id: string) =>
+  `${alias}.institution_id = (SELECT k.institution_id FROM transaction_key k WHERE k.transaction_id = ${id})
+   AND ${alias}.received_at = (SELECT k.received_at FROM transaction_key k WHERE k.transaction_id = ${id})
+   AND ${alias}.id = ${id}`;
+
+/**
+ * The transaction of key row `key` (a transaction_key alias), as `alias`, read in the key's month
+ * alone: the body of a LATERAL subquery (`AND …` and a fence such as `OFFSET 0` may follow).
+ */
+export const byKeySql = (alias: string, key: string) =>
+  `SELECT ${alias}.* FROM transaction ${alias}
+    WHERE ${alias}.institution_id = ${key}.institution_id AND ${alias}.received_at = ${key}.received_at
+      AND ${alias}.id = ${key}.transaction_id`;
+
+/**
  * The keys of the transaction ids of `ids` (a FROM item aliased `ids` with a column `id`, by default
  * the uuid[] parameter $1), alias `k`; one index probe per id.
  */

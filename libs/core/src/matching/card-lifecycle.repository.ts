@@ -4,6 +4,7 @@ import { prepared } from '@app/db';
 import { ChainState, LIFECYCLE_DEFAULTS, RewardOn } from '@app/domain';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
 import {
+  keysOfIds,
   keysOfRefs,
   refundsSumSql,
   storedByRefSql,
@@ -216,14 +217,15 @@ export class CardLifecycleRepository {
   ): Promise<ChainRedemptionRow[]> {
     if (!transactionIds.length) return Promise.resolve([]);
     return m.query(
-      prepared(`SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
+      prepared(`${withKeyed(keysOfIds())}
+       SELECT t.id AS transaction_id, COALESCE(c.cleared_amount, t.amount)::text AS amount,
               ${chainRefundedSql}::text AS refunded,
               ${REVERSAL_ROW_COLUMNS}, r.cashback_amount, o.min_spend
-         FROM transaction t
+         FROM t
          JOIN redemption r ON r.transaction_id = t.id
          JOIN offer o ON o.id = r.offer_id
          LEFT JOIN card_chain c ON c.rewarded_transaction_id = t.id
-        WHERE t.id = ANY($1::uuid[]) AND r.status = ANY($2::text[])`),
+        WHERE r.status = ANY($2::text[])`),
       [transactionIds, liveStatuses],
     );
   }

@@ -166,7 +166,7 @@ class Store {
 const purchase = (over: Partial<ClaimedRow> = {}): ClaimedRow => ({
   id: 'tx-1',
   institution_id: 'inst',
-  received_at: new Date('2026-05-01T12:00:00Z'),
+  received_at: '2026-05-01T12:00:00.000000Z',
   transaction_ref: 'ref-1',
   cardholder_token: 'chk',
   kind: 'purchase',

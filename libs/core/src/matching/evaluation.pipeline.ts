@@ -294,9 +294,10 @@ export class EvaluationPipeline {
         .filter((c) => r.statuses.has(c.id))
         .map((c) => ({
           id: c.id,
+          institutionId: c.institution_id,
+          receivedAt: c.received_at,
           status: r.statuses.get(c.id)!,
           merchantId: merchantOf.get(c.id) ?? c.merchant_id,
-          receivedAt: c.received_at,
         })),
     );
     await this.repo.applyBudget(m, r.deltas.budget);

@@ -5,6 +5,7 @@ import type { GoalContribution, GoalState, RoundKey } from '@app/domain';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { refundedSumSql } from './matching.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
+import { byKeySql, keysOfIds } from '../ingestion/transaction-store';
 
 /**
  * The transactions whose contributions a refund of the reviewed ids ($1) may change: the ids
@@ -17,11 +18,14 @@ export const COUNTED_IDS = `
   counted_ids AS (
     SELECT x.id FROM unnest($1::uuid[]) AS x(id)
     UNION
-    SELECT cl.transaction_id FROM unnest($1::uuid[]) AS x(id)
-      JOIN transaction a ON a.id = x.id AND a.kind IN ('authorization', 'clearing')
+    SELECT cl.transaction_id FROM ${keysOfIds()}
+      CROSS JOIN LATERAL (${byKeySql('a', 'k')} AND a.kind IN ('authorization', 'clearing') OFFSET 0) a
       JOIN card_chain ch ON ch.institution_id = a.institution_id
        AND ch.authorization_ref = CASE WHEN a.kind = 'authorization' THEN a.transaction_ref ELSE a.original_transaction_ref END
-      JOIN transaction_key cl ON cl.institution_id = ch.institution_id AND cl.transaction_ref = ch.clearing_ref)`;
+      CROSS JOIN LATERAL (
+        SELECT transaction_id FROM transaction_key
+         WHERE institution_id = ch.institution_id AND transaction_ref = ch.clearing_ref OFFSET 0
+      ) cl)`;
 
 /** A purchase counted toward a goal offer's enrollment, with what its refunds need. */
 export interface CountedRow {
@@ -86,7 +90,8 @@ export class GoalProgressRepository {
               t.institution_id, t.transaction_ref, c.authorization_ref
          FROM counted_ids
          JOIN goal_contribution g ON g.transaction_id = counted_ids.id
-         JOIN transaction t ON t.id = g.transaction_id
+         CROSS JOIN LATERAL (SELECT * FROM transaction_key WHERE transaction_id = g.transaction_id OFFSET 0) tk
+         CROSS JOIN LATERAL (${byKeySql('t', 'tk')} OFFSET 0) t
          LEFT JOIN card_chain c ON t.kind = 'clearing' AND c.institution_id = t.institution_id
               AND c.authorization_ref = t.original_transaction_ref
          JOIN cardholder_offer co ON co.id = g.cardholder_offer_id
@@ -116,7 +121,8 @@ export class GoalProgressRepository {
               COALESCE(r.goal_target, o.goal_target)::text AS goal_target
          FROM unnest($1::uuid[], $2::int[]) AS k(cardholder_offer_id, round)
          JOIN redemption r ON r.cardholder_offer_id = k.cardholder_offer_id AND r.goal_round = k.round
-         JOIN transaction t ON t.id = r.transaction_id
+         CROSS JOIN LATERAL (SELECT * FROM transaction_key WHERE transaction_id = r.transaction_id OFFSET 0) tk
+         CROSS JOIN LATERAL (${byKeySql('t', 'tk')} OFFSET 0) t
          JOIN offer o ON o.id = r.offer_id
         WHERE r.status = ANY($3::text[])`),
       [rounds.map((k) => k.enrollmentId), rounds.map((k) => k.round), reversibleStatuses],

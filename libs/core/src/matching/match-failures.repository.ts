@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { KeysetAfter, keysetSql, returnedRows } from '@app/db';
+import { keysOfIds, transactionByIdSql } from '../ingestion/transaction-store';
 
 export interface MatchFailureRow {
   id: string;
@@ -25,8 +26,8 @@ export class MatchFailuresRepository {
   async markFailed(id: string, reason: string): Promise<boolean> {
     const rows = returnedRows<{ id: string }>(
       await this.db.query(
-        `UPDATE transaction SET status = 'match_failed', match_error = left($2, 500), match_failed_at = now()
-          WHERE id = $1 AND status = 'received' RETURNING id`,
+        `UPDATE transaction t SET status = 'match_failed', match_error = left($2, 500), match_failed_at = now()
+          WHERE ${transactionByIdSql('t', '$1::uuid')} AND t.status = 'received' RETURNING t.id`,
         [id, reason],
       ),
     );
@@ -61,8 +62,13 @@ export class MatchFailuresRepository {
   async reopen(ids: readonly string[], m: EntityManager = this.db.manager): Promise<string[]> {
     const rows = returnedRows<{ id: string }>(
       await m.query(
-        `UPDATE transaction SET status = 'received', match_error = NULL, match_failed_at = NULL
-          WHERE id = ANY($1::uuid[]) AND status = 'match_failed' RETURNING id`,
+        // Through the keys: their months bound the statement, pruned when it starts.
+        `WITH d AS MATERIALIZED (SELECT k.institution_id, k.received_at, k.transaction_id AS id FROM ${keysOfIds()})
+         UPDATE transaction t SET status = 'received', match_error = NULL, match_failed_at = NULL
+           FROM d
+          WHERE t.institution_id = d.institution_id AND t.received_at = d.received_at AND t.id = d.id
+            AND t.received_at BETWEEN (SELECT min(received_at) FROM d) AND (SELECT max(received_at) FROM d)
+            AND t.status = 'match_failed' RETURNING t.id`,
         [ids],
       ),
     );

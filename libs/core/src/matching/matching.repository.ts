@@ -19,8 +19,11 @@ import { keysOfIds, keysOfRefs, refundsSumSql, withKeyed } from '../ingestion/tr
 export interface ClaimedRow {
   id: string;
   institution_id: string;
-  /** The partition key: the final statuses are written by primary key (setStatuses). */
-  received_at: Date;
+  /**
+   * The partition key, exact (UTC, microseconds, ISO 8601): the final statuses are written by
+   * primary key (setStatuses).
+   */
+  received_at: string;
   transaction_ref: string;
   cardholder_token: string;
   kind: 'purchase' | 'refund' | LifecycleKind;
@@ -76,7 +79,7 @@ export const REFUND_ORIGINAL = {
  * purchase (through the refunds' keys) and the program's service share rate and time zone.
  */
 const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
-  SELECT t.id, t.institution_id, t.received_at, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
+  SELECT t.id, t.institution_id, to_char(t.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
          t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
          CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
            AS refunded,
@@ -156,12 +159,12 @@ export class MatchingRepository {
     liveStatuses: readonly string[],
   ): Promise<string | null> {
     const rows: { id: string }[] = await m.query(
-      prepared(`SELECT r.id FROM transaction t
+      prepared(`${withKeyed(`(SELECT * FROM transaction_key WHERE transaction_id = $1::uuid) k`)}
+       SELECT r.id FROM t
          LEFT JOIN card_chain c ON t.kind IN ('authorization', 'clearing', 'authorization_reversal')
               AND c.institution_id = t.institution_id
               AND c.authorization_ref = CASE WHEN t.kind = 'authorization' THEN t.transaction_ref ELSE t.original_transaction_ref END
          JOIN redemption r ON r.transaction_id IN (t.id, c.rewarded_transaction_id) AND r.status = ANY($2::text[])
-        WHERE t.id = $1
         LIMIT 1`),
       [transactionId, liveStatuses],
     );
@@ -537,20 +540,30 @@ export class MatchingRepository {
    */
   async setStatuses(
     m: EntityManager,
-    rows: { id: string; status: string; merchantId: string | null; receivedAt: Date }[],
+    rows: {
+      id: string;
+      institutionId: string;
+      receivedAt: string;
+      status: string;
+      merchantId: string | null;
+    }[],
   ): Promise<void> {
     if (!rows.length) return;
-    // The rows' months as bounds on the partition key (received_at is read with millisecond
-    // precision, so the upper bound is a millisecond past the latest): the planner prunes the
-    // other months before it plans, and plans one or two months' indexes instead of every
-    // month's (about 8 ms a call with two years of months); each row is then found by id there.
-    const times = rows.map((r) => r.receivedAt.getTime());
+    // Each row by primary key. The rows' months also bound the statement as parameters (the
+    // earliest and latest received_at to the millisecond, the upper bound a millisecond past), so
+    // the planner prunes the other months before it plans: with two years of months, planning
+    // them all took about 8 ms a call.
+    const times = rows.map((r) => Date.parse(r.receivedAt));
     await m.query(
       prepared(`UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(id, status, merchant_id)
-        WHERE t.id = d.id AND t.received_at >= $4::timestamptz AND t.received_at < $5::timestamptz`),
+         FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[], $5::uuid[])
+                AS d(id, institution_id, received_at, status, merchant_id)
+        WHERE t.institution_id = d.institution_id AND t.received_at = d.received_at AND t.id = d.id
+          AND t.received_at >= $6::timestamptz AND t.received_at < $7::timestamptz`),
       [
         rows.map((r) => r.id),
+        rows.map((r) => r.institutionId),
+        rows.map((r) => r.receivedAt),
         rows.map((r) => r.status),
         rows.map((r) => r.merchantId),
         new Date(Math.min(...times)),

@@ -36,7 +36,6 @@ export type { TransactionSource } from '@app/domain';
 @Index('transaction_refund_of_idx', ['institutionId', 'originalTransactionRef'], {
   where: "kind = 'refund'",
 })
-@Index('transaction_id_idx', ['id'])
 @Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
 @Index(
   'transaction_merchant_purchase_idx',

@@ -54,6 +54,7 @@ import { DropPurchaseTimeIndex1795729000000 } from './1795729000000-drop-purchas
 import { TimeOrderedTransactionIds1795730000000 } from './1795730000000-time-ordered-transaction-ids';
 import { RefundKeys1795731000000 } from './1795731000000-refund-keys';
 import { DropTransactionRefIndex1795732000000 } from './1795732000000-drop-transaction-ref-index';
+import { DropTransactionIdIndex1795733000000 } from './1795733000000-drop-transaction-id-index';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -115,4 +116,5 @@ export const MIGRATIONS = [
   TimeOrderedTransactionIds1795730000000,
   RefundKeys1795731000000,
   DropTransactionRefIndex1795732000000,
+  DropTransactionIdIndex1795733000000,
 ];
