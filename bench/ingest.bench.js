@@ -280,7 +280,7 @@ async function run() {
 
     // 3. Matching drain: the worker starts on the backlog (api rows only).
     const [{ backlog }] = (
-      await db.query(`SELECT count(*)::int AS backlog FROM transaction WHERE status = 'received'`)
+      await db.query(`SELECT count(*)::int AS backlog FROM transaction_backlog`)
     ).rows;
     const jobs = await queueCounts();
     idle = await backgroundCpu();
@@ -297,9 +297,7 @@ async function run() {
     let left = backlog;
     while (left > 0 && Date.now() - ready < 600_000) {
       await sleep(200);
-      left = (
-        await db.query(`SELECT count(*)::int AS n FROM transaction WHERE status = 'received'`)
-      ).rows[0].n;
+      left = (await db.query(`SELECT count(*)::int AS n FROM transaction_backlog`)).rows[0].n;
     }
     const drainSeconds = (Date.now() - ready) / 1000;
     const [outcome] = (

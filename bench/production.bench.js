@@ -480,7 +480,7 @@ async function waitForIdle(db, timeoutMs = 600_000) {
     const {
       rows: [x],
     } = await db.query(
-      `SELECT (SELECT count(*) FROM transaction WHERE status = 'received')::int AS received,
+      `SELECT (SELECT count(*) FROM transaction_backlog)::int AS received,
               (SELECT count(*) FROM webhook_delivery WHERE status = 'pending')::int AS pending`,
     );
     if (x.received === 0 && x.pending === 0) return;
@@ -550,9 +550,7 @@ async function endToEnd(db, auth, meter, transactions = E2E_TRANSACTIONS) {
   // The poll only asks whether anything is left (its PostgreSQL time counts as the service's):
   // counting the backlog and every redemption ten times a second cost 20-30 ms a poll.
   for (;;) {
-    const { rows } = await db.query(
-      `SELECT EXISTS (SELECT 1 FROM transaction WHERE status = 'received') AS backlog`,
-    );
+    const { rows } = await db.query(`SELECT EXISTS (SELECT 1 FROM transaction_backlog) AS backlog`);
     if (!rows[0].backlog) break;
     if (Date.now() - t0 > 900_000) throw new Error('end-to-end: matching did not finish');
     await sleep(100);

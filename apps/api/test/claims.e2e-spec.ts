@@ -108,7 +108,8 @@ describe('claims', () => {
         transaction_ref: ref,
         transaction_type: 'purchase',
         status: 'received',
-        merchant: null,
+        // Resolved when stored, before matching has run.
+        merchant: { id: w.merchants[0].id, name: w.merchants[0].name },
         redemption_id: null,
         transacted_at: expect.any(String),
         received_at: expect.any(String),

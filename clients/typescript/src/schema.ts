@@ -6631,7 +6631,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description The merchant matching resolved; null until resolved
+             * @description The merchant the transaction resolved to when it was stored (by `merchant_id`, else by the identifier), or the one matching resolved later; null while neither has
              * @example {
              *       "id": "7d1f0c2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
              *       "name": "Corner Grocer"

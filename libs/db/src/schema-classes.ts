@@ -32,6 +32,10 @@ export const SCHEMA_CLASSES: Record<string, TableClass> = {
     class: 'tenant',
     why: 'an institution’s transaction references, the idempotency key kept past retention',
   },
+  transaction_backlog: {
+    class: 'tenant',
+    why: 'an institution’s transactions still waiting for matching (the relay’s backlog)',
+  },
   cardholder_activity: {
     class: 'tenant',
     why: 'the months in which an institution’s cardholders bought (the lift report’s eligible set)',

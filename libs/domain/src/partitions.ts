@@ -20,6 +20,9 @@ export type DataClass = (typeof DATA_CLASSES)[number]['name'];
  * `parallel`: a month may be scanned by parallel workers (the lift report reads a month's
  * purchases whole); the others are read by index ranges, where a parallel plan only adds start-up
  * time, so their months are created with parallel_workers = 0.
+ * `fillfactor`: the share of each page a month's inserts fill; transaction's months leave half
+ * free, so matching's write of a row's outcome fits on the row's page (a HOT update: no index
+ * entry, docs/performance.md).
  */
 export const PARTITIONED_TABLES: readonly {
   table: 'engagement_event' | 'webhook_delivery' | 'webhook_attempt' | 'transaction';
@@ -27,6 +30,7 @@ export const PARTITIONED_TABLES: readonly {
   class: DataClass;
   follows?: 'webhook_delivery';
   parallel?: true;
+  fillfactor?: number;
 }[] = [
   { table: 'engagement_event', key: 'occurred_at', class: 'engagement_events' },
   { table: 'webhook_delivery', key: 'created_at', class: 'webhook_deliveries' },
@@ -38,7 +42,13 @@ export const PARTITIONED_TABLES: readonly {
   },
   // received_at, not transacted_at: the service stamps it, so every insert has its month
   // (docs/retention.md); transaction_key keeps the reference's idempotency past retention.
-  { table: 'transaction', key: 'received_at', class: 'transactions', parallel: true },
+  {
+    table: 'transaction',
+    key: 'received_at',
+    class: 'transactions',
+    parallel: true,
+    fillfactor: 50,
+  },
 ];
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]['table'];
 

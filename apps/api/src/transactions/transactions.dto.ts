@@ -268,7 +268,8 @@ export class TransactionLookupDto {
   @ApiProperty({
     type: SimulatedMerchantDto,
     nullable: true,
-    description: 'The merchant matching resolved; null until resolved',
+    description:
+      'The merchant the transaction resolved to when it was stored (by `merchant_id`, else by the identifier), or the one matching resolved later; null while neither has',
   })
   merchant: SimulatedMerchantDto | null;
   @ApiProperty({

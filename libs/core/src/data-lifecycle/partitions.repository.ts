@@ -112,14 +112,16 @@ export class PartitionsRepository {
         p.name,
       ]);
       if (exists.e) return false;
-      // (A copy being filled by the partition move takes its table's setting.)
-      const parallel = PARTITIONED_TABLES.find(
-        (t) => table === t.table || table === copyName(t.table),
-      )?.parallel;
+      // (A copy being filled by the partition move takes its table's settings.)
+      const spec = PARTITIONED_TABLES.find((t) => table === t.table || table === copyName(t.table));
+      const options = [
+        ...(spec?.parallel ? [] : ['parallel_workers = 0']),
+        ...(spec?.fillfactor ? [`fillfactor = ${Number(spec.fillfactor)}`] : []),
+      ];
       await m.query(
         `CREATE TABLE IF NOT EXISTS ${ident(p.name)} PARTITION OF ${ident(table)}
            FOR VALUES FROM ('${p.from.toISOString()}') TO ('${p.to.toISOString()}')
-           ${parallel ? '' : 'WITH (parallel_workers = 0)'}`,
+           ${options.length ? `WITH (${options.join(', ')})` : ''}`,
       );
       return true;
     });

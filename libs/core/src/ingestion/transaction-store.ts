@@ -132,32 +132,46 @@ const keyed = (insert: string) => `
   activity AS (${recordActivitySql('ins')})
   SELECT id, institution_id, transaction_ref FROM ins`;
 
-const INSERT_SQL = prepared(
-  keyed(`
-  INSERT INTO transaction (id, received_at, ${COLUMNS}, source)
-  SELECT k.transaction_id, k.received_at, u.*, $18::text
-    FROM u JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref`),
-);
+/**
+ * The merchant of transaction `alias` as matching and the insert resolve it: a sender-resolved
+ * merchant_id that exists, else the identifier through merchant_identifier's unique (type, value).
+ * `joins` (aliases m, mi) go after the FROM item; `id` is null when neither resolves.
+ */
+export const resolvedMerchantSql = (alias: string) => ({
+  joins: `LEFT JOIN merchant m ON m.id = ${alias}.merchant_id
+    LEFT JOIN merchant_identifier mi ON mi.type = ${alias}.merchant_identifier_type AND mi.value = ${alias}.merchant_identifier`,
+  id: `COALESCE(m.id, mi.merchant_id)`,
+});
+
+const merchant = resolvedMerchantSql('u');
 
 /**
- * History rows are final on insert: the merchant is resolved here, as matching would (an existing
- * merchant_id, else the identifier through merchant_identifier's unique (type, value)), so they
- * count for audiences and personalization as soon as the batch is answered; their status is
- * `unmatched` (`merchant_unresolved` without a merchant) and they are never queued for matching.
+ * The rows inserted, with the merchant resolved (as matching would; a sender's merchant_id that
+ * does not exist is kept as sent): matching then writes back the same merchant_id, so its status
+ * write changes no indexed column (a HOT update, docs/performance.md). History rows are final on
+ * insert: they count for audiences and personalization as soon as the batch is answered; their
+ * status is `unmatched` (`merchant_unresolved` without a merchant) and they are never queued for
+ * matching. Others are `received` (the column's default), which puts them in the backlog.
  */
-const INSERT_HISTORY_SQL = prepared(
-  keyed(`
-  INSERT INTO transaction (id, received_at, ${COLUMNS}, source, history, status, processed_at)
+const insertSql = (history: boolean) =>
+  prepared(
+    keyed(`
+  INSERT INTO transaction (id, received_at, ${COLUMNS}, source${history ? ', history, status, processed_at' : ''})
   SELECT k.transaction_id, k.received_at, u.institution_id, u.transaction_ref, u.cardholder_token, u.instrument_token,
-         u.instrument_type, u.merchant_identifier, u.merchant_identifier_type, COALESCE(m.id, mi.merchant_id, u.merchant_id),
+         u.instrument_type, u.merchant_identifier, u.merchant_identifier_type, COALESCE(${merchant.id}, u.merchant_id),
          u.mcc, u.merchant_descriptor, u.network, u.amount, u.currency, u.transacted_at, u.kind, u.original_transaction_ref,
-         u.channel, $18::text, true,
-         CASE WHEN COALESCE(m.id, mi.merchant_id) IS NULL THEN 'merchant_unresolved' ELSE 'unmatched' END, now()
+         u.channel, $18::text${
+           history
+             ? `, true,
+         CASE WHEN ${merchant.id} IS NULL THEN 'merchant_unresolved' ELSE 'unmatched' END, now()`
+             : ''
+         }
     FROM u
     JOIN k ON k.institution_id = u.institution_id AND k.transaction_ref = u.transaction_ref
-    LEFT JOIN merchant m ON m.id = u.merchant_id
-    LEFT JOIN merchant_identifier mi ON mi.type = u.merchant_identifier_type AND mi.value = u.merchant_identifier`),
-);
+    ${merchant.joins}`),
+  );
+const INSERT_SQL = insertSql(false);
+const INSERT_HISTORY_SQL = insertSql(true);
 
 /**
  * The transaction table's write path. One set-based statement per call, whatever the number of

@@ -45,7 +45,7 @@ export class MatchFailuresRepository {
       `SELECT f.id, f.institution_id, f.transaction_ref, f.match_error, f.match_failed_at, f.received_at, ${page.cursor}
          FROM (SELECT id, institution_id, transaction_ref, match_error, match_failed_at, received_at,
                       match_failed_at AS created_at
-                 FROM transaction WHERE status = 'match_failed') f
+                 FROM transaction WHERE match_failed_at IS NOT NULL AND status = 'match_failed') f
         WHERE ($1::uuid IS NULL OR f.institution_id = $1) ${page.and} ${page.orderLimit}`,
       page.params,
     );
@@ -53,7 +53,7 @@ export class MatchFailuresRepository {
 
   async count(): Promise<number> {
     const [{ n }]: { n: number }[] = await this.db.query(
-      `SELECT count(*)::int AS n FROM transaction WHERE status = 'match_failed'`,
+      `SELECT count(*)::int AS n FROM transaction WHERE match_failed_at IS NOT NULL AND status = 'match_failed'`,
     );
     return n;
   }

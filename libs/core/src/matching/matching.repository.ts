@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { prepared, returnedRows } from '@app/db';
-import { PURCHASE_KINDS } from '@app/domain';
+import { partitionOf, PURCHASE_KINDS } from '@app/domain';
 import type {
   RedemptionSource,
   LifecycleKind,
@@ -13,7 +13,13 @@ import type {
 import { OFFER_BUDGET_JOIN, OFFER_TERMS_COLUMNS, OfferRow, toOfferTerms } from './offer-row';
 import { chainRefundedSql } from './card-lifecycle.repository';
 import { REVERSAL_ROW_COLUMNS, ReversalRow } from './reversal-row';
-import { keysOfIds, keysOfRefs, refundsSumSql, withKeyed } from '../ingestion/transaction-store';
+import {
+  keysOfIds,
+  keysOfRefs,
+  refundsSumSql,
+  resolvedMerchantSql,
+  withKeyed,
+} from '../ingestion/transaction-store';
 
 /** A transaction of the chunk as claimed, with what matching needs beside it. */
 export interface ClaimedRow {
@@ -78,31 +84,27 @@ export const REFUND_ORIGINAL = {
  * identifier through merchant_identifier's unique (type, value)), the refunds already stored for a
  * purchase (through the refunds' keys) and the program's service share rate and time zone.
  */
+const merchant = resolvedMerchantSql('t');
 const rowsSql = (source: string, extra = { columns: '', joins: '' }) => `
   SELECT t.id, t.institution_id, to_char(t.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at, t.transaction_ref, t.cardholder_token, t.kind, t.amount::text AS amount, t.currency,
-         t.transacted_at, t.original_transaction_ref, COALESCE(m.id, mi.merchant_id) AS merchant_id,
+         t.transacted_at, t.original_transaction_ref, ${merchant.id} AS merchant_id,
          CASE WHEN t.kind = 'purchase' THEN ${refundedSumSql('t.institution_id', 't.transaction_ref')} ELSE 0 END::text
            AS refunded,
          p.service_share_rate::text AS service_share_rate,
          t.network, t.channel, p.time_zone, now() AS now${extra.columns}
     FROM ${source}
-    LEFT JOIN merchant m ON m.id = t.merchant_id
-    LEFT JOIN merchant_identifier mi ON mi.type = t.merchant_identifier_type AND mi.value = t.merchant_identifier
+    ${merchant.joins}
     LEFT JOIN program p ON p.institution_id = t.institution_id${extra.joins}
    ORDER BY t.id`;
 
 /**
  * Claims the chunk's rows. `received` only, so a second run of the same job (or an overlapping
  * relay job) finds nothing left; SKIP LOCKED, so two runs never wait for each other on these rows.
- * Rows are reached by primary key (the join on unnest), never through the partial index of
- * received rows, which holds the whole backlog (and its dead entries until vacuum): the status test
- * is written so that it cannot match that index's predicate (with a plain `status = 'received'`
- * the planner probed the partial index for every id, scanning the backlog 1,000 times a chunk:
- * seconds per chunk in the bench, growing with the backlog).
+ * Rows are reached by primary key, each through its key.
  */
 const CLAIM_SQL = prepared(
   `${withKeyed(keysOfIds(), {
-    where: `AND COALESCE(x.status, '') = 'received'`,
+    where: `AND x.status = 'received'`,
     lock: 'FOR NO KEY UPDATE SKIP LOCKED',
   })} ${rowsSql('t')}`,
 );
@@ -122,7 +124,7 @@ const EVENT_SQL = rowsSql(
            $12::text AS merchant_identifier, $13::text AS network, $14::text AS channel) t`,
   {
     columns: ', rm.name AS merchant_name',
-    joins: '\n    LEFT JOIN merchant rm ON rm.id = COALESCE(m.id, mi.merchant_id)',
+    joins: `\n    LEFT JOIN merchant rm ON rm.id = ${merchant.id}`,
   },
 );
 
@@ -549,11 +551,15 @@ export class MatchingRepository {
     }[],
   ): Promise<void> {
     if (!rows.length) return;
-    // Each row by primary key. The rows' months also bound the statement as parameters (the
-    // earliest and latest received_at to the millisecond, the upper bound a millisecond past), so
-    // the planner prunes the other months before it plans: with two years of months, planning
-    // them all took about 8 ms a call.
+    // Each row by primary key. The rows' months also bound the statement as parameters, so the
+    // planner prunes the other months before it plans (with two years of months, planning them
+    // all took about 8 ms a call). Whole months, not the rows' own instants: a chunk's rows often
+    // share one received_at, and a range that narrow, estimated at a row or so from statistics
+    // that have not seen them, made the month the outer side of a nested loop that scanned the
+    // 1,000 unnest rows once per row (a million comparisons, ~370 ms a chunk).
     const times = rows.map((r) => Date.parse(r.receivedAt));
+    const from = partitionOf('transaction', new Date(Math.min(...times))).from;
+    const to = partitionOf('transaction', new Date(Math.max(...times))).to;
     await m.query(
       prepared(`UPDATE transaction t SET status = d.status, merchant_id = COALESCE(d.merchant_id, t.merchant_id), processed_at = now()
          FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[], $5::uuid[])
@@ -566,8 +572,8 @@ export class MatchingRepository {
         rows.map((r) => r.receivedAt),
         rows.map((r) => r.status),
         rows.map((r) => r.merchantId),
-        new Date(Math.min(...times)),
-        new Date(Math.max(...times) + 1),
+        from,
+        to,
       ],
     );
   }

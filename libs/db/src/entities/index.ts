@@ -36,7 +36,13 @@ import { Program } from './program.entity';
 import { Redemption } from './redemption.entity';
 import { SettlementEntry, SettlementRun } from './settlement.entity';
 import { Statement, StatementBook, StatementMovement } from './statement.entity';
-import { CardChain, CardholderActivity, Transaction, TransactionKey } from './transaction.entity';
+import {
+  CardChain,
+  CardholderActivity,
+  Transaction,
+  TransactionBacklog,
+  TransactionKey,
+} from './transaction.entity';
 import { WidgetSettings } from './widget-settings.entity';
 
 export * from './access.entity';
@@ -82,6 +88,7 @@ export const ENTITIES = [
   GoalContribution,
   Transaction,
   TransactionKey,
+  TransactionBacklog,
   CardChain,
   CardholderActivity,
   Redemption,

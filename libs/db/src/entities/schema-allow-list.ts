@@ -111,7 +111,7 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     kind: 'index',
     name: 'transaction_match_failed_idx',
     definition:
-      "CREATE INDEX transaction_match_failed_idx ON ONLY transaction USING btree (match_failed_at DESC, id DESC) WHERE (status = 'match_failed'::text)",
+      'CREATE INDEX transaction_match_failed_idx ON ONLY transaction USING btree (match_failed_at DESC, id DESC) WHERE (match_failed_at IS NOT NULL)',
     why: DESC,
   },
 
@@ -259,6 +259,17 @@ export const SCHEMA_ALLOW_LIST: SchemaAllowance[] = [
     why: 'adds the idempotency key of a transaction inserted without one (the previous release during a deploy, SQL by hand); its primary key then refuses a second row of the reference',
   },
   { kind: 'function', name: 'transaction_key_fill', why: 'the transaction key trigger’s function' },
+  ...(['insert', 'update', 'delete'] as const).map((op): SchemaAllowance => ({
+    kind: 'trigger',
+    name: `transaction_backlog_${op}`,
+    table: 'transaction',
+    why: 'keeps transaction_backlog (the rows still received, which the matching relay reads) in the statement that changes them, whoever writes',
+  })),
+  {
+    kind: 'function',
+    name: 'transaction_backlog_sync',
+    why: 'the backlog triggers’ function (set-based, on the statement’s transition table)',
+  },
   {
     kind: 'index',
     name: 'transaction_key_id_idx',

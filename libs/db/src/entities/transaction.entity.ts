@@ -27,15 +27,17 @@ export type { TransactionSource } from '@app/domain';
  * Partitioned by UTC month of received_at (allow-listed: TypeORM cannot create partitions; the
  * worker creates them ahead and retention drops them, libs/core/src/data-lifecycle); the key holds
  * the tenant and the partition key. A reference's uniqueness is transaction_key's (no time bound).
+ * No index reads `status`, and the merchant is resolved at insert: matching's write of the outcome
+ * is a HOT update, on a page its month's fillfactor (50) leaves room on.
  */
 @Entity('transaction', { synchronize: false })
-// The relay finds rows committed but never matched (Redis down, crash before enqueue).
-@Index('transaction_unprocessed_idx', ['receivedAt'], { where: "status = 'received'" })
 // Personalization reads a cardholder's history per merchant.
 @Index('transaction_cardholder_idx', ['institutionId', 'cardholderToken', 'merchantId'])
 @Index('transaction_refund_of_idx', ['institutionId', 'originalTransactionRef'], {
   where: "kind = 'refund'",
 })
+// Quarantined rows, newest first: partial on match_failed_at (set and cleared with the status),
+// so that no index depends on the status and matching's outcome write stays HOT.
 @Index('transaction_match_failed_idx', ['matchFailedAt', 'id'], NOT_SYNCED)
 @Index(
   'transaction_merchant_purchase_idx',
@@ -101,6 +103,22 @@ export class TransactionKey {
   @Column('timestamptz', { name: 'received_at' }) receivedAt: Date;
   /** A refund's original_transaction_ref (set by the key trigger for every refund inserted). */
   @Column('text', { name: 'refund_of', nullable: true }) refundOf: string | null;
+}
+
+/**
+ * The transactions still `received` (not yet matched), oldest first: what the matching relay
+ * re-enqueues after a lost job (Redis down, a crash before the enqueue). Kept by statement triggers
+ * on transaction (transaction_backlog_sync), whoever writes: a row inserted `received` enters, a
+ * row updated out of it or deleted leaves, in the same statement. A month dropped by retention
+ * leaves its rows here; the relay deletes those it finds. Not an index on transaction, so that
+ * matching's status write changes no indexed column.
+ */
+@Entity('transaction_backlog')
+export class TransactionBacklog {
+  @PrimaryColumn('timestamptz', { name: 'received_at' }) receivedAt: Date;
+  @PrimaryColumn('uuid') id: string;
+  /** With received_at and id, the transaction's primary key (no foreign key: months are dropped). */
+  @PrimaryColumn('uuid', { name: 'institution_id' }) institutionId: string;
 }
 
 /**

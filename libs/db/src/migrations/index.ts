@@ -55,6 +55,7 @@ import { TimeOrderedTransactionIds1795730000000 } from './1795730000000-time-ord
 import { RefundKeys1795731000000 } from './1795731000000-refund-keys';
 import { DropTransactionRefIndex1795732000000 } from './1795732000000-drop-transaction-ref-index';
 import { DropTransactionIdIndex1795733000000 } from './1795733000000-drop-transaction-id-index';
+import { MatchingBacklog1795734000000 } from './1795734000000-matching-backlog';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -117,4 +118,5 @@ export const MIGRATIONS = [
   RefundKeys1795731000000,
   DropTransactionRefIndex1795732000000,
   DropTransactionIdIndex1795733000000,
+  MatchingBacklog1795734000000,
 ];
