@@ -37,29 +37,32 @@ describe('matching writes (real PostgreSQL)', () => {
     return { institutionId: inst.id as string, merchantId: merchant.id as string, acceptor };
   }
 
-  /** `n` purchases as the api stores them, named by the merchant's card-acceptor id only. */
+  /** A purchase named by the merchant's card-acceptor id only, as the api stores it. */
+  const purchase = (acceptor: string, ref = uniq('ref-')): TransactionEvent => ({
+    transactionRef: ref,
+    cardholderToken: uniq('chk_'),
+    institutionId: null,
+    instrumentToken: uniq('ctk_'),
+    instrumentType: null,
+    merchantIdentifier: acceptor,
+    merchantIdentifierType: 'card_acceptor',
+    merchantId: null,
+    mcc: '5411',
+    merchantDescriptor: 'GROCER 12',
+    network: 'visa',
+    amount: '42.10',
+    currency: 'USD',
+    transactedAt: new Date().toISOString(),
+    kind: 'purchase',
+    originalTransactionRef: null,
+  });
+
+  /** `n` purchases stored in one statement, as a batch is. */
   async function post(w: { institutionId: string; acceptor: string }, n: number) {
     const ids = await store.insert(
       Array.from({ length: n }, () => ({
         institutionId: w.institutionId,
-        event: {
-          transactionRef: uniq('ref-'),
-          cardholderToken: uniq('chk_'),
-          institutionId: null,
-          instrumentToken: null,
-          instrumentType: null,
-          merchantIdentifier: w.acceptor,
-          merchantIdentifierType: 'card_acceptor',
-          merchantId: null,
-          mcc: '5411',
-          merchantDescriptor: 'GROCER 12',
-          network: 'visa',
-          amount: '42.10',
-          currency: 'USD',
-          transactedAt: new Date().toISOString(),
-          kind: 'purchase',
-          originalTransactionRef: null,
-        } satisfies TransactionEvent,
+        event: purchase(w.acceptor),
       })),
       'batch',
     );
@@ -123,29 +126,7 @@ describe('matching writes (real PostgreSQL)', () => {
     expect(await backlogOf(ids)).toEqual([ids[0], ids[2]].sort());
     // Stored as history: final on insert, never in the backlog.
     const [history] = (await store.insert(
-      [
-        {
-          institutionId: w.institutionId,
-          event: {
-            transactionRef: uniq('hist-'),
-            cardholderToken: 'chk_h',
-            institutionId: null,
-            instrumentToken: null,
-            instrumentType: null,
-            merchantIdentifier: w.acceptor,
-            merchantIdentifierType: 'card_acceptor',
-            merchantId: null,
-            mcc: null,
-            merchantDescriptor: null,
-            network: null,
-            amount: '5',
-            currency: 'USD',
-            transactedAt: new Date().toISOString(),
-            kind: 'purchase',
-            originalTransactionRef: null,
-          },
-        },
-      ],
+      [{ institutionId: w.institutionId, event: purchase(w.acceptor, uniq('hist-')) }],
       'batch',
       { history: true },
     )) as string[];
