@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, deriveKey } from '@app/config';
+import { holdoutBuckets, type HoldoutBuckets } from '@app/domain';
 
 /**
  * Each institution's holdout key, K = deriveKey(SECRETS_KEY, 'holdout/' + institution_id),
@@ -9,6 +10,7 @@ import { AppConfig, deriveKey } from '@app/config';
 @Injectable()
 export class HoldoutKeys {
   private readonly keys = new Map<string, Buffer>();
+  private readonly bucketsOf = new Map<string, HoldoutBuckets>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -19,5 +21,15 @@ export class HoldoutKeys {
       this.keys.set(institutionId, key);
     }
     return key;
+  }
+
+  /** The institution's buckets (holdoutBuckets), its key's HMAC pads computed once per process. */
+  buckets(institutionId: string): HoldoutBuckets {
+    let buckets = this.bucketsOf.get(institutionId);
+    if (!buckets) {
+      buckets = holdoutBuckets(this.of(institutionId));
+      this.bucketsOf.set(institutionId, buckets);
+    }
+    return buckets;
   }
 }

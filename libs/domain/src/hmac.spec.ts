@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'crypto';
-import { hmacSha256 } from './hmac';
+import { hmacSha256, keyedHmacSha256 } from './hmac';
 
 describe('hmacSha256', () => {
   // RFC 4231, test cases 1, 2 and 6 (a key longer than the 64-byte block is hashed first).
@@ -33,5 +33,31 @@ describe('hmacSha256', () => {
       const text = key.toString('hex');
       expect(hmacSha256(text, b)).toEqual(createHmac('sha256', text).update(b).digest());
     }
+  });
+});
+
+describe('keyedHmacSha256', () => {
+  it('gives what hmacSha256 gives for the same key, call after call, whatever the parts’ lengths', () => {
+    for (const key of [randomBytes(16), randomBytes(64), randomBytes(131), 'a text key']) {
+      const mac = keyedHmacSha256(key);
+      for (let i = 0; i < 300; i++) {
+        // Lengths up and down across calls: the message buffer grows and is reused.
+        const a = `${randomBytes((i * 37) % 700).toString('base64')}`;
+        const b = `part ${i} ✓`.repeat(i % 5);
+        expect(mac(a, b)).toEqual(hmacSha256(key, a, b));
+        expect(mac(b)).toEqual(createHmac('sha256', key).update(b, 'utf8').digest());
+      }
+    }
+  });
+
+  it('returns a new buffer each call, and keeps its own copy of the key', () => {
+    const key = Buffer.from('0123456789abcdef');
+    const mac = keyedHmacSha256(key);
+    const first = mac('one');
+    const expected = Buffer.from(first);
+    mac('two');
+    expect(first).toEqual(expected);
+    key.fill(0);
+    expect(mac('one')).toEqual(expected);
   });
 });

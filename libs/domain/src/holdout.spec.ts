@@ -1,4 +1,11 @@
-import { holdoutBpsOf, holdoutBucket, holdoutPercentOf, inHoldout } from './holdout';
+import { createHmac, randomBytes } from 'crypto';
+import {
+  holdoutBpsOf,
+  holdoutBucket,
+  holdoutBuckets,
+  holdoutPercentOf,
+  inHoldout,
+} from './holdout';
 
 // The documented vectors (docs/lift.md), computed independently with
 //   printf '%s%s' "$offer" "$token" | openssl dgst -sha256 -mac HMAC -macopt hexkey:$K
@@ -53,5 +60,33 @@ describe('a cardholder is in the holdout when the bucket of HMAC(K, offer ‖ to
     for (let i = 0; i < 10_000; i++) if (inHoldout(K, OFFER, `tok_${i}`, 2000)) held++;
     expect(held).toBeGreaterThanOrEqual(1800);
     expect(held).toBeLessThanOrEqual(2200);
+  });
+});
+
+describe('one key’s buckets, kept for many offers', () => {
+  it('are the first 8 bytes of the HMAC as a 64-bit integer modulo 10,000, for any key, offer and token', () => {
+    for (let k = 0; k < 5; k++) {
+      const key = randomBytes(32);
+      const buckets = holdoutBuckets(key);
+      for (let i = 0; i < 400; i++) {
+        const offer = randomBytes(16).toString('hex');
+        const token = `tok_${randomBytes(1 + (i % 40)).toString('base64url')}`;
+        const mac = createHmac('sha256', key)
+          .update(offer + token, 'utf8')
+          .digest();
+        const expected = Number(mac.readBigUInt64BE(0) % 10_000n);
+        expect(buckets(offer, token)).toBe(expected);
+        expect(holdoutBucket(key, offer, token)).toBe(expected);
+        expect(inHoldout(buckets, offer, token, 5000)).toBe(inHoldout(key, offer, token, 5000));
+      }
+    }
+  });
+
+  it('give the documented vectors, the offer id read lowercase', () => {
+    const buckets = holdoutBuckets(K);
+    expect(buckets(OFFER, 'tok_alice')).toBe(4423);
+    expect(buckets(OFFER.toUpperCase(), 'tok_bob')).toBe(8832);
+    expect(inHoldout(buckets, OFFER, 'tok_alice', 4424)).toBe(true);
+    expect(inHoldout(buckets, OFFER, 'tok_alice', 0)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { hmacSha256 } from './hmac';
+import { keyedHmacSha256 } from './hmac';
 import { parseDecimal } from './money';
 
 /**
@@ -29,24 +29,46 @@ export function holdoutPercentOf(bps: number): number {
   return bps / 100;
 }
 
+/** A cardholder's bucket for an offer under one key (holdoutBuckets). */
+export type HoldoutBuckets = (offerId: string, cardholderToken: string) => number;
+
+/** 2^32 mod 10,000: the high word's share of the 64-bit value's remainder. */
+const HIGH_WORD_MOD = Number(2n ** 32n % HOLDOUT_BUCKETS);
+
 /**
- * The cardholder's bucket for an offer, 0–9999: the first 8 bytes of
+ * The buckets under key K, 0–9999 each: the first 8 bytes of
  * HMAC-SHA256(K, utf8(offer id, lowercase hyphenated) ‖ utf8(cardholder token)) read as an
  * unsigned big-endian 64-bit integer, modulo 10,000. K is the institution's holdout key
  * (deriveKey(SECRETS_KEY, 'holdout/' + institution_id)). Stable across processes and time, and
- * reproducible by the bank once it has its key.
+ * reproducible by the bank once it has its key. The key's HMAC pads are computed once here: keep
+ * the function for a key that judges many offers (HoldoutKeys does, per institution).
  */
-export function holdoutBucket(key: Buffer, offerId: string, cardholderToken: string): number {
-  const mac = hmacSha256(key, offerId.toLowerCase(), cardholderToken);
-  return Number(mac.readBigUInt64BE(0) % HOLDOUT_BUCKETS);
+export function holdoutBuckets(key: Buffer): HoldoutBuckets {
+  const mac = keyedHmacSha256(key);
+  return (offerId, cardholderToken) => {
+    const m = mac(offerId.toLowerCase(), cardholderToken);
+    // (high · 2^32 + low) mod 10,000 in exact integer arithmetic (every step below 2^53).
+    const buckets = Number(HOLDOUT_BUCKETS);
+    return ((m.readUInt32BE(0) % buckets) * HIGH_WORD_MOD + m.readUInt32BE(4)) % buckets;
+  };
 }
 
-/** In the holdout: the bucket is below the offer's holdout_bps (never for an offer without one). */
+/** The cardholder's bucket for an offer (holdoutBuckets, for one offer). */
+export function holdoutBucket(key: Buffer, offerId: string, cardholderToken: string): number {
+  return holdoutBuckets(key)(offerId, cardholderToken);
+}
+
+/**
+ * In the holdout: the bucket is below the offer's holdout_bps (never for an offer without one).
+ * `key` is the institution's key, or its buckets when one key judges many offers.
+ */
 export function inHoldout(
-  key: Buffer,
+  key: Buffer | HoldoutBuckets,
   offerId: string,
   cardholderToken: string,
   holdoutBps: number,
 ): boolean {
-  return holdoutBps > 0 && holdoutBucket(key, offerId, cardholderToken) < holdoutBps;
+  if (holdoutBps <= 0) return false;
+  const bucketOf = typeof key === 'function' ? key : holdoutBuckets(key);
+  return bucketOf(offerId, cardholderToken) < holdoutBps;
 }

@@ -141,9 +141,9 @@ export class OfferFeedService {
     excluded: Set<string>,
   ): void {
     if (!live.withHoldout.length) return;
-    const key = this.holdoutKeys.of(institutionId);
+    const buckets = this.holdoutKeys.buckets(institutionId);
     for (const o of live.withHoldout)
-      if (!excluded.has(o.id) && inHoldout(key, o.id, cardholderToken, o.holdoutBps))
+      if (!excluded.has(o.id) && inHoldout(buckets, o.id, cardholderToken, o.holdoutBps))
         excluded.add(o.id);
   }
 
