@@ -71,11 +71,16 @@ export function dataSourceOptions(
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     logging: false,
-    // pg pool size per process; api and worker each hold one pool. JIT off: every statement of
+    // pg pool size per process; api and worker each hold one pool. Idle connections are kept a
+    // minute (node-postgres closes them after 10 s): a connection opened after a lull starts a
+    // backend with cold catalog caches for every month of the partitioned tables and its hot
+    // statements still to prepare, and the first purchases after 11 s of quiet reached their
+    // webhook in 230-360 ms instead of 40-80 (docs/performance.md). JIT off: every statement of
     // the service is short, and on misestimated plans PostgreSQL spent 50 ms compiling a 2 ms
     // statement (the funnel in the bench).
     extra: {
       max: 20,
+      idleTimeoutMillis: 60_000,
       connectionTimeoutMillis: 5_000,
       ...(via === 'direct'
         ? { Client: PreparingClient, options: '-c jit=off' }
