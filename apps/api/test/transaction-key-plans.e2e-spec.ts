@@ -186,6 +186,34 @@ describe('statements through transaction keys, on a key table without statistics
   };
 
   const repo = new MatchingRepository();
+  /** 1,000 purchases of the world's institution under references `${prefix}-i`, for one insert. */
+  const batchOf = (prefix: string) =>
+    Array.from({ length: 1_000 }, (_, i) => ({
+      institutionId: w.institution.id,
+      event: {
+        transactionRef: `${prefix}-${i}`,
+        cardholderToken: `chk_${i}`,
+        amount: '10.00',
+        transactedAt: new Date().toISOString(),
+        kind: 'purchase',
+      } as unknown as TransactionEvent,
+    }));
+  /** The rows of `list` with their exact received_at (UTC, microseconds), as the claim returns it. */
+  const exactTimes = (list: string[]): Promise<{ id: string; at: string }[]> =>
+    db.query(
+      `SELECT id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+         FROM transaction WHERE id = ANY($1::uuid[])`,
+      [list],
+    );
+  /** Final statuses `unmatched` for rows read back with their exact received_at. */
+  const unmatched = (rows: { id: string; at: string }[]) =>
+    rows.map((r) => ({
+      id: r.id,
+      institutionId: w.institution.id,
+      receivedAt: r.at,
+      status: 'unmatched',
+      merchantId: null,
+    }));
   /** Each statement, how it runs, and the keys it may read. */
   const statements: [string, (m: EntityManager & DataSource) => Promise<unknown>, number][] = [
     ['matching’s claim of a chunk', (m) => repo.claim(m, ids), IDS],
@@ -279,23 +307,8 @@ describe('statements through transaction keys, on a key table without statistics
   // The final statuses are written by primary key, their rows' months bounding the statement:
   // only those months are planned and read, and no key is read.
   it('the final statuses read only the rows’ months, through no key', async () => {
-    const rows: { id: string; at: string }[] = await db.query(
-      `SELECT id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
-         FROM transaction WHERE id = ANY($1::uuid[])`,
-      [ids],
-    );
-    const plan = await planOf((m) =>
-      repo.setStatuses(
-        m,
-        rows.map((r) => ({
-          id: r.id,
-          institutionId: w.institution.id,
-          receivedAt: r.at,
-          status: 'unmatched',
-          merchantId: null,
-        })),
-      ),
-    );
+    const rows = await exactTimes(ids);
+    const plan = await planOf((m) => repo.setStatuses(m, unmatched(rows)));
     // (Within the month the planner may hash-join: this one is small; a large one is probed by
     // primary key.)
     const { keys, months } = reads(plan);
@@ -314,38 +327,12 @@ describe('statements through transaction keys, on a key table without statistics
     await db.query(`ANALYZE ${current}`);
     const batch = uniq('same-');
     // History rows: final on insert, so no worker takes them meanwhile.
-    const stored = (await new TransactionStore(db).insert(
-      Array.from({ length: 1_000 }, (_, i) => ({
-        institutionId: w.institution.id,
-        event: {
-          transactionRef: `${batch}-${i}`,
-          cardholderToken: `chk_${i}`,
-          amount: '10.00',
-          transactedAt: new Date().toISOString(),
-          kind: 'purchase',
-        } as unknown as TransactionEvent,
-      })),
-      'batch',
-      { history: true },
-    )) as string[];
-    const rows: { id: string; at: string }[] = await db.query(
-      `SELECT id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
-         FROM transaction WHERE id = ANY($1::uuid[])`,
-      [stored],
-    );
+    const stored = (await new TransactionStore(db).insert(batchOf(batch), 'batch', {
+      history: true,
+    })) as string[];
+    const rows = await exactTimes(stored);
     expect(new Set(rows.map((r) => r.at)).size).toBe(1);
-    const plan = await planOf((m) =>
-      repo.setStatuses(
-        m,
-        rows.map((r) => ({
-          id: r.id,
-          institutionId: w.institution.id,
-          receivedAt: r.at,
-          status: 'unmatched',
-          merchantId: null,
-        })),
-      ),
-    );
+    const plan = await planOf((m) => repo.setStatuses(m, unmatched(rows)));
     const update = plan.find((n) => n['Node Type'] === 'ModifyTable');
     expect(update?.Plans?.[0]['Actual Rows']).toBe(1_000);
     expect(plan.reduce((sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0), 0)).toBe(0);
@@ -367,20 +354,7 @@ describe('statements through transaction keys, on a key table without statistics
     await runner.startTransaction();
     try {
       const batch = uniq('trig-');
-      await new TransactionStore(db).insert(
-        Array.from({ length: 1_000 }, (_, i) => ({
-          institutionId: w.institution.id,
-          event: {
-            transactionRef: `${batch}-${i}`,
-            cardholderToken: `chk_${i}`,
-            amount: '10.00',
-            transactedAt: new Date().toISOString(),
-            kind: 'purchase',
-          } as unknown as TransactionEvent,
-        })),
-        'batch',
-        { within: runner.manager },
-      );
+      await new TransactionStore(db).insert(batchOf(batch), 'batch', { within: runner.manager });
       const [{ scans }] = await runner.query(
         `SELECT seq_scan AS scans FROM pg_stat_xact_user_tables WHERE relname = 'transaction_key'`,
       );

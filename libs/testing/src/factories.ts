@@ -227,3 +227,26 @@ export async function enrollBeforePurchase(
   await clockPast(added_at, 'the enrollment');
   return res.body;
 }
+
+/**
+ * An institution, a merchant and the merchant's card-acceptor identifier, straight in the
+ * database (for repository tests that need no api).
+ */
+export async function institutionWithMerchant(
+  db: DataSource,
+): Promise<{ institutionId: string; merchantId: string; acceptor: string }> {
+  const [inst] = await db.query(
+    `INSERT INTO institution (name, plan) VALUES ($1, 'starter') RETURNING id`,
+    [uniq('Bank ')],
+  );
+  const [merchant] = await db.query(
+    `INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`,
+    [uniq('M ')],
+  );
+  const acceptor = uniq('CA');
+  await db.query(
+    `INSERT INTO merchant_identifier (merchant_id, type, value) VALUES ($1, 'card_acceptor', $2)`,
+    [merchant.id, acceptor],
+  );
+  return { institutionId: inst.id, merchantId: merchant.id, acceptor };
+}

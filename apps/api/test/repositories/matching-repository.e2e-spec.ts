@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { dataSourceOptions } from '@app/db';
-import { TEST_DATABASE_URL, uniq } from '@app/testing';
+import { institutionWithMerchant, TEST_DATABASE_URL, uniq } from '@app/testing';
 import { MatchingRepository } from '../../../../libs/core/src/matching/matching.repository';
 
 // The chunk claim of matching against the real database: which rows it takes, what it reads with
@@ -17,24 +17,12 @@ describe('MatchingRepository.claim (real PostgreSQL)', () => {
 
   /** An institution with a program (share rate 0.25, Lisbon time), a merchant and its identifier. */
   async function world() {
-    const [inst] = await db.query(
-      `INSERT INTO institution (name, plan) VALUES ($1, 'starter') RETURNING id`,
-      [uniq('Bank ')],
-    );
+    const w = await institutionWithMerchant(db);
     await db.query(
       `INSERT INTO program (institution_id, service_share_rate, time_zone) VALUES ($1, 0.25, 'Europe/Lisbon')`,
-      [inst.id],
+      [w.institutionId],
     );
-    const [merchant] = await db.query(
-      `INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`,
-      [uniq('M ')],
-    );
-    const acceptor = uniq('CA');
-    await db.query(
-      `INSERT INTO merchant_identifier (merchant_id, type, value) VALUES ($1, 'card_acceptor', $2)`,
-      [merchant.id, acceptor],
-    );
-    return { institutionId: inst.id as string, merchantId: merchant.id as string, acceptor };
+    return w;
   }
 
   async function transaction(

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@app/db';
 import type { TransactionEvent } from '@app/domain';
-import { TEST_DATABASE_URL, uniq } from '@app/testing';
+import { institutionWithMerchant, TEST_DATABASE_URL, uniq } from '@app/testing';
 import { TransactionStore } from '../../../../libs/core/src/ingestion/transaction-store';
 import { MatchingRepository } from '../../../../libs/core/src/matching/matching.repository';
 import { MatchRelayRepository } from '../../../../libs/core/src/matching/match-relay.repository';
@@ -20,22 +20,7 @@ describe('matching writes (real PostgreSQL)', () => {
   });
   afterAll(() => db.destroy());
 
-  async function world() {
-    const [inst] = await db.query(
-      `INSERT INTO institution (name, plan) VALUES ($1, 'starter') RETURNING id`,
-      [uniq('Bank ')],
-    );
-    const [merchant] = await db.query(
-      `INSERT INTO merchant (name, category) VALUES ($1, 'groceries') RETURNING id`,
-      [uniq('M ')],
-    );
-    const acceptor = uniq('CA');
-    await db.query(
-      `INSERT INTO merchant_identifier (merchant_id, type, value) VALUES ($1, 'card_acceptor', $2)`,
-      [merchant.id, acceptor],
-    );
-    return { institutionId: inst.id as string, merchantId: merchant.id as string, acceptor };
-  }
+  const world = () => institutionWithMerchant(db);
 
   /** A purchase named by the merchant's card-acceptor id only, as the api stores it. */
   const purchase = (acceptor: string, ref = uniq('ref-')): TransactionEvent => ({
