@@ -116,7 +116,7 @@ export class PartitionsRepository {
       const spec = PARTITIONED_TABLES.find((t) => table === t.table || table === copyName(t.table));
       const options = [
         ...(spec?.parallel ? [] : ['parallel_workers = 0']),
-        ...(spec?.fillfactor ? [`fillfactor = ${Number(spec.fillfactor)}`] : []),
+        ...(spec?.fillfactor ? [`fillfactor = ${spec.fillfactor}`] : []),
       ];
       await m.query(
         `CREATE TABLE IF NOT EXISTS ${ident(p.name)} PARTITION OF ${ident(table)}

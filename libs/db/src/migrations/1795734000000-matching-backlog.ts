@@ -13,6 +13,12 @@ const backlogTriggers = (table: string) => `
 const SWITCH_KEY_TRIGGER = `CREATE TRIGGER transaction_key_fill AFTER INSERT ON transaction
           REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION transaction_key_fill();`;
 
+/** What the partition switch does after the key trigger since this migration: the backlog's move. */
+const SWITCH_BACKLOG = `
+DROP TRIGGER transaction_backlog_insert ON transaction_unpartitioned;
+DROP TRIGGER transaction_backlog_update ON transaction_unpartitioned;
+DROP TRIGGER transaction_backlog_delete ON transaction_unpartitioned;${backlogTriggers('transaction')}`;
+
 /** What transaction's months are created with since this migration (PartitionsRepository.create). */
 const FILLFACTOR = 50;
 
@@ -88,7 +94,7 @@ export class MatchingBacklog1795734000000 implements MigrationInterface {
           EXECUTE replace(replace(pg_get_functiondef('transaction_partition_switch()'::regprocedure),
             'ALTER INDEX transaction_partitioned_unprocessed_idx RENAME TO transaction_unprocessed_idx;', ''),
             ${quote(SWITCH_KEY_TRIGGER)},
-            ${quote(`${SWITCH_KEY_TRIGGER}\nDROP TRIGGER transaction_backlog_insert ON transaction_unpartitioned;\nDROP TRIGGER transaction_backlog_update ON transaction_unpartitioned;\nDROP TRIGGER transaction_backlog_delete ON transaction_unpartitioned;${backlogTriggers('transaction')}`)});
+            ${quote(SWITCH_KEY_TRIGGER + SWITCH_BACKLOG)});
           DROP INDEX transaction_partitioned_unprocessed_idx;
           DROP INDEX transaction_partitioned_match_failed_idx;
           CREATE INDEX transaction_partitioned_match_failed_idx ON transaction_partitioned
@@ -118,7 +124,7 @@ export class MatchingBacklog1795734000000 implements MigrationInterface {
       BEGIN
         IF copying THEN
           EXECUTE replace(replace(pg_get_functiondef('transaction_partition_switch()'::regprocedure),
-            ${quote(`DROP TRIGGER transaction_backlog_insert ON transaction_unpartitioned;\nDROP TRIGGER transaction_backlog_update ON transaction_unpartitioned;\nDROP TRIGGER transaction_backlog_delete ON transaction_unpartitioned;${backlogTriggers('transaction')}`)}, ''),
+            ${quote(SWITCH_BACKLOG)}, ''),
             'ALTER TABLE transaction_partitioned RENAME TO transaction;',
             'ALTER INDEX transaction_partitioned_unprocessed_idx RENAME TO transaction_unprocessed_idx;
         ALTER TABLE transaction_partitioned RENAME TO transaction;');
