@@ -29,8 +29,11 @@ const INSERT = `INSERT INTO anchor_transaction (${COLUMNS.join(',')})
   ON CONFLICT DO NOTHING RETURNING id`;
 const REQUIRED = ['cardholder_token', 'merchant_identifier', 'amount', 'transaction_ref'];
 
-// The api's per-cardholder feed statement, the very text it runs.
-const { CARDHOLDER_SQL } = require('../apps/api/src/offers/offer-statements');
+// The api's per-cardholder feed statements, the very text it runs.
+const {
+  CARDHOLDER_SQL,
+  PERSONALIZED_CARDHOLDER_SQL,
+} = require('../apps/api/src/offers/offer-statements');
 const CATALOGUE_SQL = `
   SELECT o.id, o.merchant_id, m.name AS merchant_name, m.category, o.translations, o.min_spend, o.reward_type,
          o.cashback_amount, o.cashback_percent, o.currency, o.starts_at, o.expires_at, o.priority
@@ -88,7 +91,10 @@ async function main() {
     const token = url.searchParams.get('cardholder_token');
     if (!token) return answer(res, 400, { error: 'validation_failed' });
     const personalize = url.searchParams.get('personalize') === 'true';
-    db.query(CARDHOLDER_SQL, [institutionId, token, personalize]).then(
+    db.query(personalize ? PERSONALIZED_CARDHOLDER_SQL : CARDHOLDER_SQL, [
+      institutionId,
+      token,
+    ]).then(
       ({ rows: [row] }) => {
         const enrolled = new Set(row.enrollments.map((x) => x[0]));
         const data = [];

@@ -316,7 +316,7 @@ async function seed(db, institutionId, otherInstitutionId) {
 // The statements of the feed and add paths: the very text apps/api/src/offers runs.
 const SQL = require('../apps/api/src/offers/offer-statements');
 const STATEMENTS = {
-  feed_cardholder_personalized: SQL.CARDHOLDER_SQL,
+  feed_cardholder_personalized: SQL.PERSONALIZED_CARDHOLDER_SQL,
   catalogue_load: SQL.CATALOGUE_SQL,
   popularity: SQL.POPULARITY_SQL,
   add_facts: SQL.ENROLLMENT_FACTS_SQL,
@@ -330,7 +330,7 @@ async function explainAll(db, institutionId) {
     )
   ).rows[0].offer_id;
   const params = {
-    feed_cardholder_personalized: [institutionId, 'ch_4242', true],
+    feed_cardholder_personalized: [institutionId, 'ch_4242'],
     catalogue_load: [],
     popularity: [institutionId],
     add_facts: [institutionId, 'ch_4242', offerId],

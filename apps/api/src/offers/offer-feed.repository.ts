@@ -7,12 +7,18 @@ import {
   type StoredQualification,
 } from '@app/domain';
 import { prepared } from '@app/db';
-import { CARDHOLDER_SQL, CATALOGUE_SQL, POPULARITY_SQL } from './offer-statements';
+import {
+  CARDHOLDER_SQL,
+  CATALOGUE_SQL,
+  PERSONALIZED_CARDHOLDER_SQL,
+  POPULARITY_SQL,
+} from './offer-statements';
 
-/** Every feed read runs it: prepared once per direct connection. */
+/** Every feed read runs one of them: each prepared once per direct connection. */
 const CARDHOLDER = prepared(CARDHOLDER_SQL);
+const PERSONALIZED_CARDHOLDER = prepared(PERSONALIZED_CARDHOLDER_SQL);
 
-/** A feed request's own rows (CARDHOLDER_SQL). */
+/** A feed request's own rows (CARDHOLDER_SQL, PERSONALIZED_CARDHOLDER_SQL). */
 export interface CardholderRow {
   catalogue_version: string;
   sort_order: SortOrder | null;
@@ -63,11 +69,10 @@ export class OfferFeedRepository {
     cardholderToken: string,
     personalize: boolean,
   ): Promise<CardholderRow> {
-    const [row]: CardholderRow[] = await this.db.query(CARDHOLDER, [
-      institutionId,
-      cardholderToken,
-      personalize,
-    ]);
+    const [row]: CardholderRow[] = await this.db.query(
+      personalize ? PERSONALIZED_CARDHOLDER : CARDHOLDER,
+      [institutionId, cardholderToken],
+    );
     return row;
   }
 
