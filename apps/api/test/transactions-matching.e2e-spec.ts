@@ -527,7 +527,14 @@ describe('matching, redemptions, refunds and settlement (api + worker)', () => {
       } finally {
         await redisOutage.start();
       }
-      expect(await processed(id!, 40_000)).toBe('matched');
+      // On a timeout, the queue's counts say which side held it: a job waiting or delayed (the
+      // relay then waits its long grace) or none (the relay or the worker did not come back).
+      const status = await processed(id!, 40_000).catch(async (e: Error) => {
+        const q = matchingQueue();
+        const counts = await q.getJobCounts().finally(() => closeQueue(q));
+        throw new Error(`${e.message}; matching queue: ${JSON.stringify(counts)}`);
+      });
+      expect(status).toBe('matched');
     },
     60_000,
   );
