@@ -56,6 +56,7 @@ import { RefundKeys1795731000000 } from './1795731000000-refund-keys';
 import { DropTransactionRefIndex1795732000000 } from './1795732000000-drop-transaction-ref-index';
 import { DropTransactionIdIndex1795733000000 } from './1795733000000-drop-transaction-id-index';
 import { MatchingBacklog1795734000000 } from './1795734000000-matching-backlog';
+import { TriggerProbePlans1795735000000 } from './1795735000000-trigger-probe-plans';
 
 export { VIEWER_CHUNK_BITS } from './1763800500200-funnel-viewer-bitmaps';
 
@@ -119,4 +120,5 @@ export const MIGRATIONS = [
   DropTransactionRefIndex1795732000000,
   DropTransactionIdIndex1795733000000,
   MatchingBacklog1795734000000,
+  TriggerProbePlans1795735000000,
 ];
