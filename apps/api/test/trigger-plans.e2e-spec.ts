@@ -7,7 +7,7 @@ import { TEST_DATABASE_URL } from '@app/testing';
  * a transaction rolled back at the end, so no other test sees it), then fills the table and fires
  * the trigger again: the plan it runs (auto_explain, sent to this client as notices) must probe
  * the table by its index. Before TriggerProbePlans, the first call's plan scanned the whole table
- * once per row (matching chunks of 1,000 rows took 1-4 s against a backlog of 50,000).
+ * once per row (matching chunks of 1,000 rows took 1-4 s against a backlog of tens of thousands).
  */
 describe('statement trigger plans made on an empty table still probe by index', () => {
   let c: Client;

@@ -4,11 +4,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The statement triggers that join their transition table to a table that grows (the matching
  * backlog, the transaction keys, the funnel's cardholder numbers) probe it by key, one index probe
  * per row, whatever its size when the plan was made. PL/pgSQL plans such a statement once per
- * session (it has no parameters) with the sizes of that moment: a session whose first call found
- * the backlog nearly empty kept a sequential scan of it inside a nested loop, and matching a chunk
- * of 1,000 rows against a backlog of 50,000 took 1-4 s (docs/performance.md, "Trigger plans made
- * on an empty table"). Join methods that read the whole table, and sequential scans, are off
- * inside these functions only.
+ * connection (it has no parameters) and keeps the plan until the table is next analyzed: made
+ * while the backlog was nearly empty, it scanned the backlog once per row, and a matching chunk
+ * of 1,000 rows took 1-4 s while a burst's backlog held tens of thousands of rows
+ * (docs/performance.md, "Trigger plans made on an empty table"). Sequential scans and the join
+ * methods that read a whole table are off inside these functions only.
  */
 const FUNCTIONS = ['transaction_backlog_sync()', 'transaction_key_fill()', 'engagement_rollup()'];
 const SETTINGS = ['enable_seqscan', 'enable_hashjoin', 'enable_mergejoin'];
