@@ -22,6 +22,8 @@ describe('statement trigger plans made on an empty table still probe by index', 
     await c.query(`SET auto_explain.log_min_duration = 0`);
     await c.query(`SET auto_explain.log_nested_statements = on`);
     await c.query(`SET auto_explain.log_level = notice`);
+    // TRUNCATE waits for every other session's lock on the table: fail rather than hang.
+    await c.query(`SET lock_timeout = '10s'`);
     await c.query('BEGIN');
   });
 
