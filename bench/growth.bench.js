@@ -7,8 +7,8 @@
 // statements. Measured as production runs: the built api and worker in production mode, with
 // the production bench's own phase measurement (phaseRunner, seed, endToEnd). Goal: every figure
 // at the largest size within 1.25× of the smallest's. Also the erasure of a cardholder (the
-// worker's privacy job), timed five times at each size. Writes bench/results/latest.{json,md} (section
-// `growth`) and bench/results/growth.md.
+// worker's privacy job), timed five times at each size. Writes bench/results/latest.{json,md}
+// (section `growth`) and bench/results/growth.md.
 const os = require('os');
 const { readdirSync, readFileSync, writeFileSync } = require('fs');
 const { join } = require('path');
