@@ -35,6 +35,7 @@ const {
 } = require('./webhook-receiver');
 
 const QUICK = process.env.BENCH_QUICK === '1';
+const CORES = require('os').cpus().length;
 const PORT = Number(process.env.BENCH_PORT ?? 3971);
 const ANCHOR_PORT = PORT + 1;
 const S = (full, quick) => (QUICK ? quick : full);
@@ -293,7 +294,7 @@ async function run({ mixedOnly = false } = {}) {
     r.webhook_runs = [];
     for (let k = 0; k < 3; k++) {
       await waitForIdle(db);
-      r.webhook_runs.push(await webhookLatency(receiver, auth, k));
+      r.webhook_runs.push(await webhookLatency(db, meter, receiver, auth, k));
       console.log(`webhook run ${k + 1}: ${JSON.stringify(r.webhook_runs.at(-1))}`);
     }
 
@@ -588,8 +589,11 @@ async function endToEnd(db, auth, meter, transactions = E2E_TRANSACTIONS) {
 }
 
 /** Purchase → webhook received at WEBHOOK_RATE/s, one fresh enrolled cardholder per purchase. */
-async function webhookLatency(receiver, auth, k) {
+async function webhookLatency(db, meter, receiver, auth, k) {
   const total = WEBHOOK_RATE * WEBHOOK_SECONDS;
+  const cpu = meter();
+  const startedAt = Date.now();
+  const since = new Date(startedAt - 1000);
   const collector = latencyCollector(receiver);
   const token = (i) => `wh_${k * total + i}`;
   const posts = await fixedRate({
@@ -612,11 +616,75 @@ async function webhookLatency(receiver, auth, k) {
     },
   });
   const latencies = await collector.collected(total);
+  const used = await cpu();
+  const perPurchase = (ms) => Math.round((ms * 1000) / total);
   return {
     purchases: total,
     received: latencies.length,
     post_errors: posts.errors,
     ...summarize(latencies),
+    cpu_us_per_purchase: {
+      api: perPurchase(used.api),
+      worker: perPurchase(used.worker),
+      postgres: perPurchase(used.postgres),
+    },
+    machine_busy_pct: used.machine_busy_pct,
+    slowest: await latencyStages(
+      db,
+      collector.slowest(Math.max(10, Math.ceil(total / 100))),
+      since,
+      startedAt,
+    ),
+  };
+}
+
+/**
+ * Where the slowest purchases' time went, from the timestamps the service writes: posted → the
+ * transaction's received_at (ingest), → the redemption's created_at (the start of the matching
+ * transaction: the matching queue), → its statement movement's booked_at (the matching
+ * transaction's work, clock time), → the delivery's enqueued_at (commit and the outbox relay),
+ * → its last attempt's start (delivery queue and lease), → arrival at the receiver (signing and
+ * HTTP). Medians over the slowest purchases (ms).
+ */
+async function latencyStages(db, slowest, since, startedAt) {
+  const { rows } = await db.query(
+    `SELECT r.cardholder_token AS token,
+            extract(epoch FROM t.received_at)::float8 * 1000 AS received,
+            extract(epoch FROM r.created_at)::float8 * 1000 AS matched,
+            extract(epoch FROM m.booked_at)::float8 * 1000 AS booked,
+            extract(epoch FROM d.enqueued_at)::float8 * 1000 AS enqueued,
+            extract(epoch FROM d.last_attempt_at)::float8 * 1000 AS attempted
+       FROM redemption r
+       JOIN transaction t ON t.id = r.transaction_id AND t.received_at >= $2
+       JOIN webhook_delivery d ON d.redemption_id = r.id AND d.institution_id = r.institution_id AND d.created_at >= $2
+       JOIN settlement_entry e ON e.redemption_id = r.id AND e.institution_id = r.institution_id
+       JOIN statement_movement m ON m.settlement_entry_id = e.id AND m.type = 'earned' AND m.institution_id = e.institution_id
+      WHERE r.cardholder_token = ANY($1) AND r.created_at >= $2`,
+    [slowest.map((x) => x.token), since],
+  );
+  const byToken = new Map(rows.map((x) => [x.token, x]));
+  const stages = { ingest: [], queue_to_match: [], match: [], relay: [], queue: [], send: [] };
+  for (const { token, sent, at } of slowest) {
+    const x = byToken.get(token);
+    if (!x) continue;
+    const enqueued = x.enqueued ?? x.matched;
+    stages.ingest.push(x.received - sent);
+    stages.queue_to_match.push(x.matched - x.received);
+    stages.match.push(x.booked - x.matched);
+    stages.relay.push(enqueued - x.booked);
+    stages.queue.push(x.attempted - enqueued);
+    stages.send.push(at - x.attempted);
+  }
+  const median = (a) => summarize(a).p50;
+  return {
+    count: stages.ingest.length,
+    latency_ms: summarize(slowest.map((x) => x.at - x.sent)).p50,
+    // When in the run they were posted (s): a stall shows as a narrow range.
+    posted_s: [
+      Math.min(...slowest.map((x) => x.sent)),
+      Math.max(...slowest.map((x) => x.sent)),
+    ].map((t) => Math.round((t - startedAt) / 100) / 10),
+    ...Object.fromEntries(Object.entries(stages).map(([k, v]) => [`${k}_ms`, median(v)])),
   };
 }
 
@@ -835,12 +903,18 @@ const ratio = (a, b) => (a && b ? round(a / b) : null);
 /** Purchases a webhook run delivered per second: its purchases over its seconds plus the slowest latency. */
 const deliveredPerSecond = (run) => round(run.received / (WEBHOOK_SECONDS + run.max / 1000));
 
-/** CPU per request of api, worker and PostgreSQL, and the share of the two cores it takes at `rate`/s. */
+/** The slowest purchases' time by stage (latencyStages), in words. */
+const slowestStages = (x) =>
+  `its slowest ${x.count} purchases (median ${x.latency_ms} ms; posted ${x.posted_s[0]}–${x.posted_s[1]} s into the run) spent, median of each stage: ` +
+  `ingest ${x.ingest_ms}, matching queue ${x.queue_to_match_ms}, matching transaction ${x.match_ms}, ` +
+  `commit and outbox relay ${x.relay_ms}, delivery queue ${x.queue_ms}, signing and send ${x.send_ms} ms`;
+
+/** CPU per request of api, worker and PostgreSQL, and the share of the machine's cores it takes at `rate`/s. */
 function cpuAtRate(c, rate, busy) {
   const total = c.api + c.worker + c.postgres;
   return (
     `CPU per post: api ${c.api} + worker ${c.worker} + PostgreSQL ${c.postgres} = ${total} µs; at ${rate}/s ` +
-    `that is ${round((total * rate) / 1e4)} % of the two cores before the load client, Redis and logging (machine busy ${busy} %)`
+    `that is ${round((total * rate) / 1e4 / CORES)} % of the ${CORES} cores before the load client, Redis and logging (machine busy ${busy} %)`
   );
 }
 
@@ -986,7 +1060,7 @@ function goalTable(r) {
         x.p50 <= GOALS.webhook_p50_ms &&
         x.p99 <= GOALS.webhook_p99_ms,
     ),
-    `delivered at about ${deliveredPerSecond(worst)}/s against ${WEBHOOK_RATE}/s offered (the run's purchases over its ${WEBHOOK_SECONDS} s plus the last one's latency): below the offered rate, purchases queue and the latency grows through the run`,
+    `${worst.slowest ? `${slowestStages(worst.slowest)}; ${cpuAtRate(worst.cpu_us_per_purchase, WEBHOOK_RATE, worst.machine_busy_pct)}; ` : ''}delivered at about ${deliveredPerSecond(worst)}/s against ${WEBHOOK_RATE}/s offered (the run's purchases over its ${WEBHOOK_SECONDS} s plus the last one's latency)`,
   );
   add(
     `funnel, one institution, ${FUNNEL_EVENTS.toLocaleString('en')} events, ${FUNNEL_VIEWERS_PER_DAY.toLocaleString('en')} cardholders a day (p50/p99 ms)`,

@@ -90,27 +90,29 @@ async function configureWebhook(institutionId, url, port) {
  * Purchase → webhook received latency: `sent(token)` when a purchase for a cardholder is posted;
  * each webhook body naming that cardholder_token records the time since. `collected(total,
  * timeoutMs)` waits until `total` arrived or the time is up, stops listening and returns the
- * latencies (ms) of those that arrived.
+ * latencies (ms) of those that arrived; `slowest(n)` then names the n slowest purchases with
+ * their sent and received times (epoch ms), for a breakdown of where their time went.
  */
 function webhookLatency(receiver) {
   const sentAt = new Map();
-  const latencies = [];
+  const arrivals = [];
   receiver.state.onBody = (raw, at) => {
-    const t = JSON.parse(raw.toString()).cardholder_token;
-    const s = sentAt.get(t);
-    if (s !== undefined) {
-      latencies.push(at - s);
-      sentAt.delete(t);
+    const token = JSON.parse(raw.toString()).cardholder_token;
+    const sent = sentAt.get(token);
+    if (sent !== undefined) {
+      arrivals.push({ token, sent, at });
+      sentAt.delete(token);
     }
   };
   return {
     sent: (token) => sentAt.set(token, Date.now()),
     async collected(total, timeoutMs = 60_000) {
       const end = Date.now() + timeoutMs;
-      while (latencies.length < total && Date.now() < end) await sleep(20);
+      while (arrivals.length < total && Date.now() < end) await sleep(20);
       receiver.state.onBody = null;
-      return latencies;
+      return arrivals.map((a) => a.at - a.sent);
     },
+    slowest: (n) => [...arrivals].sort((a, b) => b.at - b.sent - (a.at - a.sent)).slice(0, n),
   };
 }
 
