@@ -388,22 +388,27 @@ function phaseRunner({ db, api, worker, anchor }) {
  * at most its last 200 ms. Autovacuum and other background processes are not counted.
  */
 function pgSampler(db) {
-  const list = async () =>
+  // The sampling query leaves out its own backend, which is a different one of the bench's pool
+  // from one sample to the next: a backend first seen late counts from zero only when it was
+  // born after the start (otherwise a seeding connection's whole past would count).
+  const list = async (since) =>
     (
       await db.query(
-        `SELECT pid FROM pg_stat_activity
+        `SELECT pid, backend_start > $1 AS born FROM pg_stat_activity
           WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+        [since],
       )
-    ).rows.map((x) => x.pid);
+    ).rows;
   return {
     start() {
+      const since = new Date();
       const first = new Map();
       const last = new Map();
       let stopped = false;
       const sample = async (initial) => {
-        for (const pid of await list()) {
+        for (const { pid, born } of await list(since)) {
           const t = cpuTicks(pid);
-          if (!first.has(pid)) first.set(pid, initial ? t : 0);
+          if (!first.has(pid)) first.set(pid, initial || !born ? t : 0);
           if (t >= (last.get(pid) ?? 0)) last.set(pid, t);
         }
       };
