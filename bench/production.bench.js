@@ -314,6 +314,7 @@ async function run({ mixedOnly = false } = {}) {
     console.log(`mixed: ${JSON.stringify(r.mixed)}`);
 
     r.rss_mb = { api: api.peakRssMb(), worker: worker.peakRssMb() };
+    r.cores = CORES;
     r.seconds = round((Date.now() - started) / 1000);
     const table = goalTable(r);
     saveResults('production', {
@@ -622,6 +623,7 @@ async function webhookLatency(db, meter, receiver, auth, k) {
   });
   const latencies = await collector.collected(total);
   const used = await cpu();
+  await waitForIdle(db); // every delivery's attempt recorded (last_attempt_at) before it is read
   const perPurchase = (ms) => Math.round((ms * 1000) / total);
   return {
     purchases: total,
@@ -648,10 +650,12 @@ async function webhookLatency(db, meter, receiver, auth, k) {
  * transaction's received_at (ingest), → the redemption's created_at (the start of the matching
  * transaction: the matching queue), → its statement movement's booked_at (the matching
  * transaction's work, clock time), → the delivery's enqueued_at (commit and the outbox relay),
- * → its last attempt's start (delivery queue and lease), → arrival at the receiver (signing and
- * HTTP). Medians over the slowest purchases (ms).
+ * → its last attempt's start (when the request got its socket: delivery queue, lease and
+ * signing), → arrival at the receiver (HTTP). Medians over the slowest purchases (ms); a
+ * delivery marked queued only after it ran (enqueued_at empty) counts in neither relay nor queue.
  */
 async function latencyStages(db, slowest, since, startedAt) {
+  if (!slowest.length) return null;
   const { rows } = await db.query(
     `SELECT r.cardholder_token AS token,
             extract(epoch FROM t.received_at)::float8 * 1000 AS received,
@@ -660,8 +664,9 @@ async function latencyStages(db, slowest, since, startedAt) {
             extract(epoch FROM d.enqueued_at)::float8 * 1000 AS enqueued,
             extract(epoch FROM d.last_attempt_at)::float8 * 1000 AS attempted
        FROM redemption r
-       JOIN transaction t ON t.id = r.transaction_id AND t.received_at >= $2
+       JOIN transaction t ON t.institution_id = r.institution_id AND t.id = r.transaction_id AND t.received_at >= $2
        JOIN webhook_delivery d ON d.redemption_id = r.id AND d.institution_id = r.institution_id AND d.created_at >= $2
+                              AND d.event = 'redemption.completed'
        JOIN settlement_entry e ON e.redemption_id = r.id AND e.institution_id = r.institution_id
        JOIN statement_movement m ON m.settlement_entry_id = e.id AND m.type = 'earned' AND m.institution_id = e.institution_id
       WHERE r.cardholder_token = ANY($1) AND r.created_at >= $2`,
@@ -672,12 +677,13 @@ async function latencyStages(db, slowest, since, startedAt) {
   for (const { token, sent, at } of slowest) {
     const x = byToken.get(token);
     if (!x) continue;
-    const enqueued = x.enqueued ?? x.matched;
     stages.ingest.push(x.received - sent);
     stages.queue_to_match.push(x.matched - x.received);
     stages.match.push(x.booked - x.matched);
-    stages.relay.push(enqueued - x.booked);
-    stages.queue.push(x.attempted - enqueued);
+    if (x.enqueued !== null) {
+      stages.relay.push(x.enqueued - x.booked);
+      stages.queue.push(x.attempted - x.enqueued);
+    }
     stages.send.push(at - x.attempted);
   }
   const median = (a) => summarize(a).p50;
@@ -912,14 +918,14 @@ const deliveredPerSecond = (run) => round(run.received / (WEBHOOK_SECONDS + run.
 const slowestStages = (x) =>
   `its slowest ${x.count} purchases (median ${x.latency_ms} ms; posted ${x.posted_s[0]}–${x.posted_s[1]} s into the run) spent, median of each stage: ` +
   `ingest ${x.ingest_ms}, matching queue ${x.queue_to_match_ms}, matching transaction ${x.match_ms}, ` +
-  `commit and outbox relay ${x.relay_ms}, delivery queue ${x.queue_ms}, signing and send ${x.send_ms} ms`;
+  `commit and outbox relay ${x.relay_ms}, delivery queue, lease and signing ${x.queue_ms}, HTTP ${x.send_ms} ms`;
 
-/** CPU per request of api, worker and PostgreSQL, and the share of the machine's cores it takes at `rate`/s. */
-function cpuAtRate(c, rate, busy) {
+/** CPU per request of api, worker and PostgreSQL, and the share of the run's `cores` it takes at `rate`/s. */
+function cpuAtRate(c, rate, busy, cores) {
   const total = c.api + c.worker + c.postgres;
   return (
     `CPU per post: api ${c.api} + worker ${c.worker} + PostgreSQL ${c.postgres} = ${total} µs; at ${rate}/s ` +
-    `that is ${round((total * rate) / 1e4 / CORES)} % of the ${CORES} cores before the load client, Redis and logging (machine busy ${busy} %)`
+    `that is ${round((total * rate) / 1e4 / cores)} % of the ${cores} cores before the load client, Redis and logging (machine busy ${busy} %)`
   );
 }
 
@@ -971,7 +977,7 @@ function goalTable(r) {
     '',
     `p99 ≤ ${GOALS.single_p99_ms_at_500}`,
     r.single_fixed.p99 <= GOALS.single_p99_ms_at_500 && r.single_fixed.errors === 0,
-    cpuAtRate(cpu(r.single_fixed), 500, r.single_fixed.machine_busy_pct),
+    cpuAtRate(cpu(r.single_fixed), 500, r.single_fixed.machine_busy_pct, r.cores),
   );
   add(
     'api CPU per single post (µs)',
@@ -1065,7 +1071,7 @@ function goalTable(r) {
         x.p50 <= GOALS.webhook_p50_ms &&
         x.p99 <= GOALS.webhook_p99_ms,
     ),
-    `${worst.slowest ? `${slowestStages(worst.slowest)}; ${cpuAtRate(worst.cpu_us_per_purchase, WEBHOOK_RATE, worst.machine_busy_pct)}; ` : ''}delivered at about ${deliveredPerSecond(worst)}/s against ${WEBHOOK_RATE}/s offered (the run's purchases over its ${WEBHOOK_SECONDS} s plus the last one's latency)`,
+    `${worst.slowest ? `${slowestStages(worst.slowest)}; ${cpuAtRate(worst.cpu_us_per_purchase, WEBHOOK_RATE, worst.machine_busy_pct, r.cores)}; ` : ''}delivered at about ${deliveredPerSecond(worst)}/s against ${WEBHOOK_RATE}/s offered (the run's purchases over its ${WEBHOOK_SECONDS} s plus the last one's latency)`,
   );
   add(
     `funnel, one institution, ${FUNNEL_EVENTS.toLocaleString('en')} events, ${FUNNEL_VIEWERS_PER_DAY.toLocaleString('en')} cardholders a day (p50/p99 ms)`,
@@ -1104,7 +1110,8 @@ function printTable(rows) {
 if (require.main === module && process.argv.includes('--table')) {
   const saved = require('./results/latest.json').production;
   // The run's own measured_at and machine are kept (saveResults stamps now unless given).
-  const table = goalTable(saved.figures);
+  // Results saved before the core count was kept with the figures: the machine line says it.
+  const table = goalTable({ cores: parseInt(saved.machine, 10), ...saved.figures });
   saveResults('production', { ...saved, table });
   printTable(table);
 }
