@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
-import { WebhookScheduleRepository } from '@app/core';
+import { StepRef, WebhookScheduleRepository } from '@app/core';
 import { dataSourceOptions } from '@app/db';
 import { DEFAULT_EVENT_TYPES } from '@app/domain';
 import { insertRedemptionDelivery, TEST_DATABASE_URL, uniq } from '@app/testing';
@@ -155,5 +155,56 @@ describe('WebhookScheduleRepository (real PostgreSQL)', () => {
         kind: 'done',
       });
     });
+  });
+
+  // The claim locks its deliveries in id order; the relay's marks must too, or a mark holding a
+  // higher id while waiting for a lower one the claim holds (the claim waiting for the higher)
+  // is a deadlock: a second's wait for both, then one fails (seen in the bench at 50/s).
+  describe('multi-row marks lock in id order', () => {
+    const marks = {
+      markEnqueued: (steps: StepRef[]) => store.markEnqueued(steps),
+      touchEnqueued: (steps: StepRef[]) => store.touchEnqueued(steps),
+    };
+    it.each(Object.keys(marks) as (keyof typeof marks)[])(
+      '%s waits for the lower id before it locks the higher one',
+      async (mark) => {
+        const inst = await institution();
+        const ids = [
+          (await insertRedemptionDelivery(db, inst)).id,
+          (await insertRedemptionDelivery(db, inst)).id,
+        ].sort();
+        const [low, high] = ids;
+        const step = (id: string): StepRef => ({ id, series: 0, attempt: 1, nextAttemptAt: null });
+        const holder = db.createQueryRunner();
+        const probe = db.createQueryRunner();
+        await holder.startTransaction();
+        try {
+          await holder.query(`SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE`, [low]);
+          // Higher id first: a statement that locks in the order it was given takes `high` now.
+          const marking = marks[mark]([step(high), step(low)]);
+          await new Promise((r) => setTimeout(r, 300));
+          await probe.startTransaction();
+          const highLocked = await probe
+            .query(`SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE NOWAIT`, [high])
+            .then(
+              () => false,
+              (e: { code?: string }) => (e.code === '55P03' ? true : Promise.reject(e)),
+            );
+          await probe.rollbackTransaction();
+          await holder.commitTransaction();
+          await marking;
+          expect(highLocked).toBe(false);
+          const rows = await db.query(
+            `SELECT count(*)::int AS n FROM webhook_delivery WHERE id = ANY($1) AND enqueued_at IS NOT NULL`,
+            [ids],
+          );
+          expect(rows).toEqual([{ n: 2 }]);
+        } finally {
+          if (holder.isTransactionActive) await holder.rollbackTransaction();
+          await holder.release();
+          await probe.release();
+        }
+      },
+    );
   });
 });

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { prepared, returnedRows } from '@app/db';
 import { GroupCommitter } from '../group-commit';
 import { byDelivery } from './by-delivery';
-import { deliveryById, deliveryKeys, ON_KEY } from './delivery-key';
+import { deliveriesLockedInIdOrder, deliveryById, deliveryKeys, ON_KEY } from './delivery-key';
 
 /**
  * When each delivery's next attempt runs and who runs it: the delivery rows' creation, the lease an
@@ -258,11 +258,11 @@ export class WebhookScheduleRepository {
     if (!ids.length) return [];
     return returnedRows<{ id: string; redelivery_count: number }>(
       await m.query(
-        prepared(`WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+        prepared(`WITH ${deliveriesLockedInIdOrder('$1::uuid[]')}
          UPDATE webhook_delivery d
             SET redelivery_count = d.redelivery_count + 1, series_attempt_count = 0, status = 'pending',
                 status_reason = NULL, enqueued_at = NULL, next_attempt_at = now()
-           FROM k
+           FROM locked k
           WHERE ${ON_KEY} AND d.status = 'failed'
           RETURNING d.id, d.redelivery_count`),
         [ids],
@@ -274,10 +274,10 @@ export class WebhookScheduleRepository {
   async markEnqueued(steps: StepRef[]): Promise<void> {
     if (!steps.length) return;
     await this.db.query(
-      prepared(`WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+      prepared(`WITH ${deliveriesLockedInIdOrder('$1::uuid[]')}
        UPDATE webhook_delivery d
           SET enqueued_at = now(), next_attempt_at = COALESCE(d.next_attempt_at, now())
-         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN k ON k.id = r.id
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN locked k ON k.id = r.id
         WHERE ${ON_KEY} AND d.status = 'pending' AND d.enqueued_at IS NULL
           AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`),
       [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
@@ -329,9 +329,9 @@ export class WebhookScheduleRepository {
   async touchEnqueued(steps: StepRef[]): Promise<void> {
     if (!steps.length) return;
     await this.db.query(
-      prepared(`WITH k AS MATERIALIZED (${deliveryKeys('$1::uuid[]')})
+      prepared(`WITH ${deliveriesLockedInIdOrder('$1::uuid[]')}
        UPDATE webhook_delivery d SET enqueued_at = now()
-         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN k ON k.id = r.id
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS r(id, series, attempt) JOIN locked k ON k.id = r.id
         WHERE ${ON_KEY} AND d.status = 'pending' AND d.redelivery_count = r.series AND d.series_attempt_count = r.attempt - 1`),
       [steps.map((s) => s.id), steps.map((s) => s.series), steps.map((s) => s.attempt)],
     );
