@@ -30,13 +30,17 @@ export const ON_KEY = `d.institution_id = k.institution_id AND d.created_at = k.
 
 /**
  * Two CTEs for a statement that writes several deliveries: `locked`, the deliveries whose ids are
- * `ids`, locked one at a time in id order (sorted key rows, then a nested loop that probes each
- * month alone). The claim of an attempt locks in the same order, so two such statements never
- * wait on each other in a cycle (a deadlock: a second's wait for both, then one fails).
+ * `ids` (their `columns`), locked one at a time in id order (sorted key rows, then a nested loop
+ * that probes each month alone). Every statement that locks several deliveries takes them this
+ * way, so two never wait on each other in a cycle (a deadlock: a second's wait for both, then one
+ * fails).
  */
-export function deliveriesLockedInIdOrder(ids: string): string {
+export function deliveriesLockedInIdOrder(
+  ids: string,
+  columns = 'd.id, d.institution_id, d.created_at',
+): string {
   return `sorted AS MATERIALIZED (${deliveryKeys(ids)} ORDER BY k.id),
        locked AS MATERIALIZED (
-         SELECT d.id, d.institution_id, d.created_at FROM sorted k CROSS JOIN LATERAL (
-           SELECT d.id, d.institution_id, d.created_at FROM webhook_delivery d WHERE ${ON_KEY} FOR UPDATE) d)`;
+         SELECT d.* FROM sorted k CROSS JOIN LATERAL (
+           SELECT ${columns} FROM webhook_delivery d WHERE ${ON_KEY} FOR UPDATE) d)`;
 }

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { prepared, returnedRows } from '@app/db';
 import { GroupCommitter } from '../group-commit';
 import { byDelivery } from './by-delivery';
-import { deliveriesLockedInIdOrder, deliveryById, deliveryKeys, ON_KEY } from './delivery-key';
+import { deliveriesLockedInIdOrder, deliveryById, ON_KEY } from './delivery-key';
 
 /**
  * When each delivery's next attempt runs and who runs it: the delivery rows' creation, the lease an
@@ -84,16 +84,12 @@ export interface StepRef {
 const CLAIM_SQL = prepared(`
 WITH req AS (
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::uuid[]) AS r(id, series, attempt, token)
-), k AS MATERIALIZED (
-  ${deliveryKeys('$1::uuid[]')} ORDER BY k.id
-), cur AS (
-  -- One delivery per key row (a nested loop, so each probe runs in its month alone), locked in id order.
-  SELECT d.*, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired
-    FROM k CROSS JOIN LATERAL (
-      SELECT d.id, d.institution_id, d.created_at, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token,
-             d.lease_until, d.lease_started_at, d.lease_url
-        FROM webhook_delivery d WHERE ${ON_KEY}
-         FOR UPDATE) d
+), ${deliveriesLockedInIdOrder(
+  '$1::uuid[]',
+  `d.id, d.institution_id, d.created_at, d.status, d.redelivery_count, d.series_attempt_count, d.lease_token,
+   d.lease_until, d.lease_started_at, d.lease_url`,
+)}, cur AS (
+  SELECT d.*, (d.lease_until IS NOT NULL AND d.lease_until <= now()) AS lease_expired FROM locked d
 ), claimed AS (
   UPDATE webhook_delivery d
      SET lease_token = req.token,
